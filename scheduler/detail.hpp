@@ -1,0 +1,196 @@
+/// \file
+/// Internal structures of the engine: the ULT and VP records, the runtime's global state and the
+/// switch protocol. Not part of the API.
+///
+/// Switch protocol. Every stack switch goes through jump(): it records which context is
+/// being left, calls jump_fcontext, and the context that lands runs after_jump() first. That
+/// stores the suspended context of the one we left (only now is it safe to resume it) and
+/// then runs the *post action* the leaving side left in its VP record: requeue it (yield),
+/// release a wait-queue lock (park), hand it to another VP (move_to), or retire it (exit).
+/// Because the post action runs after the save, a ULT that parks can never be resumed by a
+/// waker on another VP before its registers are saved: no lost or early wake-ups.
+///
+/// Jumps never cross kernel threads, so the post action always lives in the VP record of the
+/// thread doing the jump. Code must re-read this_vp() after anything that may switch: the
+/// ULT may have moved to another VP (another kernel thread) meanwhile. this_vp() is not
+/// inlined so that the compiler cannot keep a thread-local address across a switch.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "lib/spinlock.hpp"
+#include "lib/topology.hpp"
+#include "scheduler/context.hpp"
+#include "scheduler/queues.hpp"
+#include "scheduler/sched.hpp"
+#include "scheduler/stack.hpp"
+
+namespace mpc::sched {
+
+enum class ult_state : std::uint8_t { ready, running, blocked, done };
+
+struct ult {
+    detail::exec_ctx ctx;
+    ult* next = nullptr;  ///< link of whichever queue holds the ULT
+    vp* home = nullptr;   ///< VP the ULT runs on / will be woken on
+    ult_fn fn = nullptr;
+    void* arg = nullptr;
+    std::uint64_t id = 0;
+    std::atomic<ult_state> state{ult_state::ready};
+    bool primary = false;
+    bool pinned = false;
+    bool stealable = false;
+    // join / detach, under join_lock
+    spinlock join_lock;
+    bool done = false;
+    bool detached = false;
+    ult* joiner = nullptr;
+    // wait_until
+    bool (*cond)(void*) = nullptr;
+    void* cond_arg = nullptr;
+    progress_fn poll = nullptr;
+    void* poll_arg = nullptr;
+    // registry of live ULTs (deadlock reports, finalize)
+    vp* registry = nullptr;
+    ult* reg_prev = nullptr;
+    ult* reg_next = nullptr;
+    const char* wait_reason = nullptr;
+    void** keys = nullptr;
+    stack_region stack;
+    stack_allocator* stack_alloc = nullptr;
+    char name[32] = {};
+};
+
+namespace detail {
+
+enum class post_op : std::uint8_t { none, requeue, unlock, exit, move };
+
+struct post_action {
+    post_op op = post_op::none;
+    ult* u = nullptr;
+    spinlock* lock = nullptr;
+    vp* target = nullptr;
+};
+
+struct timer {
+    std::uint64_t deadline_ns;
+    ult* u;
+};
+
+/// Adds to a counter that only its VP writes: a plain load and store, no locked instruction.
+inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) noexcept {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+inline constexpr std::uint32_t vp_awake = 0;
+inline constexpr std::uint32_t vp_sleeping = 1;
+
+}  // namespace detail
+
+struct alignas(64) vp {
+    int index = 0;
+    topo::place place;
+    ult* current = nullptr;
+    detail::exec_ctx* running = nullptr;  ///< context executing now (a ULT's or sched_ctx)
+    detail::exec_ctx sched_ctx;            ///< the VP's scheduler loop
+    detail::fifo<ult> ready;               ///< private run queue
+    detail::fifo<ult> pollers;             ///< ULTs in wait_until()
+    std::vector<detail::timer> timers;     ///< min-heap of sleeping ULTs
+    std::vector<stack_region> stack_cache;
+    detail::post_action post;
+    unsigned pick_count = 0;
+    unsigned turn = 0;
+    std::uint64_t idle_since_ns = 0;
+    std::uint64_t poll_backoff_ns = 0;
+    // counters (written by the owner, read racily by stats())
+    std::atomic<std::uint64_t> n_switches{0}, n_spawned{0}, n_remote{0}, n_steals{0}, n_sleeps{0}, n_polls{0};
+
+    alignas(64) detail::mpsc_inbox<ult> inbox;  ///< wake-ups from other VPs
+    alignas(64) std::atomic<std::uint32_t> sleep_word{detail::vp_awake};
+    std::atomic<std::int64_t> homed{0};  ///< live ULTs assigned here
+    std::atomic<std::int64_t> shed{0};   ///< ULTs to hand off (rebalance)
+    alignas(64) detail::locked_fifo<ult> shared;  ///< stealable ULTs
+    spinlock registry_lock;
+    ult* registry_head = nullptr;
+    std::thread thread;
+    void* altstack = nullptr;
+    std::size_t altstack_size = 0;
+    bool deep_idle = false;
+};
+
+namespace detail {
+
+struct progress_slot {
+    std::atomic<progress_fn> fn{nullptr};
+    std::atomic<void*> arg{nullptr};
+};
+
+struct runtime {
+    std::atomic<bool> running{false};
+    std::atomic<bool> stopping{false};
+    int nr_vps = 0;
+    vp* vps = nullptr;  ///< array of nr_vps
+    ult* primary = nullptr;
+    std::size_t stack_size = 0;
+    std::size_t stack_cache_max = 0;
+    std::uint64_t spin_ns = 0;
+    std::uint64_t deadlock_timeout_ns = 0;
+    bool steal = true;
+    stack_region vp0_sched_stack;
+    stack_allocator* vp0_sched_alloc = nullptr;
+    std::atomic<std::uint64_t> next_id{1};
+    std::atomic<std::int64_t> live{0};  ///< live ULTs, the primary excluded
+    std::atomic<int> deep_idle{0};      ///< VPs asleep with nothing that could wake them by time
+    std::atomic<std::uint64_t> wake_epoch{0};
+    std::atomic<int> sleepers{0};
+    spinlock done_lock;
+    progress_slot progress[16];
+};
+
+runtime& rt() noexcept;
+
+/// The VP of the calling kernel thread (nullptr outside the runtime's threads).
+vp* this_vp() noexcept;
+void set_this_vp(vp* v) noexcept;
+
+std::uint64_t now_ns() noexcept;
+
+/// Suspends the calling ULT with post action p (parks it unless p requeues it).
+void park(const post_action& p) noexcept;
+/// Makes u runnable on its home VP (any thread).
+void make_ready(ult* u) noexcept;
+/// Wakes v if it sleeps.
+void wake_vp(vp* v) noexcept;
+/// The VP thread body (VP 1..n-1) and the scheduler loop.
+void vp_thread_main(vp* v) noexcept;
+void vp_loop(vp* v) noexcept;
+/// Entry of VP 0's scheduler context (it runs on a stack of its own).
+void vp0_sched_entry(boost::context::detail::transfer_t t) noexcept;
+
+/// Frees a finished ULT (stack to the VP's cache or its allocator).
+void free_ult(ult* u) noexcept;
+/// Wakes finalize() when the last ULT has ended.
+void on_ult_gone() noexcept;
+
+void registry_add(vp* v, ult* u) noexcept;
+void registry_remove(ult* u) noexcept;
+
+/// Runs the key destructors of u (at exit, in u's context; may yield).
+void run_key_destructors(ult* u) noexcept;
+void free_keys(ult* u) noexcept;
+
+/// Installs / removes the fault handlers; per-thread alternate signal stack.
+void install_fault_handlers() noexcept;
+void remove_fault_handlers() noexcept;
+status setup_altstack(vp* v) noexcept;
+void teardown_altstack(vp* v) noexcept;
+[[noreturn]] void fatal_stack_overflow(const ult* u) noexcept;
+/// Reports a deadlock (all VPs idle, ULTs blocked) and ends the process.
+[[noreturn]] void report_deadlock() noexcept;
+
+
+}  // namespace detail
+}  // namespace mpc::sched

@@ -1,0 +1,171 @@
+#include "scheduler/stack.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+#include "lib/log.hpp"
+#include "lib/spinlock.hpp"
+
+namespace mpc::sched {
+namespace {
+
+std::size_t read_max_map_count() noexcept {
+    std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r");
+    unsigned long v = 65530;
+    if (f != nullptr) {
+        if (std::fscanf(f, "%lu", &v) != 1) {
+            v = 65530;
+        }
+        std::fclose(f);
+    }
+    return v;
+}
+
+std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) / a * a; }
+
+class mmap_stack_allocator final : public stack_allocator {
+public:
+    mmap_stack_allocator() {
+        std::size_t maps = read_max_map_count();
+        // Leave a quarter of the VMAs (at least 8192) to the rest of the process.
+        std::size_t reserve = maps / 4 > 8192 ? maps / 4 : 8192;
+        budget_.store(maps > reserve ? (maps - reserve) / 2 : 0, std::memory_order_relaxed);
+    }
+
+    result<stack_region> allocate(std::size_t size, int owner) noexcept override {
+        const std::size_t pg = page_size();
+        size = round_up(size < 4 * pg ? 4 * pg : size, pg);
+        if (guarded_.fetch_add(1, std::memory_order_relaxed) < budget_.load(std::memory_order_relaxed)) {
+            void* m = ::mmap(nullptr, size + pg, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+            if (m == MAP_FAILED) {
+                guarded_.fetch_sub(1, std::memory_order_relaxed);
+                MPC_LOG(error, sched, "mmap of a %zu-byte ULT stack failed: %m", size);
+                return status::from_errno("mmap of a ULT stack");
+            }
+            if (::mprotect(m, pg, PROT_NONE) != 0) {
+                int e = errno;
+                ::munmap(m, size + pg);
+                guarded_.fetch_sub(1, std::memory_order_relaxed);
+                return status::from_errno("mprotect of a stack guard page", e);
+            }
+            stack_region r;
+            r.guard_lo = m;
+            r.guard_size = pg;
+            r.lo = static_cast<char*>(m) + pg;
+            r.size = size;
+            r.owner = owner;
+            return r;
+        }
+        guarded_.fetch_sub(1, std::memory_order_relaxed);
+        return allocate_unguarded(size, owner);
+    }
+
+    void release(const stack_region& s) noexcept override {
+        if (s.guard_lo != nullptr) {
+            ::munmap(s.guard_lo, s.size + s.guard_size);
+            guarded_.fetch_sub(1, std::memory_order_relaxed);
+            return;
+        }
+        spin_guard g(lock_);
+        free_.push_back(s);
+        unguarded_.fetch_sub(1, std::memory_order_relaxed);
+    }
+
+    const char* name() const noexcept override { return "mmap+guard"; }
+
+    stack_stats stats() const noexcept {
+        return {guarded_.load(std::memory_order_relaxed), unguarded_.load(std::memory_order_relaxed),
+                budget_.load(std::memory_order_relaxed)};
+    }
+    void set_budget(std::size_t n) noexcept { budget_.store(n, std::memory_order_relaxed); }
+
+private:
+    result<stack_region> allocate_unguarded(std::size_t size, int owner) noexcept {
+        {
+            spin_guard g(lock_);
+            for (std::size_t i = free_.size(); i-- > 0;) {
+                if (free_[i].size == size) {
+                    stack_region r = free_[i];
+                    free_[i] = free_.back();
+                    free_.pop_back();
+                    r.owner = owner;
+                    *r.canary = stack_canary_value;
+                    unguarded_.fetch_add(1, std::memory_order_relaxed);
+                    return r;
+                }
+            }
+        }
+        if (!warned_.exchange(true)) {
+            MPC_LOG(warn, sched,
+                    "vm.max_map_count allows guard pages on %zu ULT stacks; further stacks get a canary "
+                    "checked at each switch instead (raise vm.max_map_count to keep guard pages)",
+                    budget_.load());
+        }
+        constexpr std::size_t per_chunk = 32;
+        void* m = ::mmap(nullptr, size * per_chunk, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (m == MAP_FAILED) {
+            MPC_LOG(error, sched, "mmap of %zu ULT stacks failed: %m", per_chunk);
+            return status::from_errno("mmap of a ULT stack chunk");
+        }
+        stack_region first;
+        spin_guard g(lock_);
+        for (std::size_t i = 0; i < per_chunk; ++i) {
+            stack_region r;
+            r.lo = static_cast<char*>(m) + i * size;
+            r.size = size;
+            r.canary = static_cast<std::uint64_t*>(r.lo);
+            *r.canary = stack_canary_value;
+            if (i == 0) {
+                first = r;
+            } else {
+                free_.push_back(r);
+            }
+        }
+        first.owner = owner;
+        unguarded_.fetch_add(1, std::memory_order_relaxed);
+        return first;
+    }
+
+    std::atomic<std::size_t> guarded_{0};
+    std::atomic<std::size_t> unguarded_{0};
+    std::atomic<std::size_t> budget_{0};
+    std::atomic<bool> warned_{false};
+    spinlock lock_;
+    std::vector<stack_region> free_;
+};
+
+mmap_stack_allocator& default_impl() noexcept {
+    static mmap_stack_allocator a;
+    return a;
+}
+
+std::atomic<stack_allocator*> current{nullptr};
+
+}  // namespace
+
+std::size_t page_size() noexcept {
+    static const std::size_t pg = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    return pg;
+}
+
+stack_allocator& default_stack_allocator() noexcept { return default_impl(); }
+
+void set_stack_allocator(stack_allocator* a) noexcept { current.store(a, std::memory_order_release); }
+
+stack_allocator& current_stack_allocator() noexcept {
+    stack_allocator* a = current.load(std::memory_order_acquire);
+    return a != nullptr ? *a : default_impl();
+}
+
+stack_stats default_stack_stats() noexcept { return default_impl().stats(); }
+
+void set_guard_budget(std::size_t n) noexcept { default_impl().set_budget(n); }
+
+}  // namespace mpc::sched

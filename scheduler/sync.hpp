@@ -1,0 +1,109 @@
+/// \file
+/// Blocking primitives for ULTs. Blocking parks the calling ULT; its VP runs other ULTs. Every
+/// primitive may be used by ULTs on different VPs at once; wake-ups are never lost: a waiter is
+/// queued under the primitive's lock, and that lock is released only after the waiter's context
+/// has been saved (the scheduler's park protocol), so a waker on another VP can never resume a
+/// ULT that has not finished switching out.
+///
+/// The unlock / notify / post operations may also be called from plain threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lib/spinlock.hpp"
+#include "scheduler/sched.hpp"
+
+namespace mpc::sched {
+
+/// FIFO of parked ULTs; the building block of the others.
+class wait_queue {
+public:
+    wait_queue() = default;
+    wait_queue(const wait_queue&) = delete;
+    wait_queue& operator=(const wait_queue&) = delete;
+
+    /// Parks the caller (may yield). `held` must be locked by the caller; it is released once the
+    /// caller is queued and switched out, and is NOT re-acquired on return.
+    void wait(spinlock& held) noexcept;
+    /// Wakes the oldest waiter; false if none. Caller must hold the lock passed to wait().
+    bool notify_one_locked() noexcept;
+    /// Wakes every waiter; returns how many. Caller must hold the lock passed to wait().
+    std::size_t notify_all_locked() noexcept;
+    bool empty() const noexcept { return head_ == nullptr; }
+    /// Removes and returns the oldest waiter without waking it (direct hand-off); null if none.
+    ult* pop_locked() noexcept;
+
+private:
+    ult* head_ = nullptr;
+    ult* tail_ = nullptr;
+};
+
+/// Makes a parked ULT runnable again (on its VP). For use with wait_queue::pop_locked().
+void wake(ult* u) noexcept;
+
+/// Mutual exclusion with FIFO hand-off to parked waiters.
+class mutex {
+public:
+    void lock() noexcept;  ///< may yield
+    bool try_lock() noexcept;
+    void unlock() noexcept;
+
+private:
+    spinlock lk_;
+    bool locked_ = false;
+    wait_queue waiters_;
+};
+
+/// Condition variable for sched::mutex.
+class condition_variable {
+public:
+    /// Releases m, parks until notified, re-acquires m (may yield). Spurious wake-ups do not
+    /// happen, but use a predicate anyway.
+    void wait(mutex& m) noexcept;
+    template <class Pred>
+    void wait(mutex& m, Pred pred) noexcept {
+        while (!pred()) {
+            wait(m);
+        }
+    }
+    void notify_one() noexcept;
+    void notify_all() noexcept;
+
+private:
+    spinlock lk_;
+    wait_queue waiters_;
+};
+
+/// Reusable barrier for a fixed number of ULTs.
+class barrier {
+public:
+    explicit barrier(std::size_t count) noexcept : count_(count) {}
+    /// Parks until `count` ULTs have arrived (may yield). Returns true in exactly one of them
+    /// (the last to arrive) per round.
+    bool arrive_and_wait() noexcept;
+
+private:
+    spinlock lk_;
+    std::size_t count_;
+    std::size_t arrived_ = 0;
+    std::uint64_t round_ = 0;
+    wait_queue waiters_;
+};
+
+/// Counting semaphore with FIFO hand-off.
+class semaphore {
+public:
+    explicit semaphore(std::size_t initial = 0) noexcept : count_(initial) {}
+    void acquire() noexcept;  ///< may yield
+    bool try_acquire() noexcept;
+    void release(std::size_t n = 1) noexcept;
+    std::size_t value() const noexcept { return count_; }
+
+private:
+    spinlock lk_;
+    std::size_t count_;
+    wait_queue waiters_;
+};
+
+}  // namespace mpc::sched

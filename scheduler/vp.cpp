@@ -1,0 +1,473 @@
+/// \file
+/// The per-VP scheduler: the switch protocol (see detail.hpp), picking the next ULT, the
+/// scheduler loop with its idle policy (progress functions, stealing, spinning, then sleeping
+/// on a futex), timers and polling waits.
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "lib/log.hpp"
+#include "scheduler/detail.hpp"
+
+namespace mpc::sched::detail {
+
+namespace {
+
+[[gnu::tls_model("initial-exec")]] thread_local vp* tls_vp = nullptr;
+
+constexpr unsigned poll_every = 16;  // picks between visits to the scheduler loop when polling
+constexpr std::uint64_t poll_backoff_max_ns = 1'000'000;
+
+void futex_wait(std::atomic<std::uint32_t>* w, std::uint32_t val, std::uint64_t timeout_ns) noexcept {
+    struct timespec ts;
+    struct timespec* tsp = nullptr;
+    if (timeout_ns != UINT64_MAX) {
+        ts.tv_sec = static_cast<time_t>(timeout_ns / 1'000'000'000ULL);
+        ts.tv_nsec = static_cast<long>(timeout_ns % 1'000'000'000ULL);
+        tsp = &ts;
+    }
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), FUTEX_WAIT_PRIVATE, val, tsp, nullptr, 0);
+}
+
+void futex_wake(std::atomic<std::uint32_t>* w) noexcept {
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void run_post(vp* v) noexcept;
+
+/// First thing a context does when it (re)starts running.
+inline void after_jump(boost::context::detail::transfer_t t) noexcept {
+    static_cast<exec_ctx*>(t.data)->fctx = t.fctx;
+    vp* v = this_vp();
+    annotate_arrive(v->running);
+    if (v->post.op != post_op::none) {
+        run_post(v);
+    }
+}
+
+/// Leaves the running context `from` for `to`; returns when something jumps back to `from`.
+inline void jump(vp* v, exec_ctx* from, exec_ctx* to, bool exiting) noexcept {
+    v->running = to;
+    annotate_leave(from, to, exiting);
+    after_jump(boost::context::detail::jump_fcontext(to->fctx, from));
+}
+
+void push_runnable(vp* v, ult* u) noexcept {
+    if (u->stealable) {
+        v->shared.push_back(u);
+    } else {
+        v->ready.push_back(u);
+    }
+}
+
+/// Hands u to the least loaded VP (rebalance); false if no VP is less loaded.
+bool shed_one(vp* v, ult* u) noexcept {
+    runtime& r = rt();
+    vp* best = v;
+    for (int i = 0; i < r.nr_vps; ++i) {
+        vp* c = &r.vps[i];
+        if (c->homed.load(std::memory_order_relaxed) < best->homed.load(std::memory_order_relaxed)) {
+            best = c;
+        }
+    }
+    v->shed.fetch_sub(1, std::memory_order_relaxed);
+    if (best == v || best->homed.load(std::memory_order_relaxed) + 1 >= v->homed.load(std::memory_order_relaxed)) {
+        return false;
+    }
+    v->homed.fetch_sub(1, std::memory_order_relaxed);
+    best->homed.fetch_add(1, std::memory_order_relaxed);
+    u->home = best;
+    if (best->inbox.push(u)) {
+        wake_vp(best);
+    }
+    return true;
+}
+
+/// The next ULT to run on v, or nullptr. Drains the inbox first.
+ult* pick(vp* v) noexcept {
+    if (v->inbox.maybe_nonempty()) {
+        bump(v->n_remote, v->inbox.drain_to(v->ready));
+    }
+    for (;;) {
+        ult* u = nullptr;
+        if (v->shared.size_hint() != 0 && (v->ready.empty() || (++v->turn & 1U) != 0)) {
+            u = v->shared.pop_front();
+        }
+        if (u == nullptr) {
+            u = v->ready.pop_front();
+        }
+        if (u == nullptr) {
+            return nullptr;
+        }
+        if (v->shed.load(std::memory_order_relaxed) > 0 && !u->pinned && !u->primary && shed_one(v, u)) {
+            continue;
+        }
+        return u;
+    }
+}
+
+/// Leaves the running ULT `cur` (post action already set) for the next ULT, or for the
+/// scheduler loop when none is ready or when timers and pollers are due a visit.
+void switch_out(vp* v, ult* cur, bool exiting) noexcept {
+    if (cur->stack.canary != nullptr && *cur->stack.canary != stack_canary_value) {
+        fatal_stack_overflow(cur);
+    }
+    ult* next = nullptr;
+    bool visit_loop = (!v->pollers.empty() || !v->timers.empty()) && (++v->pick_count % poll_every) == 0;
+    if (!visit_loop) {
+        next = pick(v);
+    }
+    if (next != nullptr) {
+        v->current = next;
+        next->state.store(ult_state::running, std::memory_order_relaxed);
+        bump(v->n_switches, 1);
+        jump(v, &cur->ctx, &next->ctx, exiting);
+    } else {
+        v->current = nullptr;
+        jump(v, &cur->ctx, &v->sched_ctx, exiting);
+    }
+}
+
+void finish_exit(ult* u) noexcept {
+    registry_remove(u);
+    u->home->homed.fetch_sub(1, std::memory_order_relaxed);
+    u->join_lock.lock();
+    u->state.store(ult_state::done, std::memory_order_relaxed);
+    u->done = true;
+    ult* joiner = u->joiner;
+    bool detached = u->detached;
+    u->join_lock.unlock();
+    if (joiner != nullptr) {
+        make_ready(joiner);
+    }
+    if (detached) {
+        free_ult(u);
+    }
+    on_ult_gone();
+}
+
+void run_post(vp* v) noexcept {
+    post_action p = v->post;
+    v->post.op = post_op::none;
+    switch (p.op) {
+        case post_op::none: break;
+        case post_op::requeue:
+            p.u->state.store(ult_state::ready, std::memory_order_relaxed);
+            push_runnable(v, p.u);
+            break;
+        case post_op::unlock: p.lock->unlock(); break;
+        case post_op::exit: finish_exit(p.u); break;
+        case post_op::move:
+            p.u->state.store(ult_state::ready, std::memory_order_relaxed);
+            if (p.target->inbox.push(p.u)) {
+                wake_vp(p.target);
+            }
+            break;
+    }
+}
+
+void expire_timers(vp* v) noexcept {
+    if (v->timers.empty()) {
+        return;
+    }
+    std::uint64_t now = now_ns();
+    auto later = [](const timer& a, const timer& b) { return a.deadline_ns > b.deadline_ns; };
+    while (!v->timers.empty() && v->timers.front().deadline_ns <= now) {
+        std::pop_heap(v->timers.begin(), v->timers.end(), later);
+        ult* u = v->timers.back().u;
+        v->timers.pop_back();
+        u->state.store(ult_state::ready, std::memory_order_relaxed);
+        push_runnable(v, u);
+    }
+}
+
+/// Checks the wait_until() conditions; returns how many ULTs became ready.
+int poll_waiters(vp* v) noexcept {
+    int woke = 0;
+    std::size_t n = v->pollers.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        ult* u = v->pollers.pop_front();
+        if (u->poll != nullptr) {
+            u->poll(u->poll_arg);
+        }
+        bump(v->n_polls, 1);
+        if (u->cond(u->cond_arg)) {
+            u->state.store(ult_state::ready, std::memory_order_relaxed);
+            push_runnable(v, u);
+            ++woke;
+        } else {
+            v->pollers.push_back(u);
+        }
+    }
+    return woke;
+}
+
+int run_progress() noexcept {
+    int work = 0;
+    for (progress_slot& s : rt().progress) {
+        progress_fn fn = s.fn.load(std::memory_order_acquire);
+        if (fn != nullptr) {
+            work += fn(s.arg.load(std::memory_order_relaxed));
+        }
+    }
+    return work;
+}
+
+ult* try_steal(vp* v) noexcept {
+    runtime& r = rt();
+    if (!r.steal || r.nr_vps < 2) {
+        return nullptr;
+    }
+    for (int k = 1; k < r.nr_vps; ++k) {
+        vp* victim = &r.vps[(v->index + k) % r.nr_vps];
+        if (victim->shared.size_hint() == 0) {
+            continue;
+        }
+        if (ult* u = victim->shared.pop_front(); u != nullptr) {
+            victim->homed.fetch_sub(1, std::memory_order_relaxed);
+            v->homed.fetch_add(1, std::memory_order_relaxed);
+            u->home = v;
+            bump(v->n_steals, 1);
+            return u;
+        }
+    }
+    return nullptr;
+}
+
+bool any_stealable_elsewhere(vp* v) noexcept {
+    runtime& r = rt();
+    if (!r.steal) {
+        return false;
+    }
+    for (int i = 0; i < r.nr_vps; ++i) {
+        if (&r.vps[i] != v && r.vps[i].shared.size_hint() != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Nothing is ready on v: poll, steal, spin a while, then sleep until woken or a deadline.
+void idle(vp* v) noexcept {
+    runtime& r = rt();
+    if (run_progress() > 0) {
+        v->idle_since_ns = 0;
+        return;
+    }
+    if (ult* u = try_steal(v); u != nullptr) {
+        v->ready.push_back(u);
+        v->idle_since_ns = 0;
+        return;
+    }
+    std::uint64_t now = now_ns();
+    if (v->idle_since_ns == 0) {
+        v->idle_since_ns = now;
+        v->poll_backoff_ns = 1000;
+    }
+    if (now - v->idle_since_ns < r.spin_ns) {
+        for (int i = 0; i < 32; ++i) {
+            cpu_relax();
+        }
+        return;
+    }
+    // Sleep. Deadline: the nearest timer, a back-off while wait_until() conditions are pending,
+    // forever otherwise (but see the deadlock check below).
+    std::uint64_t timeout = UINT64_MAX;
+    if (!v->timers.empty()) {
+        std::uint64_t d = v->timers.front().deadline_ns;
+        timeout = d > now ? d - now : 0;
+    }
+    if (!v->pollers.empty()) {
+        timeout = std::min(timeout, v->poll_backoff_ns);
+        v->poll_backoff_ns = std::min(v->poll_backoff_ns * 2, poll_backoff_max_ns);
+    }
+    v->sleep_word.store(vp_sleeping, std::memory_order_seq_cst);
+    if (!v->inbox.empty() || any_stealable_elsewhere(v) || (r.stopping.load() && v->index != 0)) {
+        v->sleep_word.store(vp_awake, std::memory_order_relaxed);
+        return;
+    }
+    bool deep = timeout == UINT64_MAX;
+    bool watch = false;
+    std::uint64_t epoch = 0;
+    if (deep) {
+        epoch = r.wake_epoch.load(std::memory_order_acquire);
+        int n = r.deep_idle.fetch_add(1, std::memory_order_acq_rel) + 1;
+        if (n == r.nr_vps && r.deadlock_timeout_ns != 0 &&
+            (r.live.load(std::memory_order_acquire) > 0 || r.primary->state.load() == ult_state::blocked)) {
+            watch = true;
+            timeout = r.deadlock_timeout_ns;
+        }
+    }
+    bump(v->n_sleeps, 1);
+    r.sleepers.fetch_add(1, std::memory_order_relaxed);
+    futex_wait(&v->sleep_word, vp_sleeping, timeout);
+    r.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    bool woken = v->sleep_word.exchange(vp_awake, std::memory_order_acq_rel) == vp_awake;
+    if (deep) {
+        if (watch && !woken && v->inbox.empty() && r.deep_idle.load() == r.nr_vps &&
+            r.wake_epoch.load(std::memory_order_acquire) == epoch && !r.stopping.load()) {
+            report_deadlock();
+        }
+        r.deep_idle.fetch_sub(1, std::memory_order_acq_rel);
+        r.wake_epoch.fetch_add(1, std::memory_order_release);
+    }
+    v->idle_since_ns = woken ? 0 : v->idle_since_ns;
+}
+
+}  // namespace
+
+vp* this_vp() noexcept {
+    vp* v = tls_vp;
+    asm volatile("" ::: "memory");
+    return v;
+}
+void set_this_vp(vp* v) noexcept { tls_vp = v; }
+
+std::uint64_t now_ns() noexcept {
+    struct timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void wake_vp(vp* v) noexcept {
+    if (v->sleep_word.load(std::memory_order_seq_cst) == vp_sleeping &&
+        v->sleep_word.exchange(vp_awake, std::memory_order_seq_cst) == vp_sleeping) {
+        futex_wake(&v->sleep_word);
+    }
+}
+
+void make_ready(ult* u) noexcept {
+    vp* me = this_vp();
+    vp* home = u->home;
+    u->state.store(ult_state::ready, std::memory_order_relaxed);
+    if (home == me) {
+        push_runnable(me, u);
+        return;
+    }
+    if (u->stealable) {
+        home->shared.push_back(u);
+        wake_vp(home);
+        return;
+    }
+    if (home->inbox.push(u)) {
+        wake_vp(home);
+    }
+}
+
+void park(const post_action& p) noexcept {
+    vp* v = this_vp();
+    ult* cur = v->current;
+    if (p.op != post_op::requeue) {
+        cur->state.store(ult_state::blocked, std::memory_order_relaxed);
+    }
+    v->post = p;
+    switch_out(v, cur, false);
+    cur->wait_reason = nullptr;
+}
+
+void vp_loop(vp* v) noexcept {
+    runtime& r = rt();
+    for (;;) {
+        v = this_vp();  // unchanged for a loop, but keep the rule
+        expire_timers(v);
+        if (!v->pollers.empty()) {
+            poll_waiters(v);
+        }
+        if (ult* u = pick(v); u != nullptr) {
+            v->idle_since_ns = 0;
+            v->current = u;
+            u->state.store(ult_state::running, std::memory_order_relaxed);
+            bump(v->n_switches, 1);
+            jump(v, &v->sched_ctx, &u->ctx, false);
+            continue;
+        }
+        if (v->index != 0 && r.stopping.load(std::memory_order_acquire) && v->timers.empty() &&
+            v->pollers.empty() && v->inbox.empty()) {
+            return;
+        }
+        idle(v);
+    }
+}
+
+void vp0_sched_entry(boost::context::detail::transfer_t t) noexcept {
+    after_jump(t);
+    vp_loop(this_vp());
+    MPC_LOG(fatal, sched, "the scheduler loop of VP 0 returned");
+    std::abort();
+}
+
+// ---- ULT-facing operations (the public API lives in runtime.cpp; these need the internals)
+
+[[noreturn]] void exit_current() noexcept {
+    vp* v = this_vp();
+    ult* cur = v->current;
+    run_key_destructors(cur);
+    v = this_vp();  // destructors may have yielded
+    v->post = {post_op::exit, cur, nullptr, nullptr};
+    switch_out(v, cur, true);
+    __builtin_unreachable();
+}
+
+void ult_entry(boost::context::detail::transfer_t t) noexcept {
+    after_jump(t);
+    ult* self = this_vp()->current;
+    self->fn(self->arg);
+    exit_current();
+}
+
+void yield_current() noexcept {
+    vp* v = this_vp();
+    if (v == nullptr || v->current == nullptr) {
+        return;
+    }
+    if (v->ready.empty() && !v->inbox.maybe_nonempty() && v->shared.size_hint() == 0 && v->pollers.empty() &&
+        v->timers.empty()) {
+        return;
+    }
+    park({post_op::requeue, v->current, nullptr, nullptr});
+}
+
+void sleep_current(std::uint64_t ns) noexcept {
+    vp* v = this_vp();
+    ult* cur = v->current;
+    v->timers.push_back({now_ns() + ns, cur});
+    std::push_heap(v->timers.begin(), v->timers.end(),
+                   [](const timer& a, const timer& b) { return a.deadline_ns > b.deadline_ns; });
+    park({post_op::none, cur, nullptr, nullptr});
+}
+
+void wait_until_current(bool (*cond)(void*), void* cond_arg, progress_fn poll, void* poll_arg) noexcept {
+    if (poll != nullptr) {
+        poll(poll_arg);
+    }
+    if (cond(cond_arg)) {
+        return;
+    }
+    vp* v = this_vp();
+    ult* cur = v->current;
+    cur->cond = cond;
+    cur->cond_arg = cond_arg;
+    cur->poll = poll;
+    cur->poll_arg = poll_arg;
+    v->pollers.push_back(cur);
+    park({post_op::none, cur, nullptr, nullptr});
+}
+
+void move_current(vp* target) noexcept {
+    vp* v = this_vp();
+    ult* cur = v->current;
+    if (target == v) {
+        return;
+    }
+    v->homed.fetch_sub(1, std::memory_order_relaxed);
+    target->homed.fetch_add(1, std::memory_order_relaxed);
+    cur->home = target;
+    park({post_op::move, cur, nullptr, target});
+}
+
+}  // namespace mpc::sched::detail
