@@ -57,6 +57,38 @@ void bad_value(const char* env, const char* value, const char* expected) noexcep
 }
 }  // namespace
 
+const knob* lookup(const char* env) noexcept { return env != nullptr ? find(env) : nullptr; }
+
+bool validate(const knob& k, const char* value) noexcept {
+    std::int64_t i = 0;
+    std::size_t z = 0;
+    bool b = false;
+    switch (k.type) {
+        case knob_type::integer: return parse_int(value, &i);
+        case knob_type::size: return parse_size(value, &z);
+        case knob_type::boolean: return parse_bool(value, &b);
+        case knob_type::string: return value != nullptr;
+        case knob_type::choice: {
+            if (value == nullptr || k.choices == nullptr) {
+                return false;
+            }
+            std::size_t vlen = std::strlen(value);
+            for (const char* c = k.choices;;) {
+                const char* bar = std::strchr(c, '|');
+                std::size_t len = bar ? static_cast<std::size_t>(bar - c) : std::strlen(c);
+                if (len == vlen && std::strncmp(c, value, len) == 0) {
+                    return true;
+                }
+                if (bar == nullptr) {
+                    return false;
+                }
+                c = bar + 1;
+            }
+        }
+    }
+    return false;
+}
+
 void register_table(const char* layer, std::span<const knob> knobs) noexcept {
     std::lock_guard<std::mutex> g(tables_mutex());
     tables().push_back({layer, knobs});

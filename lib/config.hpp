@@ -32,6 +32,12 @@ struct knob {
 /// Registers a layer's table; call from a static initializer (see MPC_CONFIG_TABLE).
 void register_table(const char* layer, std::span<const knob> knobs) noexcept;
 
+/// The declaration of a knob, or nullptr when no table declares `env`.
+const knob* lookup(const char* env) noexcept;
+
+/// Checks `value` against the knob's type (and choices); false with a logged reason if bad.
+bool validate(const knob& k, const char* value) noexcept;
+
 /// The raw text of a knob: the environment's, else the default. Unknown names return nullptr.
 const char* raw(const char* env) noexcept;
 

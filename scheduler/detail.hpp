@@ -32,8 +32,12 @@ namespace mpc::sched {
 
 enum class ult_state : std::uint8_t { ready, running, blocked, done };
 
+inline constexpr std::uint32_t ult_magic_live = 0x554c5421;  // "ULT!"
+inline constexpr std::uint32_t ult_magic_dead = 0xdead0017;
+
 struct ult {
     detail::exec_ctx ctx;
+    std::uint32_t magic = ult_magic_live;
     ult* next = nullptr;  ///< link of whichever queue holds the ULT
     vp* home = nullptr;   ///< VP the ULT runs on / will be woken on
     ult_fn fn = nullptr;
@@ -147,6 +151,7 @@ struct runtime {
     std::atomic<std::uint64_t> wake_epoch{0};
     std::atomic<int> sleepers{0};
     spinlock done_lock;
+    spinlock progress_lock;
     progress_slot progress[16];
 };
 

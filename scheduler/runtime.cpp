@@ -3,6 +3,7 @@
 /// two-level scheduler), and the public API wrappers.
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -41,6 +42,8 @@ void move_current(vp* target) noexcept;
 
 namespace {
 runtime g_rt;
+cpu_set_t g_caller_affinity;  // restored on the caller's thread by finalize()
+bool g_caller_affinity_saved = false;
 
 std::size_t log_prefix(char* buf, std::size_t cap) noexcept {
     vp* v = this_vp();
@@ -66,7 +69,7 @@ status read_options(const options& o, int* nvps, int* placement, std::size_t* st
     if (!vps || !plc || !stk || !bnd || !spin || !steal || !cache || !dl) {
         return {errc::invalid_argument, "malformed MPC_* configuration variable"};
     }
-    if (*vps < 0 || *vps > 4096 || *spin < 0 || *cache < 0 || *dl < 0) {
+    if (*vps < 0 || *vps > max_vps || *spin < 0 || *cache < 0 || *dl < 0) {
         MPC_LOG(error, sched, "MPC_VPS must be in [0, 4096]; MPC_SCHED_SPIN_US, MPC_SCHED_STACK_CACHE and "
                               "MPC_SCHED_DEADLOCK_TIMEOUT must not be negative");
         return {errc::invalid_argument, "configuration value out of range"};
@@ -79,10 +82,10 @@ status read_options(const options& o, int* nvps, int* placement, std::size_t* st
     g_rt.steal = *steal;
     g_rt.stack_cache_max = static_cast<std::size_t>(*cache);
     g_rt.deadlock_timeout_ns = static_cast<std::uint64_t>(*dl) * 1'000'000'000ULL;
-    if (o.nr_vps < 0 || *nvps > 4096) {
+    if (o.nr_vps < 0 || *nvps > max_vps) {
         return {errc::invalid_argument, "number of VPs out of range"};
     }
-    if (*stack < 16 * 1024) {
+    if (*stack < min_stack_size) {
         MPC_LOG(error, sched, "stack size %zu is below the 16 KiB minimum", *stack);
         return {errc::invalid_argument, "stack size below 16 KiB"};
     }
@@ -164,7 +167,8 @@ void free_ult(ult* u) noexcept {
     tsan_free_fiber(u->ctx.tsan_fiber);
     stack_region s = u->stack;
     stack_allocator* a = u->stack_alloc;
-    u->~ult();
+    static_assert(std::is_trivially_destructible_v<ult>);
+    u->magic = ult_magic_dead;  // best-effort detection of a second join while the stack is cached
     vp* me = this_vp();
     if (me != nullptr && s.owner < 0 && s.size == g_rt.stack_size && a == &default_stack_allocator() &&
         me->stack_cache.size() < g_rt.stack_cache_max) {
@@ -195,7 +199,7 @@ result<ult*> spawn_with_slot(ult_fn fn, std::size_t size, std::size_t align, voi
         return status(errc::invalid_argument, "bad spawn arguments");
     }
     std::size_t ssize = a.stack_size != 0 ? a.stack_size : r.stack_size;
-    if (ssize < 16 * 1024) {
+    if (ssize < min_stack_size) {
         return status(errc::invalid_argument, "stack size below 16 KiB");
     }
     stack_allocator* from = nullptr;
@@ -319,6 +323,7 @@ status init(const options& opts) noexcept {
     v0->homed.store(1);
     registry_add(v0, p);
     set_this_vp(v0);
+    g_caller_affinity_saved = sched_getaffinity(0, sizeof(g_caller_affinity), &g_caller_affinity) == 0;
     if (bind) {
         if (status s = topo::bind_this_thread(v0->place); !s) {
             MPC_LOG(warn, sched, "cannot pin VP 0 to PU %d: %s", v0->place.pu, s.reason());
@@ -401,6 +406,9 @@ status finalize() noexcept {
     free_keys(r.primary);
     set_log_prefix_fn(nullptr);
     set_this_vp(nullptr);
+    if (g_caller_affinity_saved) {
+        sched_setaffinity(0, sizeof(g_caller_affinity), &g_caller_affinity);
+    }
     r.running.store(false, std::memory_order_release);
     delete[] r.vps;
     delete r.primary;
@@ -442,9 +450,15 @@ vp_stats stats(int i) noexcept {
 }
 
 status join(ult* u) noexcept {
+    if (!initialized()) {
+        return {errc::not_initialized, "join() before init()"};
+    }
     vp* v = this_vp();
     if (u == nullptr) {
         return {errc::invalid_argument, "join(nullptr)"};
+    }
+    if (u->magic != ult_magic_live) {
+        return {errc::invalid_argument, "join() of a handle that is not a live ULT (joined already?)"};
     }
     if (v == nullptr || v->current == nullptr) {
         return {errc::not_in_ult, "join() outside a ULT"};
@@ -470,8 +484,11 @@ status join(ult* u) noexcept {
 }
 
 status detach(ult* u) noexcept {
-    if (u == nullptr || u->primary) {
-        return {errc::invalid_argument, "detach of a null or primary ULT"};
+    if (!initialized()) {
+        return {errc::not_initialized, "detach() before init()"};
+    }
+    if (u == nullptr || u->primary || u->magic != ult_magic_live) {
+        return {errc::invalid_argument, "detach of a null, primary or dead ULT"};
     }
     u->join_lock.lock();
     if (u->detached || u->joiner != nullptr) {
@@ -508,6 +525,9 @@ void sleep_for(std::chrono::nanoseconds d) noexcept {
 }
 
 status move_to(int target) noexcept {
+    if (!initialized()) {
+        return {errc::not_initialized, "move_to() before init()"};
+    }
     vp* v = this_vp();
     if (v == nullptr || v->current == nullptr) {
         return {errc::not_in_ult, "move_to() outside a ULT"};
@@ -561,11 +581,12 @@ result<int> register_progress(progress_fn fn, void* arg) noexcept {
     if (fn == nullptr) {
         return status(errc::invalid_argument, "null progress function");
     }
+    spin_guard g(g_rt.progress_lock);
     for (int i = 0; i < 16; ++i) {
         progress_slot& s = g_rt.progress[i];
-        progress_fn expected = nullptr;
-        s.arg.store(arg, std::memory_order_relaxed);
-        if (s.fn.compare_exchange_strong(expected, fn, std::memory_order_acq_rel)) {
+        if (s.fn.load(std::memory_order_relaxed) == nullptr) {
+            s.arg.store(arg, std::memory_order_relaxed);
+            s.fn.store(fn, std::memory_order_release);  // publishes arg too
             return i;
         }
     }
@@ -573,6 +594,7 @@ result<int> register_progress(progress_fn fn, void* arg) noexcept {
 }
 
 status unregister_progress(int h) noexcept {
+    spin_guard g(g_rt.progress_lock);
     if (h < 0 || h >= 16 || g_rt.progress[h].fn.load() == nullptr) {
         return {errc::invalid_argument, "no such progress function"};
     }

@@ -30,6 +30,10 @@ namespace mpc::sched {
 struct ult;  // opaque
 struct vp;   // opaque
 
+/// Limits of the engine (also checked by mpc_run before it starts a program).
+inline constexpr int max_vps = 4096;
+inline constexpr std::size_t min_stack_size = 16 * 1024;
+
 /// Runtime options; zero / empty values mean "take the MPC_* variable or its default".
 struct options {
     int nr_vps = 0;                  ///< MPC_VPS; default one per allowed core

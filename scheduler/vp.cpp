@@ -425,11 +425,33 @@ void yield_current() noexcept {
     if (v == nullptr || v->current == nullptr) {
         return;
     }
+    ult* cur = v->current;
+    bool quiet = !v->inbox.maybe_nonempty() && v->shared.size_hint() == 0 && v->pollers.empty() &&
+                 v->timers.empty() && v->shed.load(std::memory_order_relaxed) == 0 && !cur->stealable;
+    if (quiet) {
+        // Fast path: only this thread touches the private queue, and the ULT we switch to
+        // cannot pick `cur` before after_jump() has saved its context, so cur may be queued
+        // before the jump and no post action is needed.
+        ult* next = v->ready.pop_front();
+        if (next == nullptr) {
+            return;
+        }
+        if (cur->stack.canary != nullptr && *cur->stack.canary != stack_canary_value) {
+            fatal_stack_overflow(cur);
+        }
+        cur->state.store(ult_state::ready, std::memory_order_relaxed);
+        v->ready.push_back(cur);
+        v->current = next;
+        next->state.store(ult_state::running, std::memory_order_relaxed);
+        bump(v->n_switches);
+        jump(v, &cur->ctx, &next->ctx, false);
+        return;
+    }
     if (v->ready.empty() && !v->inbox.maybe_nonempty() && v->shared.size_hint() == 0 && v->pollers.empty() &&
         v->timers.empty()) {
         return;
     }
-    park({post_op::requeue, v->current, nullptr, nullptr});
+    park({post_op::requeue, cur, nullptr, nullptr});
 }
 
 void sleep_current(std::uint64_t ns) noexcept {
