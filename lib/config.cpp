@@ -57,6 +57,18 @@ void bad_value(const char* env, const char* value, const char* expected) noexcep
 }
 }  // namespace
 
+std::vector<const knob*> all_knobs() {
+    std::lock_guard<std::mutex> g(tables_mutex());
+    std::vector<const knob*> out;
+    for (const table& t : tables()) {
+        for (const knob& k : t.knobs) {
+            out.push_back(&k);
+        }
+    }
+    return out;
+}
+
+
 const knob* lookup(const char* env) noexcept { return env != nullptr ? find(env) : nullptr; }
 
 bool validate(const knob& k, const char* value) noexcept {

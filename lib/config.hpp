@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "lib/status.hpp"
 
@@ -34,6 +35,9 @@ void register_table(const char* layer, std::span<const knob> knobs) noexcept;
 
 /// The declaration of a knob, or nullptr when no table declares `env`.
 const knob* lookup(const char* env) noexcept;
+
+/// Every declared knob, in registration order (tables are static: the pointers stay valid).
+std::vector<const knob*> all_knobs();
 
 /// Checks `value` against the knob's type (and choices); false with a logged reason if bad.
 bool validate(const knob& k, const char* value) noexcept;

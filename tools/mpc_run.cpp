@@ -28,15 +28,15 @@
 #include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "lib/topology.hpp"
+#include "scheduler/sched.hpp"
 
 namespace {
 
 constexpr int exit_usage = 2;
 constexpr int exit_exec_failed = 127;
-// The engine's limits (scheduler/runtime.cpp, read_options()), checked here so that a bad flag
-// fails before the program starts.
-constexpr std::int64_t max_vps = 4096;
-constexpr std::size_t min_stack_size = 16 * 1024;
+// The engine's limits, checked here so that a bad flag fails before the program starts.
+constexpr std::int64_t max_vps = mpc::sched::max_vps;
+constexpr std::size_t min_stack_size = mpc::sched::min_stack_size;
 
 const char usage_text[] =
     "usage: mpc_run [FLAGS] [--] PROGRAM [ARGS...]\n"
@@ -96,37 +96,13 @@ struct knob_info {
     std::string choices;  // "a|b|c" for choice knobs
 };
 
-/// Every declared knob with its type, read from config::print_info()'s table (the config API
-/// has no accessor for a knob's declaration). Lines look like
-/// "  MPC_NAME   type   default=..." followed by "      doc[; one of a|b]". Returns an empty list
-/// if the format is not recognised; callers then skip the checks that need it.
+/// Every declared knob with its type and choices, from the configuration tables.
 std::vector<knob_info> list_knobs() {
+    static const char* const type_names[] = {"int", "size", "bool", "string", "choice"};
     std::vector<knob_info> out;
-    char* buf = nullptr;
-    std::size_t len = 0;
-    std::FILE* f = open_memstream(&buf, &len);
-    if (f == nullptr) {
-        return out;
+    for (const mpc::config::knob* k : mpc::config::all_knobs()) {
+        out.push_back({k->env, type_names[static_cast<int>(k->type)], k->choices != nullptr ? k->choices : ""});
     }
-    mpc::config::print_info(f);
-    std::fclose(f);
-    char* save = nullptr;
-    for (char* line = strtok_r(buf, "\n", &save); line != nullptr; line = strtok_r(nullptr, "\n", &save)) {
-        char name[128];
-        char type[16];
-        if (std::strncmp(line, "  MPC_", 6) == 0 && std::sscanf(line, " %127s %15s", name, type) == 2) {
-            out.push_back({name, type, {}});
-        } else if (std::strncmp(line, "      ", 6) == 0 && !out.empty() && out.back().type == "choice") {
-            const char* one_of = nullptr;
-            for (const char* p = std::strstr(line, "; one of "); p != nullptr; p = std::strstr(p + 1, "; one of ")) {
-                one_of = p;
-            }
-            if (one_of != nullptr) {
-                out.back().choices = one_of + std::strlen("; one of ");
-            }
-        }
-    }
-    std::free(buf);
     return out;
 }
 
