@@ -19,7 +19,9 @@ endif()
 function(mpc_target_options target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX,C>:-Wall -Wextra -Wshadow -Wno-missing-field-initializers>
-    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:Clang>>:-Wthread-safety>)
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:Clang>>:-Wthread-safety>
+    # Calls inside libmpc bind directly (no PLT); nobody interposes the runtime's own functions.
+    $<$<COMPILE_LANGUAGE:CXX,C>:-fno-semantic-interposition>)
   if(MPC_WERROR)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX,C>:-Werror>)
   endif()
