@@ -130,10 +130,13 @@ private:
 template <class T>
 class locked_fifo {
 public:
-    void push_back(T* e) noexcept {
+    /// Returns the queue length after the push.
+    std::size_t push_back(T* e) noexcept {
         spin_guard g(lock_);
         q_.push_back(e);
-        size_.store(q_.size(), std::memory_order_relaxed);
+        std::size_t n = q_.size();
+        size_.store(n, std::memory_order_seq_cst);  // pairs with a sleeping VP's re-check
+        return n;
     }
     T* pop_front() noexcept {
         if (size_.load(std::memory_order_relaxed) == 0) {
@@ -146,6 +149,8 @@ public:
     }
     /// Racy hint, good enough to decide whether to take the lock.
     std::size_t size_hint() const noexcept { return size_.load(std::memory_order_relaxed); }
+    /// The same, ordered for the sleep protocol (store sleeping; then this load).
+    bool empty_seq_cst() const noexcept { return size_.load(std::memory_order_seq_cst) == 0; }
 
 private:
     spinlock lock_;

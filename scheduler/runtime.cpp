@@ -14,6 +14,9 @@
 #include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "scheduler/detail.hpp"
+#if MPC_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 MPC_CONFIG_TABLE(sched, {
     {"MPC_VPS", ::mpc::config::knob_type::integer, "0", "number of virtual processors; 0: one per allowed core"},
@@ -207,6 +210,11 @@ result<ult*> spawn_with_slot(ult_fn fn, std::size_t size, std::size_t align, voi
     if (!st) {
         return st.error();
     }
+#if MPC_ASAN
+    // Frames that were live when the stack's previous ULT exited never returned: clear their
+    // redzones so that they do not poison the new ULT's frames.
+    ASAN_UNPOISON_MEMORY_REGION(st->lo, st->size);
+#endif
     // Top of the stack: the ULT record, then the closure slot, then the usable stack.
     auto top = reinterpret_cast<std::uintptr_t>(st->lo) + st->size;
     std::uintptr_t rec = (top - sizeof(ult)) & ~std::uintptr_t{63};
@@ -371,6 +379,11 @@ status finalize() noexcept {
     vp* v = this_vp();
     if (v == nullptr || v->current != r.primary) {
         return {errc::invalid_argument, "mpc::sched::finalize() must be called by the primary ULT"};
+    }
+    // The primary ULT runs on the caller's original stack and must end on its original thread,
+    // VP 0's, which finalize() turns back into a plain thread.
+    if (v != &r.vps[0]) {
+        move_current(&r.vps[0]);
     }
     // Wait for every other ULT to end. on_ult_gone() wakes us (joiner == self marks the wait).
     r.done_lock.lock();

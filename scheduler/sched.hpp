@@ -94,8 +94,10 @@ result<ult*> spawn(ult_fn fn, void* arg, const attr& a = {}) noexcept;
 template <class F>
 result<ult*> spawn(F&& f, const attr& a = {}) noexcept;
 
-/// Waits for u to end and frees it (may yield). Joining a detached ULT, oneself or a ULT
-/// that was already joined is an error (errc::invalid_argument / errc::busy).
+/// Waits for u to end and frees it (may yield). Joining a detached ULT, oneself, the primary
+/// ULT, or a ULT another ULT is joining is an error (errc::invalid_argument / errc::busy).
+/// As with pthread_join, using a handle after join() is undefined; a second join() is detected
+/// (errc::invalid_argument) only while the ULT's stack sits in its VP's stack cache.
 status join(ult* u) noexcept;
 /// Lets u's resources go when it ends; u must not be used afterwards.
 status detach(ult* u) noexcept;

@@ -20,7 +20,7 @@ namespace {
 ult* running_ult(const char* what) noexcept {
     vp* v = detail::this_vp();
     if (v == nullptr || v->current == nullptr) {
-        MPC_LOG(fatal, sched, "%s may block and must be called from a ULT", what);
+        MPC_LOG(fatal, sched, "%s may block and must be called from a ULT, not from a plain thread", what);
         std::abort();
     }
     return v->current;
@@ -29,8 +29,23 @@ ult* running_ult(const char* what) noexcept {
 
 void wake(ult* u) noexcept { detail::make_ready(u); }
 
-void wait_queue::wait(spinlock& held) noexcept {
-    ult* me = running_ult("wait_queue::wait");
+std::size_t wake_all(ult* chain) noexcept {
+    std::size_t n = 0;
+    while (chain != nullptr) {
+        ult* nx = chain->next;
+        chain->next = nullptr;
+        detail::make_ready(chain);
+        chain = nx;
+        ++n;
+    }
+    return n;
+}
+
+void wait_queue::wait(spinlock& held, const char* what) noexcept {
+    ult* me = running_ult(what);
+    if (me->wait_reason == nullptr) {  // keep a reason the caller gave (set_wait_reason)
+        me->wait_reason = what;
+    }
     me->next = nullptr;
     if (tail_ != nullptr) {
         tail_->next = me;
@@ -53,6 +68,13 @@ ult* wait_queue::pop_locked() noexcept {
     return u;
 }
 
+ult* wait_queue::take_all_locked() noexcept {
+    ult* chain = head_;
+    head_ = nullptr;
+    tail_ = nullptr;
+    return chain;
+}
+
 bool wait_queue::notify_one_locked() noexcept {
     ult* u = pop_locked();
     if (u != nullptr) {
@@ -72,14 +94,14 @@ std::size_t wait_queue::notify_all_locked() noexcept {
 // ---- mutex
 
 void mutex::lock() noexcept {
+    running_ult("mpc::sched::mutex::lock");
     lk_.lock();
     if (!locked_) {
         locked_ = true;
         lk_.unlock();
         return;
     }
-    set_wait_reason("mpc::sched::mutex::lock");
-    waiters_.wait(lk_);  // ownership is handed to us by unlock()
+    waiters_.wait(lk_, "mpc::sched::mutex::lock");  // unlock() hands ownership to us
 }
 
 bool mutex::try_lock() noexcept {
@@ -106,50 +128,56 @@ void mutex::unlock() noexcept {
 // ---- condition variable
 
 void condition_variable::wait(mutex& m) noexcept {
+    running_ult("mpc::sched::condition_variable::wait");
     lk_.lock();
     m.unlock();  // notify() needs lk_, so no notification can slip between unlock and park
-    set_wait_reason("mpc::sched::condition_variable::wait");
-    waiters_.wait(lk_);
+    waiters_.wait(lk_, "mpc::sched::condition_variable::wait");
     m.lock();
 }
 
 void condition_variable::notify_one() noexcept {
-    spin_guard g(lk_);
-    waiters_.notify_one_locked();
+    lk_.lock();
+    ult* u = waiters_.pop_locked();
+    lk_.unlock();
+    if (u != nullptr) {
+        wake(u);
+    }
 }
 
 void condition_variable::notify_all() noexcept {
-    spin_guard g(lk_);
-    waiters_.notify_all_locked();
+    lk_.lock();
+    ult* chain = waiters_.take_all_locked();
+    lk_.unlock();
+    wake_all(chain);
 }
 
 // ---- barrier
 
 bool barrier::arrive_and_wait() noexcept {
+    running_ult("mpc::sched::barrier::arrive_and_wait");
     lk_.lock();
-    if (++arrived_ == count_) {
+    if (++arrived_ >= count_) {
         arrived_ = 0;
-        ++round_;
-        waiters_.notify_all_locked();
+        ult* chain = waiters_.take_all_locked();
         lk_.unlock();
+        wake_all(chain);
         return true;
     }
-    set_wait_reason("mpc::sched::barrier::arrive_and_wait");
-    waiters_.wait(lk_);
+    waiters_.wait(lk_, "mpc::sched::barrier::arrive_and_wait");
     return false;
 }
 
 // ---- semaphore
 
 void semaphore::acquire() noexcept {
+    running_ult("mpc::sched::semaphore::acquire");
     lk_.lock();
     if (count_ > 0) {
         --count_;
         lk_.unlock();
         return;
     }
-    set_wait_reason("mpc::sched::semaphore::acquire");
-    waiters_.wait(lk_);  // release() hands the unit to us directly
+    waiters_.wait(lk_, "mpc::sched::semaphore::acquire");  // release() hands us the unit
 }
 
 bool semaphore::try_acquire() noexcept {
@@ -162,14 +190,20 @@ bool semaphore::try_acquire() noexcept {
 }
 
 void semaphore::release(std::size_t n) noexcept {
+    ult* chain = nullptr;
+    ult* last = nullptr;
     lk_.lock();
     for (; n > 0; --n) {
-        if (!waiters_.notify_one_locked()) {
+        ult* u = waiters_.pop_locked();
+        if (u == nullptr) {
             count_ += n;
             break;
         }
+        (last != nullptr ? last->next : chain) = u;
+        last = u;
     }
     lk_.unlock();
+    wake_all(chain);  // after unlocking: a woken waiter may destroy the semaphore at once
 }
 
 }  // namespace mpc::sched

@@ -24,15 +24,20 @@ public:
     wait_queue& operator=(const wait_queue&) = delete;
 
     /// Parks the caller (may yield). `held` must be locked by the caller; it is released once the
-    /// caller is queued and switched out, and is NOT re-acquired on return.
-    void wait(spinlock& held) noexcept;
+    /// caller is queued and switched out, and is NOT re-acquired on return. `what` names the
+    /// blocking call in deadlock reports and in the error for a call made outside a ULT.
+    void wait(spinlock& held, const char* what = "mpc::sched::wait_queue::wait") noexcept;
     /// Wakes the oldest waiter; false if none. Caller must hold the lock passed to wait().
     bool notify_one_locked() noexcept;
     /// Wakes every waiter; returns how many. Caller must hold the lock passed to wait().
     std::size_t notify_all_locked() noexcept;
     bool empty() const noexcept { return head_ == nullptr; }
     /// Removes and returns the oldest waiter without waking it (direct hand-off); null if none.
+    /// Wake it with wake() after releasing the lock: a woken ULT may return and destroy the
+    /// primitive (and its lock) at once, so primitives wake nobody while holding their lock.
     ult* pop_locked() noexcept;
+    /// Removes every waiter; returns them as a chain for wake_all() after unlocking.
+    ult* take_all_locked() noexcept;
 
 private:
     ult* head_ = nullptr;
@@ -41,6 +46,8 @@ private:
 
 /// Makes a parked ULT runnable again (on its VP). For use with wait_queue::pop_locked().
 void wake(ult* u) noexcept;
+/// Wakes a chain returned by wait_queue::take_all_locked(); returns how many.
+std::size_t wake_all(ult* chain) noexcept;
 
 /// Mutual exclusion with FIFO hand-off to parked waiters.
 class mutex {
@@ -87,7 +94,6 @@ private:
     spinlock lk_;
     std::size_t count_;
     std::size_t arrived_ = 0;
-    std::uint64_t round_ = 0;
     wait_queue waiters_;
 };
 

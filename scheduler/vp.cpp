@@ -57,9 +57,25 @@ inline void jump(vp* v, exec_ctx* from, exec_ctx* to, bool exiting) noexcept {
     after_jump(boost::context::detail::jump_fcontext(to->fctx, from));
 }
 
+/// A stealable ULT was queued on `home`, which now holds `queued` of them: when that is more
+/// than its owner can take at once, wake a sleeping VP so that it comes to steal.
+void offer_to_thieves(vp* home, std::size_t queued) noexcept {
+    runtime& r = rt();
+    if (!r.steal || queued < 2) {
+        return;
+    }
+    for (int k = 1; k < r.nr_vps; ++k) {
+        vp* c = &r.vps[(home->index + k) % r.nr_vps];
+        if (c->sleep_word.load(std::memory_order_seq_cst) == vp_sleeping) {
+            wake_vp(c);
+            return;
+        }
+    }
+}
+
 void push_runnable(vp* v, ult* u) noexcept {
     if (u->stealable) {
-        v->shared.push_back(u);
+        offer_to_thieves(v, v->shared.push_back(u));
     } else {
         v->ready.push_back(u);
     }
@@ -245,7 +261,7 @@ bool any_stealable_elsewhere(vp* v) noexcept {
         return false;
     }
     for (int i = 0; i < r.nr_vps; ++i) {
-        if (&r.vps[i] != v && r.vps[i].shared.size_hint() != 0) {
+        if (&r.vps[i] != v && !r.vps[i].shared.empty_seq_cst()) {
             return true;
         }
     }
@@ -288,7 +304,8 @@ void idle(vp* v) noexcept {
         v->poll_backoff_ns = std::min(v->poll_backoff_ns * 2, poll_backoff_max_ns);
     }
     v->sleep_word.store(vp_sleeping, std::memory_order_seq_cst);
-    if (!v->inbox.empty() || any_stealable_elsewhere(v) || (r.stopping.load() && v->index != 0)) {
+    if (!v->inbox.empty() || !v->shared.empty_seq_cst() || any_stealable_elsewhere(v) ||
+        (r.stopping.load() && v->index != 0)) {
         v->sleep_word.store(vp_awake, std::memory_order_relaxed);
         return;
     }
@@ -351,8 +368,9 @@ void make_ready(ult* u) noexcept {
         return;
     }
     if (u->stealable) {
-        home->shared.push_back(u);
+        std::size_t queued = home->shared.push_back(u);
         wake_vp(home);
+        offer_to_thieves(home, queued);
         return;
     }
     if (home->inbox.push(u)) {
