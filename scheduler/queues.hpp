@@ -66,6 +66,13 @@ public:
         return e;
     }
     T* front() const noexcept { return head_; }
+    /// Empties the queue; returns its elements as a null-terminated chain, oldest first.
+    T* take_all() noexcept {
+        T* chain = head_;
+        head_ = tail_ = nullptr;
+        size_ = 0;
+        return chain;
+    }
     /// Removes e if present (O(n)); true if it was there.
     bool remove(T* e) noexcept {
         T* prev = nullptr;

@@ -46,34 +46,13 @@ void wait_queue::wait(spinlock& held, const char* what) noexcept {
     if (me->wait_reason == nullptr) {  // keep a reason the caller gave (set_wait_reason)
         me->wait_reason = what;
     }
-    me->next = nullptr;
-    if (tail_ != nullptr) {
-        tail_->next = me;
-    } else {
-        head_ = me;
-    }
-    tail_ = me;
+    q_.push_back(me);
     park({post_op::unlock, me, &held, nullptr});
 }
 
-ult* wait_queue::pop_locked() noexcept {
-    ult* u = head_;
-    if (u != nullptr) {
-        head_ = u->next;
-        if (head_ == nullptr) {
-            tail_ = nullptr;
-        }
-        u->next = nullptr;
-    }
-    return u;
-}
+ult* wait_queue::pop_locked() noexcept { return q_.pop_front(); }
 
-ult* wait_queue::take_all_locked() noexcept {
-    ult* chain = head_;
-    head_ = nullptr;
-    tail_ = nullptr;
-    return chain;
-}
+ult* wait_queue::take_all_locked() noexcept { return q_.take_all(); }
 
 bool wait_queue::notify_one_locked() noexcept {
     ult* u = pop_locked();

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "lib/spinlock.hpp"
+#include "scheduler/queues.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::sched {
@@ -31,7 +32,7 @@ public:
     bool notify_one_locked() noexcept;
     /// Wakes every waiter; returns how many. Caller must hold the lock passed to wait().
     std::size_t notify_all_locked() noexcept;
-    bool empty() const noexcept { return head_ == nullptr; }
+    bool empty() const noexcept { return q_.empty(); }
     /// Removes and returns the oldest waiter without waking it (direct hand-off); null if none.
     /// Wake it with wake() after releasing the lock: a woken ULT may return and destroy the
     /// primitive (and its lock) at once, so primitives wake nobody while holding their lock.
@@ -40,8 +41,7 @@ public:
     ult* take_all_locked() noexcept;
 
 private:
-    ult* head_ = nullptr;
-    ult* tail_ = nullptr;
+    detail::fifo<ult> q_;
 };
 
 /// Makes a parked ULT runnable again (on its VP). For use with wait_queue::pop_locked().

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "lib/log.hpp"
+#include "tests/unit/env_guard.hpp"
 
 // A table of our own, so that the getters can be tested independently of other layers' defaults.
 MPC_CONFIG_TABLE(cfgtest, {
@@ -30,34 +31,7 @@ namespace {
 
 using namespace mpc;
 using namespace mpc::config;
-
-/// Sets (or unsets, with nullptr) an environment variable for the scope, then restores it.
-class env_guard {
-public:
-    env_guard(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) {
-            old_ = std::string(old);
-        }
-        if (value != nullptr) {
-            ::setenv(name, value, 1);
-        } else {
-            ::unsetenv(name);
-        }
-    }
-    ~env_guard() {
-        if (old_) {
-            ::setenv(name_, old_->c_str(), 1);
-        } else {
-            ::unsetenv(name_);
-        }
-    }
-    env_guard(const env_guard&) = delete;
-    env_guard& operator=(const env_guard&) = delete;
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using mpc::test::env_guard;
 
 constexpr std::size_t KiB = 1024;
 constexpr std::size_t MiB = 1024 * KiB;

@@ -15,6 +15,7 @@
 #include "lib/status.hpp"
 #include "scheduler/sched.hpp"
 #include "scheduler/stack.hpp"
+#include "tests/unit/env_guard.hpp"
 
 namespace mpc {
 inline std::ostream& operator<<(std::ostream& os, errc e) { return os << to_string(e); }
@@ -71,34 +72,6 @@ std::uint64_t sum_stats(Field f) {
     }
     return total;
 }
-
-/// Sets (or unsets, with nullptr) an environment variable for the scope, then restores it.
-class env_guard {
-public:
-    env_guard(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) {
-            old_ = std::string(old);
-        }
-        if (value != nullptr) {
-            ::setenv(name, value, 1);
-        } else {
-            ::unsetenv(name);
-        }
-    }
-    ~env_guard() {
-        if (old_) {
-            ::setenv(name_, old_->c_str(), 1);
-        } else {
-            ::unsetenv(name_);
-        }
-    }
-    env_guard(const env_guard&) = delete;
-    env_guard& operator=(const env_guard&) = delete;
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
 
 /// Lets a plain thread run on every CPU. A std::thread started from a ULT inherits the pinning
 /// of that ULT's VP; a thread that busy-waits on the VP's own core would then delay the VP.
