@@ -332,7 +332,11 @@ void idle(vp* v) noexcept {
             report_deadlock();
         }
         r.deep_idle.fetch_sub(1, std::memory_order_acq_rel);
-        r.wake_epoch.fetch_add(1, std::memory_order_release);
+        // Only a real wake-up counts as progress: two watchers whose timeouts expired must not
+        // keep invalidating each other's observation.
+        if (woken) {
+            r.wake_epoch.fetch_add(1, std::memory_order_release);
+        }
     }
     v->idle_since_ns = woken ? 0 : v->idle_since_ns;
 }
