@@ -66,26 +66,25 @@ const char usage_text[] =
     "Exit status: PROGRAM's own; 2 for a usage error; 127 if PROGRAM cannot be executed.\n"
     "Example: mpc_run -c 4 --bind scatter --mpc log_level=info ./ult_demo 20000\n";
 
-/// Prints "mpc_run: <message>" as one line on stderr and exits with status 2.
+/// Prints "mpc_run: <message><suffix>" as one line on stderr and exits with status 2.
+[[noreturn]] void vfail(const char* suffix, const char* fmt, std::va_list ap) {
+    std::fputs("mpc_run: ", stderr);
+    std::vfprintf(stderr, fmt, ap);
+    std::fputs(suffix, stderr);
+    std::exit(exit_usage);
+}
+
 [[noreturn, gnu::format(printf, 1, 2)]] void fail(const char* fmt, ...) {
     std::va_list ap;
     va_start(ap, fmt);
-    std::fputs("mpc_run: ", stderr);
-    std::vfprintf(stderr, fmt, ap);
-    std::fputc('\n', stderr);
-    va_end(ap);
-    std::exit(exit_usage);
+    vfail("\n", fmt, ap);
 }
 
 /// fail() for a malformed command line: the line also points to --help.
 [[noreturn, gnu::format(printf, 1, 2)]] void usage_error(const char* fmt, ...) {
     std::va_list ap;
     va_start(ap, fmt);
-    std::fputs("mpc_run: ", stderr);
-    std::vfprintf(stderr, fmt, ap);
-    std::fputs(" (see mpc_run --help)\n", stderr);
-    va_end(ap);
-    std::exit(exit_usage);
+    vfail(" (see mpc_run --help)\n", fmt, ap);
 }
 
 // ---- knob metadata --------------------------------------------------------------------------

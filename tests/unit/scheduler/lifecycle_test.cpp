@@ -172,17 +172,7 @@ TEST(Lifecycle, BindingCanBeDisabled) {
         CPU_ZERO(&process);
         ASSERT_EQ(sched_getaffinity(0, sizeof process, &process), 0);  // the primary, on VP 0
         for (int v = 0; v < 2; ++v) {
-            int cpus_allowed = -1;
-            sched::ult* u = spawn_or_fail(
-                [&cpus_allowed]() noexcept {
-                    cpu_set_t set;
-                    CPU_ZERO(&set);
-                    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-                        cpus_allowed = CPU_COUNT(&set);
-                    }
-                },
-                on_vp(v));
-            join_or_fail(u);
+            int cpus_allowed = cpus_allowed_on_vp(v);
             EXPECT_EQ(cpus_allowed, CPU_COUNT(&process)) << (way == 0 ? "MPC_SCHED_BIND=0" : "options.bind = false")
                                                          << ": VP " << v << " was pinned";
         }

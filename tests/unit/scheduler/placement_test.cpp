@@ -150,17 +150,7 @@ TEST_P(PlacementTest, VpsRunWhereTheyArePlaced) {
         join_or_fail(u);
         EXPECT_EQ(cpu, p.pu) << "VP " << v;
         EXPECT_EQ(p.shared, v >= topo::info().allowed_pus) << "VP " << v;
-        int cpus_allowed = -1;
-        u = spawn_or_fail(
-            [&cpus_allowed]() noexcept {
-                cpu_set_t set;
-                CPU_ZERO(&set);
-                if (sched_getaffinity(0, sizeof set, &set) == 0) {
-                    cpus_allowed = CPU_COUNT(&set);
-                }
-            },
-            on_vp(v));
-        join_or_fail(u);
+        int cpus_allowed = cpus_allowed_on_vp(v);
         EXPECT_EQ(cpus_allowed, 1) << "VP " << v << " is not pinned to one CPU";
     }
     EXPECT_EQ(sched::vp_place(-1).pu, -1);

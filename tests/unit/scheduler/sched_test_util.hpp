@@ -75,6 +75,22 @@ std::uint64_t sum_stats(Field f) {
 
 /// Lets a plain thread run on every CPU. A std::thread started from a ULT inherits the pinning
 /// of that ULT's VP; a thread that busy-waits on the VP's own core would then delay the VP.
+/// How many CPUs a ULT running on VP `vp` may use (sched_getaffinity of its kernel thread).
+inline int cpus_allowed_on_vp(int vp) {
+    int cpus_allowed = -1;
+    sched::ult* u = spawn_or_fail(
+        [&cpus_allowed]() noexcept {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            if (sched_getaffinity(0, sizeof set, &set) == 0) {
+                cpus_allowed = CPU_COUNT(&set);
+            }
+        },
+        on_vp(vp));
+    join_or_fail(u);
+    return cpus_allowed;
+}
+
 inline void unpin_this_thread() {
     cpu_set_t all;
     CPU_ZERO(&all);
