@@ -62,6 +62,7 @@ struct ult {
     ult* reg_prev = nullptr;
     ult* reg_next = nullptr;
     const char* wait_reason = nullptr;
+    void* task = nullptr;  ///< set_task(): the MPI rank (or other task) this ULT runs for
     void** keys = nullptr;
     stack_region stack;
     stack_allocator* stack_alloc = nullptr;

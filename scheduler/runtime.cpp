@@ -566,6 +566,17 @@ void set_name(ult* u, const char* n) noexcept {
 }
 const char* name(const ult* u) noexcept { return u != nullptr ? u->name : ""; }
 
+void set_task(ult* u, void* task) noexcept {
+    if (u != nullptr) {
+        u->task = task;
+    }
+}
+
+void* current_task() noexcept {
+    vp* v = this_vp();
+    return v != nullptr && v->current != nullptr ? v->current->task : nullptr;
+}
+
 int rebalance() noexcept {
     runtime& r = g_rt;
     if (!initialized()) {

@@ -120,6 +120,11 @@ int vp_of(const ult* u) noexcept;
 void set_name(ult* u, const char* name) noexcept;
 const char* name(const ult* u) noexcept;
 
+/// The task (MPI rank) a ULT runs for: an opaque pointer owned by the layer above (nullptr by
+/// default). current_task() is one TLS load and two dependent loads.
+void set_task(ult* u, void* task) noexcept;
+void* current_task() noexcept;
+
 /// Asks overloaded VPs to hand their movable (non-pinned) ULTs to underloaded ones so that
 /// every VP has about the same number. Moves happen lazily when each ULT next gets scheduled.
 /// Returns the number of moves requested.

@@ -1,0 +1,395 @@
+/**
+ * \file mpi.h
+ * MPC's MPI interface (MPI 3.1), plain C99, usable from C and C++.
+ *
+ * Handles are ints (as in MPICH), encoded as (kind << 24) | index; index 0 is the kind's null
+ * handle and predefined objects have small fixed indices, so every predefined handle is an
+ * integer constant expression (usable in static initializers and switch statements) and the
+ * Fortran conversions (MPI_Comm_c2f ...) are the identity.
+ *
+ * Every MPI_ function also exists as PMPI_ (the MPI_ name is a weak alias of it) for profiling
+ * tools.
+ */
+#ifndef MPC_MPI_H_INCLUDED
+#define MPC_MPI_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define MPC_MPI 1
+
+/* ---- handle types ------------------------------------------------------------------------ */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Message;
+typedef int MPI_Win;
+typedef int MPI_File;
+typedef int MPI_Fint;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+#define MPC_HANDLE_KIND_COMM 0x44
+#define MPC_HANDLE_KIND_GROUP 0x48
+#define MPC_HANDLE_KIND_DATATYPE 0x4c
+#define MPC_HANDLE_KIND_OP 0x58
+#define MPC_HANDLE_KIND_ERRHANDLER 0x54
+#define MPC_HANDLE_KIND_REQUEST 0x2c
+#define MPC_HANDLE_KIND_INFO 0x1c
+#define MPC_HANDLE_KIND_MESSAGE 0x30
+#define MPC_HANDLE_KIND_WIN 0x20
+#define MPC_HANDLE_KIND_FILE 0x24
+#define MPC_HANDLE(kind, index) ((int)(((kind) << 24) | (index)))
+
+/* ---- status ------------------------------------------------------------------------------ */
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int mpc_count_lo;          /* received bytes, low 32 bits */
+    int mpc_count_hi_and_cancelled; /* high 31 bits << 1 | cancelled */
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_STATUS_SIZE 5
+
+/* ---- communicators, groups, ... ---------------------------------------------------------- */
+#define MPI_COMM_NULL MPC_HANDLE(MPC_HANDLE_KIND_COMM, 0)
+#define MPI_COMM_WORLD MPC_HANDLE(MPC_HANDLE_KIND_COMM, 1)
+#define MPI_COMM_SELF MPC_HANDLE(MPC_HANDLE_KIND_COMM, 2)
+#define MPI_GROUP_NULL MPC_HANDLE(MPC_HANDLE_KIND_GROUP, 0)
+#define MPI_GROUP_EMPTY MPC_HANDLE(MPC_HANDLE_KIND_GROUP, 1)
+#define MPI_REQUEST_NULL MPC_HANDLE(MPC_HANDLE_KIND_REQUEST, 0)
+#define MPI_MESSAGE_NULL MPC_HANDLE(MPC_HANDLE_KIND_MESSAGE, 0)
+#define MPI_MESSAGE_NO_PROC MPC_HANDLE(MPC_HANDLE_KIND_MESSAGE, 1)
+#define MPI_INFO_NULL MPC_HANDLE(MPC_HANDLE_KIND_INFO, 0)
+#define MPI_INFO_ENV MPC_HANDLE(MPC_HANDLE_KIND_INFO, 1)
+#define MPI_ERRHANDLER_NULL MPC_HANDLE(MPC_HANDLE_KIND_ERRHANDLER, 0)
+#define MPI_ERRORS_ARE_FATAL MPC_HANDLE(MPC_HANDLE_KIND_ERRHANDLER, 1)
+#define MPI_ERRORS_RETURN MPC_HANDLE(MPC_HANDLE_KIND_ERRHANDLER, 2)
+#define MPI_OP_NULL MPC_HANDLE(MPC_HANDLE_KIND_OP, 0)
+#define MPI_WIN_NULL MPC_HANDLE(MPC_HANDLE_KIND_WIN, 0)
+#define MPI_FILE_NULL MPC_HANDLE(MPC_HANDLE_KIND_FILE, 0)
+
+/* ---- predefined datatypes (indices are fixed: mpi_compat/datatype relies on them) -------- */
+#define MPI_DATATYPE_NULL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 0)
+#define MPI_CHAR MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 1)
+#define MPI_SIGNED_CHAR MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 2)
+#define MPI_UNSIGNED_CHAR MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 3)
+#define MPI_BYTE MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 4)
+#define MPI_WCHAR MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 5)
+#define MPI_SHORT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 6)
+#define MPI_UNSIGNED_SHORT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 7)
+#define MPI_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 8)
+#define MPI_UNSIGNED MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 9)
+#define MPI_LONG MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 10)
+#define MPI_UNSIGNED_LONG MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 11)
+#define MPI_LONG_LONG_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 12)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 13)
+#define MPI_FLOAT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 14)
+#define MPI_DOUBLE MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 15)
+#define MPI_LONG_DOUBLE MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 16)
+#define MPI_C_BOOL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 17)
+#define MPI_INT8_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 18)
+#define MPI_INT16_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 19)
+#define MPI_INT32_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 20)
+#define MPI_INT64_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 21)
+#define MPI_UINT8_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 22)
+#define MPI_UINT16_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 23)
+#define MPI_UINT32_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 24)
+#define MPI_UINT64_T MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 25)
+#define MPI_C_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 26)
+#define MPI_C_FLOAT_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 27)
+#define MPI_C_DOUBLE_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 28)
+#define MPI_C_LONG_DOUBLE_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 29)
+#define MPI_AINT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 30)
+#define MPI_OFFSET MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 31)
+#define MPI_COUNT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 32)
+#define MPI_PACKED MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 33)
+#define MPI_LB MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 34)
+#define MPI_UB MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 35)
+#define MPI_FLOAT_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 36)
+#define MPI_DOUBLE_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 37)
+#define MPI_LONG_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 38)
+#define MPI_SHORT_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 39)
+#define MPI_2INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 40)
+#define MPI_LONG_DOUBLE_INT MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 41)
+#define MPI_CXX_BOOL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 42)
+#define MPI_CXX_FLOAT_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 43)
+#define MPI_CXX_DOUBLE_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 44)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 45)
+/* Fortran types (for mpif.h and the Fortran issue; usable from C as well) */
+#define MPI_CHARACTER MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 46)
+#define MPI_LOGICAL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 47)
+#define MPI_INTEGER MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 48)
+#define MPI_REAL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 49)
+#define MPI_DOUBLE_PRECISION MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 50)
+#define MPI_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 51)
+#define MPI_DOUBLE_COMPLEX MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 52)
+#define MPI_2REAL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 53)
+#define MPI_2DOUBLE_PRECISION MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 54)
+#define MPI_2INTEGER MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 55)
+#define MPC_DATATYPE_PREDEFINED_COUNT 56
+
+/* ---- reduction operations ---------------------------------------------------------------- */
+#define MPI_MAX MPC_HANDLE(MPC_HANDLE_KIND_OP, 1)
+#define MPI_MIN MPC_HANDLE(MPC_HANDLE_KIND_OP, 2)
+#define MPI_SUM MPC_HANDLE(MPC_HANDLE_KIND_OP, 3)
+#define MPI_PROD MPC_HANDLE(MPC_HANDLE_KIND_OP, 4)
+#define MPI_LAND MPC_HANDLE(MPC_HANDLE_KIND_OP, 5)
+#define MPI_BAND MPC_HANDLE(MPC_HANDLE_KIND_OP, 6)
+#define MPI_LOR MPC_HANDLE(MPC_HANDLE_KIND_OP, 7)
+#define MPI_BOR MPC_HANDLE(MPC_HANDLE_KIND_OP, 8)
+#define MPI_LXOR MPC_HANDLE(MPC_HANDLE_KIND_OP, 9)
+#define MPI_BXOR MPC_HANDLE(MPC_HANDLE_KIND_OP, 10)
+#define MPI_MINLOC MPC_HANDLE(MPC_HANDLE_KIND_OP, 11)
+#define MPI_MAXLOC MPC_HANDLE(MPC_HANDLE_KIND_OP, 12)
+#define MPI_REPLACE MPC_HANDLE(MPC_HANDLE_KIND_OP, 13)
+#define MPI_NO_OP MPC_HANDLE(MPC_HANDLE_KIND_OP, 14)
+
+/* ---- constants --------------------------------------------------------------------------- */
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID 0x24000000
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_MAX_PROCESSOR_NAME 128
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256
+#define MPI_MAX_DATAREP_STRING 128
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+#define MPI_UNWEIGHTED ((int *)1)
+#define MPI_WEIGHTS_EMPTY ((int *)2)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Predefined attribute keys */
+#define MPI_TAG_UB 0x64400001
+#define MPI_HOST 0x64400003
+#define MPI_IO 0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_LASTUSEDCODE 0x6440000b
+#define MPI_APPNUM 0x6440000d
+
+/* ---- error classes ----------------------------------------------------------------------- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_ROOT 7
+#define MPI_ERR_TRUNCATE 14
+#define MPI_ERR_GROUP 8
+#define MPI_ERR_OP 9
+#define MPI_ERR_REQUEST 19
+#define MPI_ERR_TOPOLOGY 10
+#define MPI_ERR_DIMS 11
+#define MPI_ERR_ARG 12
+#define MPI_ERR_OTHER 15
+#define MPI_ERR_UNKNOWN 13
+#define MPI_ERR_INTERN 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_BAD_FILE 22
+#define MPI_ERR_CONVERSION 23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE 27
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_IO 32
+#define MPI_ERR_NAME 33
+#define MPI_ERR_NO_MEM 34
+#define MPI_ERR_NOT_SAME 35
+#define MPI_ERR_NO_SPACE 36
+#define MPI_ERR_NO_SUCH_FILE 37
+#define MPI_ERR_PORT 38
+#define MPI_ERR_QUOTA 39
+#define MPI_ERR_READ_ONLY 40
+#define MPI_ERR_SERVICE 41
+#define MPI_ERR_SPAWN 42
+#define MPI_ERR_UNSUPPORTED_DATAREP 43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_SIZE 51
+#define MPI_ERR_DISP 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_RMA_RANGE 55
+#define MPI_ERR_RMA_ATTACH 56
+#define MPI_ERR_RMA_SHARED 57
+#define MPI_ERR_RMA_FLAVOR 58
+#define MPI_T_ERR_INVALID 72
+#define MPI_ERR_LASTCODE 0x3fffffff
+
+/* ---- environment ------------------------------------------------------------------------- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Initialized(int *flag);
+int MPI_Finalize(void);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Get_processor_name(char *name, int *resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+
+int PMPI_Init(int *argc, char ***argv);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int PMPI_Initialized(int *flag);
+int PMPI_Finalize(void);
+int PMPI_Finalized(int *flag);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+int PMPI_Query_thread(int *provided);
+int PMPI_Is_thread_main(int *flag);
+int PMPI_Get_version(int *version, int *subversion);
+int PMPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Get_processor_name(char *name, int *resultlen);
+double PMPI_Wtime(void);
+double PMPI_Wtick(void);
+
+/* ---- communicators (the core; the rest comes with the communicator work) ----------------- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int PMPI_Comm_size(MPI_Comm comm, int *size);
+
+/* ---- point-to-point ---------------------------------------------------------------------- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+int PMPI_Request_free(MPI_Request *request);
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+
+/* ---- errors ------------------------------------------------------------------------------ */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Error_class(int errorcode, int *errorclass);
+
+/* ---- Fortran handle conversions (handles are ints: identity) ------------------------------ */
+#define MPI_Comm_c2f(comm) ((MPI_Fint)(comm))
+#define MPI_Comm_f2c(comm) ((MPI_Comm)(comm))
+#define MPI_Type_c2f(t) ((MPI_Fint)(t))
+#define MPI_Type_f2c(t) ((MPI_Datatype)(t))
+#define MPI_Group_c2f(g) ((MPI_Fint)(g))
+#define MPI_Group_f2c(g) ((MPI_Group)(g))
+#define MPI_Request_c2f(r) ((MPI_Fint)(r))
+#define MPI_Request_f2c(r) ((MPI_Request)(r))
+#define MPI_Op_c2f(o) ((MPI_Fint)(o))
+#define MPI_Op_f2c(o) ((MPI_Op)(o))
+#define MPI_Errhandler_c2f(e) ((MPI_Fint)(e))
+#define MPI_Errhandler_f2c(e) ((MPI_Errhandler)(e))
+#define MPI_Info_c2f(i) ((MPI_Fint)(i))
+#define MPI_Info_f2c(i) ((MPI_Info)(i))
+#define MPI_Message_c2f(m) ((MPI_Fint)(m))
+#define MPI_Message_f2c(m) ((MPI_Message)(m))
+#define MPI_Win_c2f(w) ((MPI_Fint)(w))
+#define MPI_Win_f2c(w) ((MPI_Win)(w))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPC_MPI_H_INCLUDED */

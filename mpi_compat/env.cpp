@@ -1,0 +1,190 @@
+/// \file
+/// Environment calls: initialization, finalization, abort, versions, time, and the size and
+/// rank queries of the predefined communicators.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "mpi_compat/binding.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/runtime.hpp"
+
+namespace mpc::mpi {
+double wtime() noexcept;
+}
+
+using namespace mpc::mpi;
+
+namespace {
+/// The calling rank, or nullptr after reporting that the call needs one.
+task* rank_or_null() noexcept { return current(); }
+
+int init_common(const char* call, int required, int* provided) noexcept {
+    task* t = rank_or_null();
+    if (t == nullptr) {
+        std::fprintf(stderr, "mpc: %s called outside an MPI rank (was the program built with mpc_cc?)\n", call);
+        return MPI_ERR_OTHER;
+    }
+    if (t->initialized) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, call, "MPI is already initialized in this rank");
+    }
+    if (t->finalized) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, call, "MPI cannot be initialized again after MPI_Finalize");
+    }
+    t->initialized = true;
+    t->thread_level = MPI_THREAD_MULTIPLE;  // every call is thread-safe
+    if (provided != nullptr) {
+        *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
+    }
+    return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" {
+int PMPI_Init(int* /*argc*/, char*** /*argv*/) { return init_common("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
+
+int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+    if (provided == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    return init_common("MPI_Init_thread", required, provided);
+}
+
+int PMPI_Initialized(int* flag) {
+    if (flag == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    task* t = rank_or_null();
+    *flag = t != nullptr && t->initialized ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int* flag) {
+    if (flag == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    task* t = rank_or_null();
+    *flag = t != nullptr && t->finalized ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalize(void) {
+    task* t = rank_or_null();
+    if (t == nullptr || !t->initialized || t->finalized) {
+        return t == nullptr ? MPI_ERR_OTHER
+                            : raise(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Finalize",
+                                    t->finalized ? "MPI_Finalize called twice" : "MPI_Init was not called");
+    }
+    t->finalized = true;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+    task* t = rank_or_null();
+    char line[200];
+    int n = std::snprintf(line, sizeof(line), "mpc: rank %d called MPI_Abort(%s, %d): ending the job\n",
+                          t != nullptr ? t->world_rank : -1, lookup_comm(comm) ? lookup_comm(comm)->name : "?",
+                          errorcode);
+    ssize_t w = ::write(2, line, static_cast<std::size_t>(n < 0 ? 0 : n));
+    (void)w;
+    end_job(errorcode == 0 ? 1 : (errorcode & 0xff) == 0 ? 1 : errorcode & 0xff);
+}
+
+int PMPI_Query_thread(int* provided) {
+    task* t = rank_or_null();
+    if (provided == nullptr || t == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    *provided = t->thread_level;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Is_thread_main(int* flag) {
+    task* t = rank_or_null();
+    if (flag == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    *flag = t != nullptr && mpc::sched::self() == t->ult ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_version(int* version, int* subversion) {
+    if (version == nullptr || subversion == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_library_version(char* version, int* resultlen) {
+    if (version == nullptr || resultlen == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    int n = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "MPC 0.1.0 (thread-based MPI %d.%d)",
+                          MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+    if (name == nullptr || resultlen == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) {
+        std::strcpy(name, "localhost");
+    }
+    name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    *resultlen = static_cast<int>(std::strlen(name));
+    return MPI_SUCCESS;
+}
+
+double PMPI_Wtime(void) { return wtime(); }
+double PMPI_Wtick(void) { return 1e-9; }
+
+int PMPI_Comm_size(MPI_Comm c, int* size) {
+    comm* cm = lookup_comm(c);
+    if (cm == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_size", "invalid communicator %#x", c);
+    }
+    if (size == nullptr) {
+        return raise(c, MPI_ERR_ARG, "MPI_Comm_size", "null output pointer");
+    }
+    *size = cm->size();
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_rank(MPI_Comm c, int* rank) {
+    comm* cm = lookup_comm(c);
+    task* t = rank_or_null();
+    if (cm == nullptr || t == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_rank", "invalid communicator %#x", c);
+    }
+    if (rank == nullptr) {
+        return raise(c, MPI_ERR_ARG, "MPI_Comm_rank", "null output pointer");
+    }
+    *rank = cm->rank_of(*t);
+    return MPI_SUCCESS;
+}
+}
+
+
+extern "C" {
+int MPI_Init(int*, char***) MPC_WEAK(MPI_Init);
+int MPI_Init_thread(int*, char***, int, int*) MPC_WEAK(MPI_Init_thread);
+int MPI_Initialized(int*) MPC_WEAK(MPI_Initialized);
+int MPI_Finalized(int*) MPC_WEAK(MPI_Finalized);
+int MPI_Finalize(void) MPC_WEAK(MPI_Finalize);
+int MPI_Abort(MPI_Comm, int) MPC_WEAK(MPI_Abort);
+int MPI_Query_thread(int*) MPC_WEAK(MPI_Query_thread);
+int MPI_Is_thread_main(int*) MPC_WEAK(MPI_Is_thread_main);
+int MPI_Get_version(int*, int*) MPC_WEAK(MPI_Get_version);
+int MPI_Get_library_version(char*, int*) MPC_WEAK(MPI_Get_library_version);
+int MPI_Get_processor_name(char*, int*) MPC_WEAK(MPI_Get_processor_name);
+double MPI_Wtime(void) MPC_WEAK(MPI_Wtime);
+double MPI_Wtick(void) MPC_WEAK(MPI_Wtick);
+int MPI_Comm_size(MPI_Comm, int*) MPC_WEAK(MPI_Comm_size);
+int MPI_Comm_rank(MPI_Comm, int*) MPC_WEAK(MPI_Comm_rank);
+}

@@ -1,0 +1,156 @@
+#include "mpi_compat/binding.hpp"
+#include "mpi_compat/errors.hpp"
+
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "mpi_compat/runtime.hpp"
+
+namespace mpc::mpi {
+namespace {
+struct class_info {
+    int cls;
+    const char* name;
+    const char* text;
+};
+const class_info classes[] = {
+    {MPI_SUCCESS, "MPI_SUCCESS", "no error"},
+    {MPI_ERR_BUFFER, "MPI_ERR_BUFFER", "invalid buffer pointer"},
+    {MPI_ERR_COUNT, "MPI_ERR_COUNT", "invalid count argument"},
+    {MPI_ERR_TYPE, "MPI_ERR_TYPE", "invalid datatype"},
+    {MPI_ERR_TAG, "MPI_ERR_TAG", "invalid tag"},
+    {MPI_ERR_COMM, "MPI_ERR_COMM", "invalid communicator"},
+    {MPI_ERR_RANK, "MPI_ERR_RANK", "invalid rank"},
+    {MPI_ERR_ROOT, "MPI_ERR_ROOT", "invalid root"},
+    {MPI_ERR_GROUP, "MPI_ERR_GROUP", "invalid group"},
+    {MPI_ERR_OP, "MPI_ERR_OP", "invalid reduce operation"},
+    {MPI_ERR_TOPOLOGY, "MPI_ERR_TOPOLOGY", "invalid topology"},
+    {MPI_ERR_DIMS, "MPI_ERR_DIMS", "invalid dimension argument"},
+    {MPI_ERR_ARG, "MPI_ERR_ARG", "invalid argument of some other kind"},
+    {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN", "unknown error"},
+    {MPI_ERR_TRUNCATE, "MPI_ERR_TRUNCATE", "message truncated on receive"},
+    {MPI_ERR_OTHER, "MPI_ERR_OTHER", "known error not in this list"},
+    {MPI_ERR_INTERN, "MPI_ERR_INTERN", "internal MPI (implementation) error"},
+    {MPI_ERR_IN_STATUS, "MPI_ERR_IN_STATUS", "error code is in status"},
+    {MPI_ERR_PENDING, "MPI_ERR_PENDING", "pending request"},
+    {MPI_ERR_REQUEST, "MPI_ERR_REQUEST", "invalid request (handle)"},
+    {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM", "out of memory"},
+    {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION", "unsupported operation"},
+};
+
+const class_info* find(int cls) noexcept {
+    for (const class_info& c : classes) {
+        if (c.cls == cls) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+MPI_Errhandler handler_of(MPI_Comm comm, const task* t) noexcept {
+    if (t == nullptr) {
+        return MPI_ERRORS_ARE_FATAL;
+    }
+    return comm == MPI_COMM_SELF ? t->self_errhandler : t->world_errhandler;
+}
+}  // namespace
+
+const char* error_text(int cls) noexcept {
+    const class_info* c = find(cls);
+    return c != nullptr ? c->text : "unknown error class";
+}
+
+const char* error_name(int cls) noexcept {
+    const class_info* c = find(cls);
+    return c != nullptr ? c->name : "MPI_ERR_UNKNOWN";
+}
+
+void end_job(int code) noexcept {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+}
+
+int raise(MPI_Comm comm, int cls, const char* call, const char* fmt, ...) noexcept {
+    task* t = current();
+    if (handler_of(comm, t) == MPI_ERRORS_RETURN) {
+        return cls;
+    }
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    char line[600];
+    int n = std::snprintf(line, sizeof(line), "mpc: fatal: rank %d: %s: %s [%s]\n", t != nullptr ? t->world_rank : -1,
+                          call, why, error_name(cls));
+    ssize_t w = ::write(2, line, static_cast<std::size_t>(n < 0 ? 0 : n));
+    (void)w;
+    end_job(1);
+}
+
+}  // namespace mpc::mpi
+
+using namespace mpc::mpi;
+
+extern "C" {
+int PMPI_Error_class(int errorcode, int* errorclass) {
+    if (errorclass == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    *errorclass = errorcode;  // codes are classes until MPI_Add_error_code exists
+    return MPI_SUCCESS;
+}
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+    if (string == nullptr || resultlen == nullptr) {
+        return MPI_ERR_ARG;
+    }
+    const class_info* c = find(errorcode);
+    int n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", c ? c->name : "MPI_ERR_UNKNOWN",
+                          c ? c->text : "unknown error code");
+    *resultlen = n < 0 ? 0 : (n >= MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING - 1 : n);
+    return c != nullptr ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh) {
+    task* t = current();
+    if (t == nullptr) {
+        return MPI_ERR_OTHER;
+    }
+    if (lookup_comm(comm) == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %#x", comm);
+    }
+    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN) {
+        return raise(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %#x", eh);
+    }
+    (comm == MPI_COMM_SELF ? t->self_errhandler : t->world_errhandler) = eh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* eh) {
+    task* t = current();
+    if (t == nullptr) {
+        return MPI_ERR_OTHER;
+    }
+    if (lookup_comm(comm) == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %#x", comm);
+    }
+    if (eh == nullptr) {
+        return raise(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler", "null output pointer");
+    }
+    *eh = comm == MPI_COMM_SELF ? t->self_errhandler : t->world_errhandler;
+    return MPI_SUCCESS;
+}
+}
+
+
+extern "C" {
+int MPI_Error_class(int, int*) MPC_WEAK(MPI_Error_class);
+int MPI_Error_string(int, char*, int*) MPC_WEAK(MPI_Error_string);
+int MPI_Comm_set_errhandler(MPI_Comm, MPI_Errhandler) MPC_WEAK(MPI_Comm_set_errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm, MPI_Errhandler*) MPC_WEAK(MPI_Comm_get_errhandler);
+}

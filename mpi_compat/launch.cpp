@@ -1,0 +1,165 @@
+/// \file
+/// Start-up of an MPI job in this process: mpc_mpi_launch() is called by the start-up code that
+/// mpc_cc links into every MPI program (tools/mpc_start.c) instead of main. It starts the
+/// engine, creates MPI_COMM_WORLD, runs main once per rank, each as a ULT named "rank N", and
+/// returns the job's exit status: the first non-zero status of a rank, in rank order.
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "lib/config.hpp"
+#include "lib/log.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/runtime.hpp"
+
+MPC_CONFIG_TABLE(mpi, {
+    {"MPC_NRANKS", ::mpc::config::knob_type::integer, "1",
+     "number of MPI ranks of this process (set by mpc_run -n)"},
+    {"MPC_MPI_EAGER_LIMIT", ::mpc::config::knob_type::size, "16k",
+     "in-process messages up to this size are buffered when no receive is posted (larger: rendezvous)"},
+})
+
+namespace mpc::mpi {
+namespace {
+world_state g_world;
+
+using main_fn_t = int (*)(int, char**, char**);
+
+struct rank_args {
+    task* t;
+    main_fn_t main_fn;
+    int argc;
+    char** argv;
+    char** envp;
+};
+
+/// Each rank gets its own argv array (main may modify it), pointing to the same strings.
+char** copy_argv(int argc, char** argv) {
+    auto** v = static_cast<char**>(std::calloc(static_cast<std::size_t>(argc) + 1, sizeof(char*)));
+    if (v != nullptr) {
+        for (int i = 0; i < argc; ++i) {
+            v[i] = argv[i];
+        }
+    }
+    return v;
+}
+
+void rank_main(void* p) noexcept {
+    auto* a = static_cast<rank_args*>(p);
+    a->t->ult = sched::self();
+    sched::set_task(a->t->ult, a->t);
+    task* t = a->t;
+    t->exit_code = a->main_fn(a->argc, a->argv, a->envp);
+    // As mpirun does: a rank that fails, or leaves MPI without MPI_Finalize, ends the job
+    // (the other ranks would otherwise wait for it forever).
+    if (t->exit_code != 0) {
+        std::fprintf(stderr, "mpc: rank %d exited with status %d: ending the job\n", t->world_rank, t->exit_code);
+        end_job(t->exit_code);
+    }
+    if (t->initialized && !t->finalized) {
+        std::fprintf(stderr, "mpc: rank %d returned from main without calling MPI_Finalize: ending the job\n",
+                     t->world_rank);
+        end_job(1);
+    }
+}
+
+double now_seconds() noexcept {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
+
+world_state& world() noexcept { return g_world; }
+
+double wtime() noexcept { return now_seconds() - g_world.wtime_origin; }
+
+extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, char** argv, char** envp) {
+    auto n = config::get_int("MPC_NRANKS");
+    if (!n || *n < 1 || *n > 1'000'000) {
+        std::fprintf(stderr, "mpc: MPC_NRANKS must be an integer from 1 to 1000000\n");
+        return 2;
+    }
+    if (status s = sched::init(); !s) {
+        std::fprintf(stderr, "mpc: cannot start the runtime: %s\n", s.reason());
+        return 2;
+    }
+    world_state& w = g_world;
+    w.size = static_cast<int>(*n);
+    w.wtime_origin = now_seconds();
+    w.world.handle = MPI_COMM_WORLD;
+    w.world.context = 1;
+    w.world.name = "MPI_COMM_WORLD";
+    w.world.world_of.resize(static_cast<std::size_t>(w.size));
+    for (int i = 0; i < w.size; ++i) {
+        w.world.world_of[static_cast<std::size_t>(i)] = i;
+    }
+    w.self.handle = MPI_COMM_SELF;
+    w.self.context = 2;
+    w.self.is_self = true;
+    w.self.name = "MPI_COMM_SELF";
+    std::vector<rank_args> args(static_cast<std::size_t>(w.size));
+    std::vector<sched::ult*> ults(static_cast<std::size_t>(w.size));
+    w.tasks.resize(static_cast<std::size_t>(w.size));
+    for (int i = 0; i < w.size; ++i) {
+        auto t = std::make_unique<task>();
+        t->world_rank = i;
+        args[static_cast<std::size_t>(i)] = {t.get(), main_fn, argc, copy_argv(argc, argv), envp};
+        w.tasks[static_cast<std::size_t>(i)] = std::move(t);
+    }
+    char name[32];
+    for (int i = 0; i < w.size; ++i) {
+        std::snprintf(name, sizeof(name), "rank %d", i);
+        sched::attr a;
+        a.name = name;
+        a.owner = -1;
+        auto u = sched::spawn(&rank_main, &args[static_cast<std::size_t>(i)], a);
+        if (!u) {
+            std::fprintf(stderr, "mpc: cannot create rank %d: %s\n", i, u.error().reason());
+            end_job(2);
+        }
+        ults[static_cast<std::size_t>(i)] = *u;
+    }
+    int status = 0;
+    for (int i = 0; i < w.size; ++i) {
+        sched::join(ults[static_cast<std::size_t>(i)]).ignore();
+        int code = w.tasks[static_cast<std::size_t>(i)]->exit_code;
+        if (status == 0 && code != 0) {
+            status = code;
+        }
+        std::free(args[static_cast<std::size_t>(i)].argv);
+    }
+    sched::finalize().ignore();
+    return status;
+}
+
+comm* lookup_comm(MPI_Comm h) noexcept {
+    if (h == MPI_COMM_WORLD) {
+        return &g_world.world;
+    }
+    if (h == MPI_COMM_SELF) {
+        return &g_world.self;
+    }
+    return nullptr;
+}
+
+int comm::rank_of(const task& t) const noexcept {
+    if (is_self) {
+        return 0;
+    }
+    if (handle == MPI_COMM_WORLD) {
+        return t.world_rank;
+    }
+    for (std::size_t i = 0; i < world_of.size(); ++i) {
+        if (world_of[i] == t.world_rank) {
+            return static_cast<int>(i);
+        }
+    }
+    return MPI_UNDEFINED;
+}
+
+}  // namespace mpc::mpi

@@ -1,0 +1,252 @@
+#include "mpi_compat/match.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "lib/config.hpp"
+#include "lib/log.hpp"
+
+namespace mpc::mpi {
+
+// ---- status -------------------------------------------------------------------------------
+
+void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept {
+    st->MPI_SOURCE = source;
+    st->MPI_TAG = tag;
+    st->MPI_ERROR = error;
+    st->mpc_count_lo = static_cast<int>(bytes & 0xffffffffU);
+    st->mpc_count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1);
+}
+
+std::size_t status_bytes(const MPI_Status& st) noexcept {
+    return static_cast<std::size_t>(static_cast<unsigned>(st.mpc_count_lo)) |
+           (static_cast<std::size_t>(static_cast<unsigned>(st.mpc_count_hi_and_cancelled)) >> 1 << 32);
+}
+
+// ---- requests -----------------------------------------------------------------------------
+
+void request::reset() noexcept {
+    next = nullptr;
+    persistent_free = false;
+    done.store(false, std::memory_order_relaxed);
+    notify = nullptr;
+    buf = nullptr;
+    capacity = 0;
+    sbuf = nullptr;
+    sbytes = 0;
+    status = MPI_Status{};
+}
+
+void request::complete() noexcept {
+    lk.lock();
+    done.store(true, std::memory_order_release);
+    sched::ult* chain = waiters.take_all_locked();
+    if (notify != nullptr) {
+        notify->release();  // under lk: the waiter unregisters (taking lk) before it returns
+    }
+    lk.unlock();
+    sched::wake_all(chain);
+}
+
+void request::wait(const char* what) noexcept {
+    if (done.load(std::memory_order_acquire)) {
+        return;
+    }
+    lk.lock();
+    if (done.load(std::memory_order_relaxed)) {
+        lk.unlock();
+        return;
+    }
+    sched::set_wait_reason(what);
+    waiters.wait(lk, what);
+}
+
+namespace {
+constexpr int chunk_bits = 10;
+constexpr int chunk_size = 1 << chunk_bits;
+constexpr int max_chunks = (1 << 24) / chunk_size;
+
+struct request_table {
+    std::mutex grow;
+    std::atomic<request*> chunks[max_chunks] = {};
+    int nchunks = 0;
+};
+
+request_table& table() {
+    static request_table t;
+    return t;
+}
+}  // namespace
+
+request* request_pool::alloc() noexcept {
+    if (free_.empty()) {
+        request_table& t = table();
+        std::lock_guard<std::mutex> g(t.grow);
+        if (t.nchunks == max_chunks) {
+            return nullptr;
+        }
+        auto* chunk = new (std::nothrow) request[chunk_size];
+        if (chunk == nullptr) {
+            return nullptr;
+        }
+        int base = t.nchunks * chunk_size;
+        for (int i = chunk_size - 1; i >= 0; --i) {
+            chunk[i].index = base + i;
+            if (base + i != 0) {  // index 0 is MPI_REQUEST_NULL
+                free_.push_back(&chunk[i]);
+            }
+        }
+        t.chunks[t.nchunks].store(chunk, std::memory_order_release);
+        ++t.nchunks;
+    }
+    request* r = free_.back();
+    free_.pop_back();
+    r->reset();
+    r->in_table = true;
+    return r;
+}
+
+void request_pool::release(request* r) noexcept {
+    r->quiesce();
+    r->in_table = false;
+    free_.push_back(r);
+}
+
+request* request_pool::from_handle(MPI_Request h) noexcept {
+    if ((static_cast<unsigned>(h) >> 24) != MPC_HANDLE_KIND_REQUEST) {
+        return nullptr;
+    }
+    int idx = h & 0xffffff;
+    request* chunk = table().chunks[idx >> chunk_bits].load(std::memory_order_acquire);
+    if (idx == 0 || chunk == nullptr) {
+        return nullptr;
+    }
+    request* r = &chunk[idx & (chunk_size - 1)];
+    return r->in_table ? r : nullptr;
+}
+
+// ---- matching -----------------------------------------------------------------------------
+
+namespace {
+inline bool matches(int want_src, int want_tag, int src, int tag) noexcept {
+    return (want_src == MPI_ANY_SOURCE || want_src == src) && (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/// Copies a message into a posted receive and completes it; truncates to its capacity.
+void fill_receive(request* r, int source, int tag, const void* data, std::size_t bytes) noexcept {
+    std::size_t n = bytes <= r->capacity ? bytes : r->capacity;
+    if (n != 0) {
+        std::memcpy(r->buf, data, n);
+    }
+    set_status(&r->status, source, tag, n, bytes > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
+    r->complete();
+}
+}  // namespace
+
+std::size_t match_engine::eager_limit() noexcept {
+    static const std::size_t limit = [] {
+        auto v = config::get_size("MPC_MPI_EAGER_LIMIT");
+        return v ? *v : std::size_t{16384};
+    }();
+    return limit;
+}
+
+void match_engine::deliver(std::uint32_t context, int source, int tag, const void* buf, std::size_t bytes,
+                           request* sreq, bool sync) noexcept {
+    lk_.lock();
+    request* prev = nullptr;
+    for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
+        if (r->context == context && matches(r->source, r->tag, source, tag)) {
+            (prev ? prev->next : posted_head_) = r->next;
+            if (posted_tail_ == r) {
+                posted_tail_ = prev;
+            }
+            lk_.unlock();
+            fill_receive(r, source, tag, buf, bytes);  // the single copy
+            sreq->complete();
+            return;
+        }
+    }
+    auto* m = new (std::nothrow) unexpected_msg{nullptr, context, source, tag, bytes};
+    bool eager = !sync && bytes <= eager_limit();
+    if (m != nullptr && eager && bytes != 0) {
+        m->eager = std::malloc(bytes);
+        if (m->eager == nullptr) {
+            eager = false;  // fall back to rendezvous: no memory needed
+        } else {
+            std::memcpy(m->eager, buf, bytes);
+        }
+    }
+    if (m == nullptr) {
+        lk_.unlock();
+        MPC_LOG(fatal, mpi, "out of memory queueing a message of %zu bytes", bytes);
+        std::abort();
+    }
+    if (!eager) {
+        sreq->sbuf = buf;
+        sreq->sbytes = bytes;
+        m->sender = sreq;
+    }
+    (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
+    unexp_tail_ = m;
+    lk_.unlock();
+    if (eager) {
+        sreq->complete();
+    }
+}
+
+void match_engine::post(request* r) noexcept {
+    lk_.lock();
+    unexpected_msg* prev = nullptr;
+    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
+        if (m->context == r->context && matches(r->source, r->tag, m->source, m->tag)) {
+            (prev ? prev->next : unexp_head_) = m->next;
+            if (unexp_tail_ == m) {
+                unexp_tail_ = prev;
+            }
+            lk_.unlock();
+            if (m->sender != nullptr) {
+                fill_receive(r, m->source, m->tag, m->sender->sbuf, m->bytes);  // sender -> receiver
+                m->sender->complete();
+            } else {
+                fill_receive(r, m->source, m->tag, m->eager, m->bytes);
+                std::free(m->eager);
+            }
+            delete m;
+            return;
+        }
+    }
+    r->next = nullptr;
+    (posted_tail_ ? posted_tail_->next : posted_head_) = r;
+    posted_tail_ = r;
+    lk_.unlock();
+}
+
+bool match_engine::probe(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept {
+    spin_guard g(lk_);
+    for (unexpected_msg* m = unexp_head_; m != nullptr; m = m->next) {
+        if (m->context == context && matches(source, tag, m->source, m->tag)) {
+            set_status(st, m->source, m->tag, m->bytes, MPI_SUCCESS);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool match_engine::cancel(request* r) noexcept {
+    spin_guard g(lk_);
+    request* prev = nullptr;
+    for (request* c = posted_head_; c != nullptr; prev = c, c = c->next) {
+        if (c == r) {
+            (prev ? prev->next : posted_head_) = c->next;
+            if (posted_tail_ == c) {
+                posted_tail_ = prev;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace mpc::mpi

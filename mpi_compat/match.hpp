@@ -1,0 +1,122 @@
+/// \file
+/// Requests and the matching engine: one engine per rank, fed by every sender (DESIGN.md
+/// decision 4). Envelopes carry (context id, source, tag, size, protocol).
+///
+/// In-process protocol (decision 5), all under the receiver's engine lock for the matching
+/// and without it for the copy:
+///  - the receive is posted first: the sender copies its buffer straight into the receiver's;
+///  - the send comes first, small (<= eager limit) and not synchronous: the sender copies it
+///    into one eager buffer and completes; the receiver copies it out when it matches;
+///  - the send comes first, large or synchronous (Ssend): the sender queues a descriptor of
+///    its buffer and waits; the receiver copies sender buffer -> receiver buffer and completes
+///    the send.
+/// Non-overtaking holds because both queues are scanned in order under one lock.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "lib/spinlock.hpp"
+#include "scheduler/sync.hpp"
+
+namespace mpc::mpi {
+
+struct task;
+
+enum class req_kind : std::uint8_t { send, recv };
+
+/// A point-to-point request. Completion protocol: the completer fills the status, sets done
+/// and takes the waiters under `lk`, unlocks (its last access), then wakes them. Whoever frees
+/// a request first takes and releases `lk`, so a completer still inside cannot touch freed
+/// memory.
+struct request {
+    request* next = nullptr;  ///< posted-queue link
+    req_kind kind = req_kind::recv;
+    bool persistent_free = false;
+    bool in_table = false;
+    std::atomic<bool> done{false};
+    spinlock lk;
+    sched::wait_queue waiters;
+    sched::semaphore* notify = nullptr;  ///< Waitany/Waitsome: released on completion
+    // receive side
+    void* buf = nullptr;
+    std::size_t capacity = 0;  ///< bytes the receive buffer holds
+    std::uint32_t context = 0;
+    int source = MPI_ANY_SOURCE;  ///< comm rank or MPI_ANY_SOURCE
+    int tag = MPI_ANY_TAG;
+    // send side (rendezvous: the receiver reads these)
+    const void* sbuf = nullptr;
+    std::size_t sbytes = 0;
+    // result
+    MPI_Status status{};
+    int index = 0;  ///< handle index when in the request table
+
+    void reset() noexcept;
+    /// Marks complete and wakes the waiters (any thread).
+    void complete() noexcept;
+    /// Parks the caller until complete (may yield).
+    void wait(const char* what) noexcept;
+    /// Makes sure no completer is still inside before the request is reused or freed.
+    void quiesce() noexcept {
+        lk.lock();
+        lk.unlock();
+    }
+};
+
+/// Request handles: a process-wide table of chunks (never freed, so a handle's memory stays
+/// valid), and a free list per rank (no contention between ranks).
+class request_pool {
+public:
+    request* alloc() noexcept;
+    void release(request* r) noexcept;
+    static request* from_handle(MPI_Request h) noexcept;
+    static MPI_Request handle_of(const request* r) noexcept { return MPC_HANDLE(MPC_HANDLE_KIND_REQUEST, r->index); }
+
+private:
+    std::vector<request*> free_;
+};
+
+/// A message that arrived before its receive was posted.
+struct unexpected_msg {
+    unexpected_msg* next = nullptr;
+    std::uint32_t context;
+    int source;  ///< sender's rank in the communicator
+    int tag;
+    std::size_t bytes;
+    void* eager = nullptr;        ///< eager copy (owned), or
+    request* sender = nullptr;    ///< rendezvous: the sender's pending request
+};
+
+class match_engine {
+public:
+    /// Sender side: delivers to the posted receive that matches, or queues the message.
+    /// `sreq` completes when the data has left `buf` (now for eager, at match for rendezvous).
+    /// `sync` forces rendezvous (MPI_Ssend).
+    void deliver(std::uint32_t context, int source, int tag, const void* buf, std::size_t bytes, request* sreq,
+                 bool sync) noexcept;
+    /// Receiver side: takes the first matching unexpected message, or posts `r`.
+    void post(request* r) noexcept;
+    /// Probe: the status of the first matching unexpected message; false if none.
+    bool probe(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept;
+    /// Removes a posted receive (MPI_Cancel); false if it was already matched.
+    bool cancel(request* r) noexcept;
+
+    static std::size_t eager_limit() noexcept;
+
+private:
+    spinlock lk_;
+    request* posted_head_ = nullptr;
+    request* posted_tail_ = nullptr;
+    unexpected_msg* unexp_head_ = nullptr;
+    unexpected_msg* unexp_tail_ = nullptr;
+};
+
+/// Fills a status with the received byte count.
+void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept;
+std::size_t status_bytes(const MPI_Status& st) noexcept;
+
+}  // namespace mpc::mpi

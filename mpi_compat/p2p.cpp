@@ -1,0 +1,480 @@
+/// \file
+/// Point-to-point bindings: argument checks (each failure gets its MPI error class through the
+/// communicator's error handler), then one call into the matching engine.
+
+#include <climits>
+
+#include "mpi_compat/binding.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/runtime.hpp"
+
+using namespace mpc::mpi;
+
+namespace {
+
+enum class mode { standard, sync, ready };
+
+struct checked {
+    task* self = nullptr;
+    comm* c = nullptr;
+    std::size_t bytes = 0;
+    int err = MPI_SUCCESS;
+};
+
+/// Validates the arguments shared by sends and receives. `peer` is dest or source.
+checked check_args(const char* call, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm cm,
+                   bool is_recv) noexcept {
+    checked k;
+    k.self = current();
+    k.c = lookup_comm(cm);
+    if (k.self == nullptr) {
+        k.err = raise(MPI_COMM_NULL, MPI_ERR_OTHER, call, "called outside an MPI rank");
+        return k;
+    }
+    if (k.c == nullptr) {
+        k.err = raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator %#x", cm);
+        return k;
+    }
+    if (count < 0) {
+        k.err = raise(cm, MPI_ERR_COUNT, call, "negative count %d", count);
+        return k;
+    }
+    std::size_t esize = type_size(type);
+    if (esize == 0) {
+        k.err = raise(cm, MPI_ERR_TYPE, call, "invalid datatype %#x", type);
+        return k;
+    }
+    int size = k.c->size();
+    bool peer_ok = (peer >= 0 && peer < size) || peer == MPI_PROC_NULL || (is_recv && peer == MPI_ANY_SOURCE);
+    if (!peer_ok) {
+        k.err = raise(cm, MPI_ERR_RANK, call, "invalid %s %d (the communicator has %d ranks)",
+                      is_recv ? "source" : "destination", peer, size);
+        return k;
+    }
+    bool tag_ok = tag >= 0 || (is_recv && tag == MPI_ANY_TAG);
+    if (!tag_ok) {
+        k.err = raise(cm, MPI_ERR_TAG, call, "invalid tag %d", tag);
+        return k;
+    }
+    if (buf == nullptr && count > 0) {
+        k.err = raise(cm, MPI_ERR_BUFFER, call, "null buffer with count %d", count);
+        return k;
+    }
+    k.bytes = esize * static_cast<std::size_t>(count);
+    return k;
+}
+
+void start_send(const checked& k, const void* buf, int dest, int tag, request* r, mode m) noexcept {
+    r->kind = req_kind::send;
+    if (dest == MPI_PROC_NULL) {
+        set_status(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+        r->complete();
+        return;
+    }
+    task& target = *world().tasks[static_cast<std::size_t>(k.c->world_rank(*k.self, dest))];
+    target.engine.deliver(k.c->context, k.c->rank_of(*k.self), tag, buf, k.bytes, r, m == mode::sync);
+}
+
+void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept {
+    r->kind = req_kind::recv;
+    if (source == MPI_PROC_NULL) {
+        set_status(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+        r->complete();
+        return;
+    }
+    r->buf = buf;
+    r->capacity = k.bytes;
+    r->context = k.c->context;
+    r->source = source;
+    r->tag = tag;
+    k.self->engine.post(r);
+}
+
+/// Waits for a request that lives on the caller's stack and may be destroyed right after.
+void wait_local(request& r, const char* what) noexcept {
+    r.wait(what);
+    r.quiesce();
+}
+
+void copy_status(MPI_Status* out, const request& r) noexcept {
+    if (out != MPI_STATUS_IGNORE) {
+        *out = r.status;
+    }
+}
+
+int blocking_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm,
+                  mode m) noexcept {
+    checked k = check_args(call, buf, count, type, dest, tag, cm, false);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    request r;
+    start_send(k, buf, dest, tag, &r, m);
+    wait_local(r, call);
+    return MPI_SUCCESS;
+}
+
+int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm cm, MPI_Request* req, mode m) noexcept {
+    checked k = check_args(call, buf, count, type, dest, tag, cm, false);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (req == nullptr) {
+        return raise(cm, MPI_ERR_ARG, call, "null request pointer");
+    }
+    request* r = k.self->requests.alloc();
+    if (r == nullptr) {
+        return raise(cm, MPI_ERR_NO_MEM, call, "no request left");
+    }
+    *req = request_pool::handle_of(r);
+    start_send(k, buf, dest, tag, r, m);
+    return MPI_SUCCESS;
+}
+
+/// Completes a table request: copies its status, frees it, sets the handle to MPI_REQUEST_NULL.
+int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept {
+    copy_status(st, *r);
+    int err = r->kind == req_kind::recv ? r->status.MPI_ERROR : MPI_SUCCESS;
+    current()->requests.release(r);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+void empty_status(MPI_Status* st) noexcept {
+    if (st != MPI_STATUS_IGNORE) {
+        set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    }
+}
+
+/// Resolves a request handle; *r is null for MPI_REQUEST_NULL. Returns an error class.
+int resolve(const char* call, MPI_Request* h, request** r) noexcept {
+    if (h == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, call, "null request pointer");
+    }
+    if (*h == MPI_REQUEST_NULL) {
+        *r = nullptr;
+        return MPI_SUCCESS;
+    }
+    *r = request_pool::from_handle(*h);
+    if (*r == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %#x", *h);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm) {
+    return blocking_send("MPI_Send", buf, count, type, dest, tag, cm, mode::standard);
+}
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm) {
+    return blocking_send("MPI_Ssend", buf, count, type, dest, tag, cm, mode::sync);
+}
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm) {
+    return blocking_send("MPI_Rsend", buf, count, type, dest, tag, cm, mode::ready);
+}
+int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm, MPI_Request* req) {
+    return nonblocking_send("MPI_Isend", buf, count, type, dest, tag, cm, req, mode::standard);
+}
+int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm, MPI_Request* req) {
+    return nonblocking_send("MPI_Issend", buf, count, type, dest, tag, cm, req, mode::sync);
+}
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm, MPI_Request* req) {
+    return nonblocking_send("MPI_Irsend", buf, count, type, dest, tag, cm, req, mode::ready);
+}
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm cm, MPI_Status* st) {
+    checked k = check_args("MPI_Recv", buf, count, type, source, tag, cm, true);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    request r;
+    start_recv(k, buf, source, tag, &r);
+    wait_local(r, "MPI_Recv");
+    copy_status(st, r);
+    if (r.status.MPI_ERROR != MPI_SUCCESS) {
+        return raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message of %zu bytes from rank %d truncated to %zu bytes",
+                     status_bytes(r.status), r.status.MPI_SOURCE, k.bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm cm, MPI_Request* req) {
+    checked k = check_args("MPI_Irecv", buf, count, type, source, tag, cm, true);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (req == nullptr) {
+        return raise(cm, MPI_ERR_ARG, "MPI_Irecv", "null request pointer");
+    }
+    request* r = k.self->requests.alloc();
+    if (r == nullptr) {
+        return raise(cm, MPI_ERR_NO_MEM, "MPI_Irecv", "no request left");
+    }
+    *req = request_pool::handle_of(r);
+    start_recv(k, buf, source, tag, r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf, int rcount,
+                  MPI_Datatype rtype, int source, int rtag, MPI_Comm cm, MPI_Status* st) {
+    checked ks = check_args("MPI_Sendrecv", sbuf, scount, stype, dest, stag, cm, false);
+    if (ks.err != MPI_SUCCESS) {
+        return ks.err;
+    }
+    checked kr = check_args("MPI_Sendrecv", rbuf, rcount, rtype, source, rtag, cm, true);
+    if (kr.err != MPI_SUCCESS) {
+        return kr.err;
+    }
+    request rr;
+    request rs;
+    start_recv(kr, rbuf, source, rtag, &rr);
+    start_send(ks, sbuf, dest, stag, &rs, mode::standard);
+    wait_local(rs, "MPI_Sendrecv");
+    wait_local(rr, "MPI_Sendrecv");
+    copy_status(st, rr);
+    if (rr.status.MPI_ERROR != MPI_SUCCESS) {
+        return raise(cm, rr.status.MPI_ERROR, "MPI_Sendrecv", "received message truncated");
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm cm, int* flag, MPI_Status* st) {
+    checked k = check_args("MPI_Iprobe", nullptr, 0, MPI_BYTE, source, tag, cm, true);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (flag == nullptr) {
+        return raise(cm, MPI_ERR_ARG, "MPI_Iprobe", "null flag pointer");
+    }
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        if (st != MPI_STATUS_IGNORE) {
+            set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+        }
+        return MPI_SUCCESS;
+    }
+    MPI_Status tmp;
+    *flag = k.self->engine.probe(k.c->context, source, tag, &tmp) ? 1 : 0;
+    if (*flag != 0 && st != MPI_STATUS_IGNORE) {
+        *st = tmp;
+    }
+    if (*flag == 0) {
+        mpc::sched::yield();  // a polling loop must let the sender run
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm cm, MPI_Status* st) {
+    int flag = 0;
+    for (;;) {
+        int err = PMPI_Iprobe(source, tag, cm, &flag, st);
+        if (err != MPI_SUCCESS || flag != 0) {
+            return err;
+        }
+        // TODO(issue 3): park on the engine instead of polling with yields.
+        mpc::sched::sleep_for(std::chrono::microseconds(0));
+    }
+}
+
+int PMPI_Wait(MPI_Request* h, MPI_Status* st) {
+    request* r = nullptr;
+    if (int err = resolve("MPI_Wait", h, &r); err != MPI_SUCCESS) {
+        return err;
+    }
+    if (r == nullptr) {
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    r->wait("MPI_Wait");
+    return finish(h, r, st);
+}
+
+int PMPI_Test(MPI_Request* h, int* flag, MPI_Status* st) {
+    request* r = nullptr;
+    if (int err = resolve("MPI_Test", h, &r); err != MPI_SUCCESS) {
+        return err;
+    }
+    if (flag == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test", "null flag pointer");
+    }
+    if (r == nullptr) {
+        *flag = 1;
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    if (!r->done.load(std::memory_order_acquire)) {
+        *flag = 0;
+        mpc::sched::yield();
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    return finish(h, r, st);
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
+    if (count < 0 || (count > 0 && reqs == nullptr)) {
+        return raise(MPI_COMM_WORLD, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Waitall", "bad request array");
+    }
+    int result = MPI_SUCCESS;
+    for (int i = 0; i < count; ++i) {
+        MPI_Status* st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+        int err = PMPI_Wait(&reqs[i], st);
+        if (err != MPI_SUCCESS) {
+            result = MPI_ERR_IN_STATUS;
+        }
+    }
+    return result;
+}
+
+int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status sts[]) {
+    if (count < 0 || flag == nullptr || (count > 0 && reqs == nullptr)) {
+        return raise(MPI_COMM_WORLD, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Testall", "bad arguments");
+    }
+    for (int i = 0; i < count; ++i) {
+        request* r = nullptr;
+        if (int err = resolve("MPI_Testall", &reqs[i], &r); err != MPI_SUCCESS) {
+            return err;
+        }
+        if (r != nullptr && !r->done.load(std::memory_order_acquire)) {
+            *flag = 0;
+            mpc::sched::yield();
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return PMPI_Waitall(count, reqs, sts);
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* st) {
+    if (count < 0 || index == nullptr || (count > 0 && reqs == nullptr)) {
+        return raise(MPI_COMM_WORLD, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Waitany", "bad arguments");
+    }
+    for (;;) {
+        bool any_active = false;
+        for (int i = 0; i < count; ++i) {
+            request* r = nullptr;
+            if (int err = resolve("MPI_Waitany", &reqs[i], &r); err != MPI_SUCCESS) {
+                return err;
+            }
+            if (r == nullptr) {
+                continue;
+            }
+            any_active = true;
+            if (r->done.load(std::memory_order_acquire)) {
+                *index = i;
+                return finish(&reqs[i], r, st);
+            }
+        }
+        if (!any_active) {
+            *index = MPI_UNDEFINED;
+            empty_status(st);
+            return MPI_SUCCESS;
+        }
+        // Park until one of them completes: each pending request releases `sem` on completion.
+        mpc::sched::semaphore sem(0);
+        for (int i = 0; i < count; ++i) {
+            if (request* r = request_pool::from_handle(reqs[i]); r != nullptr) {
+                r->lk.lock();
+                r->notify = &sem;
+                bool done = r->done.load(std::memory_order_relaxed);
+                r->lk.unlock();
+                if (done) {
+                    sem.release();
+                }
+            }
+        }
+        mpc::sched::set_wait_reason("MPI_Waitany");
+        sem.acquire();
+        for (int i = 0; i < count; ++i) {
+            if (request* r = request_pool::from_handle(reqs[i]); r != nullptr) {
+                r->lk.lock();
+                r->notify = nullptr;
+                r->lk.unlock();
+            }
+        }
+    }
+}
+
+int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* st) {
+    if (count < 0 || index == nullptr || flag == nullptr || (count > 0 && reqs == nullptr)) {
+        return raise(MPI_COMM_WORLD, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Testany", "bad arguments");
+    }
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+        request* r = nullptr;
+        if (int err = resolve("MPI_Testany", &reqs[i], &r); err != MPI_SUCCESS) {
+            return err;
+        }
+        if (r == nullptr) {
+            continue;
+        }
+        any_active = true;
+        if (r->done.load(std::memory_order_acquire)) {
+            *index = i;
+            *flag = 1;
+            return finish(&reqs[i], r, st);
+        }
+    }
+    *flag = any_active ? 0 : 1;
+    *index = MPI_UNDEFINED;
+    if (!any_active) {
+        empty_status(st);
+    } else {
+        mpc::sched::yield();
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_free(MPI_Request* h) {
+    request* r = nullptr;
+    if (int err = resolve("MPI_Request_free", h, &r); err != MPI_SUCCESS) {
+        return err;
+    }
+    if (r == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "MPI_REQUEST_NULL");
+    }
+    // The operation goes on; the request is recycled once it completes.
+    r->wait("MPI_Request_free");
+    current()->requests.release(r);
+    *h = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status* st, MPI_Datatype type, int* count) {
+    std::size_t esize = type_size(type);
+    if (st == nullptr || count == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_count", "null status or count pointer");
+    }
+    if (esize == 0) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype %#x", type);
+    }
+    std::size_t bytes = status_bytes(*st);
+    *count = bytes % esize != 0 || bytes / esize > INT_MAX ? MPI_UNDEFINED : static_cast<int>(bytes / esize);
+    return MPI_SUCCESS;
+}
+
+int MPI_Send(const void*, int, MPI_Datatype, int, int, MPI_Comm) MPC_WEAK(MPI_Send);
+int MPI_Ssend(const void*, int, MPI_Datatype, int, int, MPI_Comm) MPC_WEAK(MPI_Ssend);
+int MPI_Rsend(const void*, int, MPI_Datatype, int, int, MPI_Comm) MPC_WEAK(MPI_Rsend);
+int MPI_Isend(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*) MPC_WEAK(MPI_Isend);
+int MPI_Issend(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*) MPC_WEAK(MPI_Issend);
+int MPI_Irsend(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*) MPC_WEAK(MPI_Irsend);
+int MPI_Recv(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*) MPC_WEAK(MPI_Recv);
+int MPI_Irecv(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*) MPC_WEAK(MPI_Irecv);
+int MPI_Sendrecv(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype, int, int, MPI_Comm,
+                 MPI_Status*) MPC_WEAK(MPI_Sendrecv);
+int MPI_Iprobe(int, int, MPI_Comm, int*, MPI_Status*) MPC_WEAK(MPI_Iprobe);
+int MPI_Probe(int, int, MPI_Comm, MPI_Status*) MPC_WEAK(MPI_Probe);
+int MPI_Wait(MPI_Request*, MPI_Status*) MPC_WEAK(MPI_Wait);
+int MPI_Test(MPI_Request*, int*, MPI_Status*) MPC_WEAK(MPI_Test);
+int MPI_Waitall(int, MPI_Request[], MPI_Status[]) MPC_WEAK(MPI_Waitall);
+int MPI_Testall(int, MPI_Request[], int*, MPI_Status[]) MPC_WEAK(MPI_Testall);
+int MPI_Waitany(int, MPI_Request[], int*, MPI_Status*) MPC_WEAK(MPI_Waitany);
+int MPI_Testany(int, MPI_Request[], int*, int*, MPI_Status*) MPC_WEAK(MPI_Testany);
+int MPI_Request_free(MPI_Request*) MPC_WEAK(MPI_Request_free);
+int MPI_Get_count(const MPI_Status*, MPI_Datatype, int*) MPC_WEAK(MPI_Get_count);
+}
