@@ -85,7 +85,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
     task* t = rank_or_null();
     char line[200];
     int n = std::snprintf(line, sizeof(line), "mpc: rank %d called MPI_Abort(%s, %d): ending the job\n",
-                          t != nullptr ? t->world_rank : -1, lookup_comm(comm) ? lookup_comm(comm)->name : "?",
+                          t != nullptr ? t->world_rank : -1,
+                          comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "comm",
                           errorcode);
     ssize_t w = ::write(2, line, static_cast<std::size_t>(n < 0 ? 0 : n));
     (void)w;

@@ -50,11 +50,14 @@ const class_info* find(int cls) noexcept {
     return nullptr;
 }
 
-MPI_Errhandler handler_of(MPI_Comm comm, const task* t) noexcept {
+/// The handler of the calling member for `h`; errors not tied to a valid communicator use the
+/// world's (MPI 3.1 section 8.3).
+MPI_Errhandler handler_of(MPI_Comm h, task* t) noexcept {
     if (t == nullptr) {
         return MPI_ERRORS_ARE_FATAL;
     }
-    return comm == MPI_COMM_SELF ? t->self_errhandler : t->world_errhandler;
+    comm* c = lookup_comm(h);
+    return local_of(*t, c != nullptr ? c : &world().world).errhandler;
 }
 }  // namespace
 
@@ -74,9 +77,9 @@ void end_job(int code) noexcept {
     _exit(code);
 }
 
-int raise(MPI_Comm comm, int cls, const char* call, const char* fmt, ...) noexcept {
+int raise(MPI_Comm h, int cls, const char* call, const char* fmt, ...) noexcept {
     task* t = current();
-    if (handler_of(comm, t) == MPI_ERRORS_RETURN) {
+    if (handler_of(h, t) == MPI_ERRORS_RETURN) {
         return cls;
     }
     char why[400];
@@ -116,33 +119,35 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     return c != nullptr ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh) {
+int PMPI_Comm_set_errhandler(MPI_Comm h, MPI_Errhandler eh) {
     task* t = current();
     if (t == nullptr) {
         return MPI_ERR_OTHER;
     }
-    if (lookup_comm(comm) == nullptr) {
-        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %#x", comm);
+    comm* c = lookup_comm(h);
+    if (c == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %#x", h);
     }
     if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN) {
-        return raise(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %#x", eh);
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %#x", eh);
     }
-    (comm == MPI_COMM_SELF ? t->self_errhandler : t->world_errhandler) = eh;
+    local_of(*t, c).errhandler = eh;
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* eh) {
+int PMPI_Comm_get_errhandler(MPI_Comm h, MPI_Errhandler* eh) {
     task* t = current();
     if (t == nullptr) {
         return MPI_ERR_OTHER;
     }
-    if (lookup_comm(comm) == nullptr) {
-        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %#x", comm);
+    comm* c = lookup_comm(h);
+    if (c == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %#x", h);
     }
     if (eh == nullptr) {
-        return raise(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler", "null output pointer");
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_get_errhandler", "null output pointer");
     }
-    *eh = comm == MPI_COMM_SELF ? t->self_errhandler : t->world_errhandler;
+    *eh = local_of(*t, c).errhandler;
     return MPI_SUCCESS;
 }
 }

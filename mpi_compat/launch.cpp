@@ -93,21 +93,26 @@ extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, cha
     w.wtime_origin = now_seconds();
     w.world.handle = MPI_COMM_WORLD;
     w.world.context = 1;
-    w.world.name = "MPI_COMM_WORLD";
+    w.world.is_world = true;
+    w.world.predefined = true;
     w.world.world_of.resize(static_cast<std::size_t>(w.size));
     for (int i = 0; i < w.size; ++i) {
         w.world.world_of[static_cast<std::size_t>(i)] = i;
     }
     w.self.handle = MPI_COMM_SELF;
-    w.self.context = 2;
+    w.self.context = 3;
     w.self.is_self = true;
-    w.self.name = "MPI_COMM_SELF";
+    w.self.predefined = true;
+    register_comm(&w.world);
+    register_comm(&w.self);
     std::vector<rank_args> args(static_cast<std::size_t>(w.size));
     std::vector<sched::ult*> ults(static_cast<std::size_t>(w.size));
     w.tasks.resize(static_cast<std::size_t>(w.size));
     for (int i = 0; i < w.size; ++i) {
         auto t = std::make_unique<task>();
         t->world_rank = i;
+        t->comm_locals[&w.world].name = "MPI_COMM_WORLD";
+        t->comm_locals[&w.self].name = "MPI_COMM_SELF";
         args[static_cast<std::size_t>(i)] = {t.get(), main_fn, argc, copy_argv(argc, argv), envp};
         w.tasks[static_cast<std::size_t>(i)] = std::move(t);
     }
@@ -135,31 +140,6 @@ extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, cha
     }
     sched::finalize().ignore();
     return status;
-}
-
-comm* lookup_comm(MPI_Comm h) noexcept {
-    if (h == MPI_COMM_WORLD) {
-        return &g_world.world;
-    }
-    if (h == MPI_COMM_SELF) {
-        return &g_world.self;
-    }
-    return nullptr;
-}
-
-int comm::rank_of(const task& t) const noexcept {
-    if (is_self) {
-        return 0;
-    }
-    if (handle == MPI_COMM_WORLD) {
-        return t.world_rank;
-    }
-    for (std::size_t i = 0; i < world_of.size(); ++i) {
-        if (world_of[i] == t.world_rank) {
-            return static_cast<int>(i);
-        }
-    }
-    return MPI_UNDEFINED;
 }
 
 }  // namespace mpc::mpi

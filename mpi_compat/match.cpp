@@ -190,7 +190,9 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const voi
     }
     (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
     unexp_tail_ = m;
+    sched::ult* probers = probers_.take_all_locked();
     lk_.unlock();
+    sched::wake_all(probers);
     if (eager) {
         sreq->complete();
     }
@@ -223,15 +225,34 @@ void match_engine::post(request* r) noexcept {
     lk_.unlock();
 }
 
-bool match_engine::probe(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept {
-    spin_guard g(lk_);
-    for (unexpected_msg* m = unexp_head_; m != nullptr; m = m->next) {
+const unexpected_msg* match_engine::find_unexpected(std::uint32_t context, int source, int tag) const noexcept {
+    for (const unexpected_msg* m = unexp_head_; m != nullptr; m = m->next) {
         if (m->context == context && matches(source, tag, m->source, m->tag)) {
-            set_status(st, m->source, m->tag, m->bytes, MPI_SUCCESS);
-            return true;
+            return m;
         }
     }
-    return false;
+    return nullptr;
+}
+
+bool match_engine::probe(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept {
+    spin_guard g(lk_);
+    const unexpected_msg* m = find_unexpected(context, source, tag);
+    if (m != nullptr) {
+        set_status(st, m->source, m->tag, m->bytes, MPI_SUCCESS);
+    }
+    return m != nullptr;
+}
+
+void match_engine::probe_wait(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept {
+    for (;;) {
+        lk_.lock();
+        if (const unexpected_msg* m = find_unexpected(context, source, tag); m != nullptr) {
+            set_status(st, m->source, m->tag, m->bytes, MPI_SUCCESS);
+            lk_.unlock();
+            return;
+        }
+        probers_.wait(lk_, "MPI_Probe");  // woken by the next arrival; look again
+    }
 }
 
 bool match_engine::cancel(request* r) noexcept {

@@ -102,6 +102,8 @@ public:
     void post(request* r) noexcept;
     /// Probe: the status of the first matching unexpected message; false if none.
     bool probe(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept;
+    /// Blocking probe: parks the caller until a matching message is queued (may yield).
+    void probe_wait(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept;
     /// Removes a posted receive (MPI_Cancel); false if it was already matched.
     bool cancel(request* r) noexcept;
 
@@ -113,6 +115,9 @@ private:
     request* posted_tail_ = nullptr;
     unexpected_msg* unexp_head_ = nullptr;
     unexpected_msg* unexp_tail_ = nullptr;
+    sched::wait_queue probers_;  ///< ULTs in MPI_Probe / MPI_Mprobe, woken on each arrival
+
+    const unexpected_msg* find_unexpected(std::uint32_t context, int source, int tag) const noexcept;
 };
 
 /// Fills a status with the received byte count.

@@ -269,15 +269,20 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm cm, int* flag, MPI_Status* st) {
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm cm, MPI_Status* st) {
-    int flag = 0;
-    for (;;) {
-        int err = PMPI_Iprobe(source, tag, cm, &flag, st);
-        if (err != MPI_SUCCESS || flag != 0) {
-            return err;
-        }
-        // TODO(issue 3): park on the engine instead of polling with yields.
-        mpc::sched::sleep_for(std::chrono::microseconds(0));
+    checked k = check_args("MPI_Probe", nullptr, 0, MPI_BYTE, source, tag, cm, true);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
     }
+    MPI_Status tmp;
+    if (source == MPI_PROC_NULL) {
+        set_status(&tmp, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    } else {
+        k.self->engine.probe_wait(k.c->context, source, tag, &tmp);
+    }
+    if (st != MPI_STATUS_IGNORE) {
+        *st = tmp;
+    }
+    return MPI_SUCCESS;
 }
 
 int PMPI_Wait(MPI_Request* h, MPI_Status* st) {

@@ -1,0 +1,60 @@
+/// \file
+/// Communicators. One comm object is shared by every member that lives in this process (all
+/// of them, until processes are joined by UCX); what MPI makes local to a process — the error
+/// handler, the name, cached attributes — is kept per member, in the member's task.
+///
+/// Each communicator owns two context ids: `context` for point-to-point traffic and
+/// `context + 1` for the collectives built on it, so the two never match each other.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mpc::mpi {
+
+struct task;
+
+struct comm {
+    MPI_Comm handle = MPI_COMM_NULL;
+    std::uint32_t context = 0;     ///< point-to-point context; context + 1 is for collectives
+    std::vector<int> world_of;     ///< comm rank -> world rank
+    std::vector<std::pair<int, int>> rank_index;  ///< (world rank, comm rank), sorted; empty for WORLD
+    bool is_self = false;
+    bool is_world = false;
+    bool predefined = false;
+    std::atomic<int> members{0};   ///< members that have not freed it yet
+
+    std::uint32_t coll_context() const noexcept { return context + 1; }
+    int size() const noexcept { return is_self ? 1 : static_cast<int>(world_of.size()); }
+    /// The caller's rank in this communicator, or MPI_UNDEFINED.
+    int rank_of(const task& t) const noexcept;
+    /// The world rank behind `rank` (a valid rank of this communicator).
+    int world_rank(const task& caller, int rank) const noexcept;
+    /// Builds rank_index from world_of.
+    void index_ranks();
+};
+
+/// What each member keeps about a communicator.
+struct comm_local {
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    std::string name;
+};
+
+/// The communicator behind a handle, or nullptr for an invalid or freed one.
+comm* lookup_comm(MPI_Comm h) noexcept;
+/// Gives a new communicator a handle.
+MPI_Comm register_comm(comm* c);
+/// Drops one member's reference; the object goes when the last member has freed it.
+void release_comm(comm* c) noexcept;
+/// A fresh pair of context ids.
+std::uint32_t new_context_pair() noexcept;
+
+/// The calling member's local data for c (created with defaults on first use).
+comm_local& local_of(task& t, const comm* c);
+
+}  // namespace mpc::mpi

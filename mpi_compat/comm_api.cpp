@@ -1,0 +1,248 @@
+/// \file
+/// Communicator management bindings: dup, split, free, compare, names; and MPI_Barrier and
+/// MPI_Bcast over the basic internal algorithms (the collectives issue replaces those).
+///
+/// Creation protocol: the members agree on the new groups (split: an allgather of color and
+/// key over the parent), then the member that becomes rank 0 of each new communicator
+/// allocates it and sends its handle to the others over the parent's collective context.
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "mpi_compat/binding.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/internal.hpp"
+
+using namespace mpc::mpi;
+
+namespace {
+
+struct ctx {
+    task* self = nullptr;
+    comm* c = nullptr;
+    int err = MPI_SUCCESS;
+};
+
+ctx enter(const char* call, MPI_Comm h) noexcept {
+    ctx k;
+    k.self = current();
+    k.c = lookup_comm(h);
+    if (k.self == nullptr) {
+        k.err = raise(MPI_COMM_NULL, MPI_ERR_OTHER, call, "called outside an MPI rank");
+    } else if (k.c == nullptr) {
+        k.err = raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator %#x", h);
+    }
+    return k;
+}
+
+/// Collective over `parent`: builds (at the new rank 0) or receives the communicator whose
+/// members are `members` (world ranks in new-rank order); `leader_parent_rank` is the parent
+/// rank of members[0]. Returns the new handle.
+MPI_Comm create_comm(task& self, comm& parent, const std::vector<int>& members, int leader_parent_rank) {
+    MPI_Comm h = MPI_COMM_NULL;
+    if (members.front() == self.world_rank) {
+        auto* c = new comm();
+        c->world_of = members;
+        c->context = new_context_pair();
+        c->members.store(static_cast<int>(members.size()), std::memory_order_relaxed);
+        c->index_ranks();
+        h = register_comm(c);
+        for (std::size_t i = 1; i < members.size(); ++i) {
+            int dest = parent.is_world ? members[i] : -1;
+            if (dest < 0) {
+                for (std::size_t p = 0; p < parent.world_of.size(); ++p) {
+                    if (parent.world_of[p] == members[i]) {
+                        dest = static_cast<int>(p);
+                        break;
+                    }
+                }
+            }
+            coll_send(self, parent, dest, tag_comm_create, &h, sizeof(h));
+        }
+    } else {
+        coll_recv(self, parent, leader_parent_rank, tag_comm_create, &h, sizeof(h));
+    }
+    comm* c = lookup_comm(h);
+    local_of(self, c).errhandler = local_of(self, &parent).errhandler;
+    return h;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_dup(MPI_Comm h, MPI_Comm* newcomm) {
+    ctx k = enter("MPI_Comm_dup", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (newcomm == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_dup", "null output pointer");
+    }
+    std::vector<int> members(static_cast<std::size_t>(k.c->size()));
+    for (int r = 0; r < k.c->size(); ++r) {
+        members[static_cast<std::size_t>(r)] = k.c->world_rank(*k.self, r);
+    }
+    if (k.c->is_self) {
+        members = {k.self->world_rank};
+    }
+    *newcomm = create_comm(*k.self, *k.c, members, 0);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm* newcomm) {
+    ctx k = enter("MPI_Comm_split", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (newcomm == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_split", "null output pointer");
+    }
+    if (color < 0 && color != MPI_UNDEFINED) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_split", "negative color %d", color);
+    }
+    int n = k.c->size();
+    int mine[2] = {color, key};
+    std::vector<int> all(static_cast<std::size_t>(2 * n));
+    coll_allgather(*k.self, *k.c, mine, all.data(), sizeof(mine));
+    if (color == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    // Members of my color, ordered by (key, parent rank).
+    std::vector<std::tuple<int, int>> order;
+    for (int r = 0; r < n; ++r) {
+        if (all[static_cast<std::size_t>(2 * r)] == color) {
+            order.emplace_back(all[static_cast<std::size_t>(2 * r + 1)], r);
+        }
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<int> members;
+    members.reserve(order.size());
+    for (const auto& [kk, r] : order) {
+        members.push_back(k.c->world_rank(*k.self, r));
+    }
+    *newcomm = create_comm(*k.self, *k.c, members, std::get<1>(order.front()));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_free(MPI_Comm* h) {
+    if (h == nullptr) {
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free", "null communicator pointer");
+    }
+    ctx k = enter("MPI_Comm_free", *h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (k.c->predefined) {
+        return raise(*h, MPI_ERR_COMM, "MPI_Comm_free", "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    }
+    k.self->comm_locals.erase(k.c);
+    release_comm(k.c);
+    *h = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
+    ctx ka = enter("MPI_Comm_compare", a);
+    if (ka.err != MPI_SUCCESS) {
+        return ka.err;
+    }
+    ctx kb = enter("MPI_Comm_compare", b);
+    if (kb.err != MPI_SUCCESS) {
+        return kb.err;
+    }
+    if (result == nullptr) {
+        return raise(a, MPI_ERR_ARG, "MPI_Comm_compare", "null result pointer");
+    }
+    if (ka.c == kb.c) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    auto members = [&](const ctx& k) {
+        std::vector<int> m;
+        for (int r = 0; r < k.c->size(); ++r) {
+            m.push_back(k.c->world_rank(*k.self, r));
+        }
+        return m;
+    };
+    std::vector<int> ma = members(ka);
+    std::vector<int> mb = members(kb);
+    if (ma == mb) {
+        *result = MPI_CONGRUENT;
+        return MPI_SUCCESS;
+    }
+    std::sort(ma.begin(), ma.end());
+    std::sort(mb.begin(), mb.end());
+    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_name(MPI_Comm h, const char* name) {
+    ctx k = enter("MPI_Comm_set_name", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (name == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_set_name", "null name");
+    }
+    local_of(*k.self, k.c).name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_name(MPI_Comm h, char* name, int* resultlen) {
+    ctx k = enter("MPI_Comm_get_name", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (name == nullptr || resultlen == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_get_name", "null output pointer");
+    }
+    const std::string& n = local_of(*k.self, k.c).name;
+    std::memcpy(name, n.c_str(), n.size() + 1);
+    *resultlen = static_cast<int>(n.size());
+    return MPI_SUCCESS;
+}
+
+int PMPI_Barrier(MPI_Comm h) {
+    ctx k = enter("MPI_Barrier", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    coll_barrier(*k.self, *k.c);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm h) {
+    ctx k = enter("MPI_Bcast", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (count < 0) {
+        return raise(h, MPI_ERR_COUNT, "MPI_Bcast", "negative count %d", count);
+    }
+    std::size_t esize = type_size(type);
+    if (esize == 0) {
+        return raise(h, MPI_ERR_TYPE, "MPI_Bcast", "invalid datatype %#x", type);
+    }
+    if (root < 0 || root >= k.c->size()) {
+        return raise(h, MPI_ERR_ROOT, "MPI_Bcast", "invalid root %d (the communicator has %d ranks)", root,
+                     k.c->size());
+    }
+    if (buf == nullptr && count > 0) {
+        return raise(h, MPI_ERR_BUFFER, "MPI_Bcast", "null buffer with count %d", count);
+    }
+    coll_bcast(*k.self, *k.c, buf, esize * static_cast<std::size_t>(count), root);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm, MPI_Comm*) MPC_WEAK(MPI_Comm_dup);
+int MPI_Comm_split(MPI_Comm, int, int, MPI_Comm*) MPC_WEAK(MPI_Comm_split);
+int MPI_Comm_free(MPI_Comm*) MPC_WEAK(MPI_Comm_free);
+int MPI_Comm_compare(MPI_Comm, MPI_Comm, int*) MPC_WEAK(MPI_Comm_compare);
+int MPI_Comm_set_name(MPI_Comm, const char*) MPC_WEAK(MPI_Comm_set_name);
+int MPI_Comm_get_name(MPI_Comm, char*, int*) MPC_WEAK(MPI_Comm_get_name);
+int MPI_Barrier(MPI_Comm) MPC_WEAK(MPI_Barrier);
+int MPI_Bcast(void*, int, MPI_Datatype, int, MPI_Comm) MPC_WEAK(MPI_Bcast);
+}

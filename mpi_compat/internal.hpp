@@ -1,0 +1,27 @@
+/// \file
+/// Point-to-point on a communicator's collective context (comm::coll_context), the transport
+/// of the collectives and of communicator creation. Blocking calls may yield.
+#pragma once
+
+#include <cstddef>
+
+#include "mpi_compat/runtime.hpp"
+
+namespace mpc::mpi {
+
+void coll_send(task& self, const comm& c, int dest, int tag, const void* buf, std::size_t bytes) noexcept;
+void coll_recv(task& self, const comm& c, int source, int tag, void* buf, std::size_t bytes) noexcept;
+/// Sends to `dest` and receives from `source` at once (no deadlock in rings and exchanges).
+void coll_sendrecv(task& self, const comm& c, int dest, const void* sbuf, std::size_t sbytes, int source, void* rbuf,
+                   std::size_t rbytes, int tag) noexcept;
+
+/// Basic algorithms over coll_*: dissemination barrier, binomial broadcast, and an allgather of
+/// `bytes` per rank (ring) into `out` (size * bytes).
+void coll_barrier(task& self, const comm& c) noexcept;
+void coll_bcast(task& self, const comm& c, void* buf, std::size_t bytes, int root) noexcept;
+void coll_allgather(task& self, const comm& c, const void* mine, void* out, std::size_t bytes) noexcept;
+
+/// Reserved tags of internal traffic on the collective context.
+enum internal_tag : int { tag_barrier = 1, tag_bcast, tag_allgather, tag_comm_create };
+
+}  // namespace mpc::mpi
