@@ -6,6 +6,7 @@
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
+#include "mpi_compat/p2p.hpp"
 
 namespace mpc::mpi {
 
@@ -28,7 +29,12 @@ std::size_t status_bytes(const MPI_Status& st) noexcept {
 
 void request::reset() noexcept {
     next = nullptr;
-    persistent_free = false;
+    persistent = false;
+    active = true;
+    cancelled = false;
+    args = persistent_args{};
+    greq = grequest_fns{};
+    bsend_block = nullptr;
     done.store(false, std::memory_order_relaxed);
     notify = nullptr;
     buf = nullptr;
@@ -79,7 +85,24 @@ request_table& table() {
 }
 }  // namespace
 
+void request_pool::reap_orphans() noexcept {
+    for (std::size_t i = 0; i < orphans_.size();) {
+        request* r = orphans_[i];
+        if (r->done.load(std::memory_order_acquire)) {
+            orphans_[i] = orphans_.back();
+            orphans_.pop_back();
+            p2p::on_complete(*r);
+            release(r);
+        } else {
+            ++i;
+        }
+    }
+}
+
 request* request_pool::alloc() noexcept {
+    if (!orphans_.empty()) {
+        reap_orphans();
+    }
     if (free_.empty()) {
         request_table& t = table();
         std::lock_guard<std::mutex> g(t.grow);
@@ -198,31 +221,54 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const voi
     }
 }
 
-void match_engine::post(request* r) noexcept {
-    lk_.lock();
+unexpected_msg* match_engine::unlink_unexpected(std::uint32_t context, int source, int tag) noexcept {
     unexpected_msg* prev = nullptr;
     for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
-        if (m->context == r->context && matches(r->source, r->tag, m->source, m->tag)) {
+        if (m->context == context && matches(source, tag, m->source, m->tag)) {
             (prev ? prev->next : unexp_head_) = m->next;
             if (unexp_tail_ == m) {
                 unexp_tail_ = prev;
             }
-            lk_.unlock();
-            if (m->sender != nullptr) {
-                fill_receive(r, m->source, m->tag, m->sender->sbuf, m->bytes);  // sender -> receiver
-                m->sender->complete();
-            } else {
-                fill_receive(r, m->source, m->tag, m->eager, m->bytes);
-                std::free(m->eager);
-            }
-            delete m;
-            return;
+            m->next = nullptr;
+            return m;
         }
+    }
+    return nullptr;
+}
+
+void match_engine::receive_taken(unexpected_msg* m, request* r) noexcept {
+    if (m->sender != nullptr) {
+        fill_receive(r, m->source, m->tag, m->sender->sbuf, m->bytes);  // sender -> receiver
+        m->sender->complete();
+    } else {
+        fill_receive(r, m->source, m->tag, m->eager, m->bytes);
+        std::free(m->eager);
+    }
+    delete m;
+}
+
+void match_engine::post(request* r) noexcept {
+    lk_.lock();
+    if (unexpected_msg* m = unlink_unexpected(r->context, r->source, r->tag); m != nullptr) {
+        lk_.unlock();
+        receive_taken(m, r);
+        return;
     }
     r->next = nullptr;
     (posted_tail_ ? posted_tail_->next : posted_head_) = r;
     posted_tail_ = r;
     lk_.unlock();
+}
+
+unexpected_msg* match_engine::take(std::uint32_t context, int source, int tag, bool wait) noexcept {
+    for (;;) {
+        lk_.lock();
+        if (unexpected_msg* m = unlink_unexpected(context, source, tag); m != nullptr || !wait) {
+            lk_.unlock();
+            return m;
+        }
+        probers_.wait(lk_, "MPI_Mprobe");
+    }
 }
 
 const unexpected_msg* match_engine::find_unexpected(std::uint32_t context, int source, int tag) const noexcept {

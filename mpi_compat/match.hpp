@@ -27,7 +27,29 @@ namespace mpc::mpi {
 
 struct task;
 
-enum class req_kind : std::uint8_t { send, recv };
+enum class req_kind : std::uint8_t { send, recv, generalized };
+
+/// How a send was started (persistent requests remember it).
+enum class send_mode : std::uint8_t { standard, sync, ready, buffered };
+
+/// Arguments of a persistent request, replayed by MPI_Start.
+struct persistent_args {
+    const void* buf = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int peer = 0;
+    int tag = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+    send_mode mode = send_mode::standard;
+};
+
+/// Callbacks of a generalized request (MPI_Grequest_start).
+struct grequest_fns {
+    int (*query)(void*, MPI_Status*) = nullptr;
+    int (*free)(void*) = nullptr;
+    int (*cancel)(void*, int) = nullptr;
+    void* state = nullptr;
+};
 
 /// A point-to-point request. Completion protocol: the completer fills the status, sets done
 /// and takes the waiters under `lk`, unlocks (its last access), then wakes them. Whoever frees
@@ -36,8 +58,13 @@ enum class req_kind : std::uint8_t { send, recv };
 struct request {
     request* next = nullptr;  ///< posted-queue link
     req_kind kind = req_kind::recv;
-    bool persistent_free = false;
+    bool persistent = false;  ///< made by *_init: survives completion until MPI_Request_free
+    bool active = true;       ///< persistent requests: started and not yet completed by a wait
     bool in_table = false;
+    bool cancelled = false;
+    persistent_args args;
+    grequest_fns greq;
+    void* bsend_block = nullptr;  ///< buffered send: its block in the attached buffer
     std::atomic<bool> done{false};
     spinlock lk;
     sched::wait_queue waiters;
@@ -73,11 +100,18 @@ class request_pool {
 public:
     request* alloc() noexcept;
     void release(request* r) noexcept;
+    /// MPI_Request_free of an active request: released by a later alloc() once complete.
+    void orphan(request* r) noexcept { orphans_.push_back(r); }
     static request* from_handle(MPI_Request h) noexcept;
     static MPI_Request handle_of(const request* r) noexcept { return MPC_HANDLE(MPC_HANDLE_KIND_REQUEST, r->index); }
 
+    /// Releases the orphans that have completed.
+    void reap() noexcept { reap_orphans(); }
+
 private:
+    void reap_orphans() noexcept;
     std::vector<request*> free_;
+    std::vector<request*> orphans_;
 };
 
 /// A message that arrived before its receive was posted.
@@ -106,6 +140,12 @@ public:
     void probe_wait(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept;
     /// Removes a posted receive (MPI_Cancel); false if it was already matched.
     bool cancel(request* r) noexcept;
+    /// Matched probe: removes and returns the first matching unexpected message (nullptr if
+    /// none); `wait` parks until one arrives.
+    unexpected_msg* take(std::uint32_t context, int source, int tag, bool wait) noexcept;
+    /// Receives a message taken by take() into a receive request (the request's buffer and
+    /// capacity are set) and completes it.
+    static void receive_taken(unexpected_msg* m, request* r) noexcept;
 
     static std::size_t eager_limit() noexcept;
 
@@ -118,6 +158,7 @@ private:
     sched::wait_queue probers_;  ///< ULTs in MPI_Probe / MPI_Mprobe, woken on each arrival
 
     const unexpected_msg* find_unexpected(std::uint32_t context, int source, int tag) const noexcept;
+    unexpected_msg* unlink_unexpected(std::uint32_t context, int source, int tag) noexcept;
 };
 
 /// Fills a status with the received byte count.

@@ -6,20 +6,10 @@
 
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
+#include "mpi_compat/p2p.hpp"
 #include "mpi_compat/runtime.hpp"
 
-using namespace mpc::mpi;
-
-namespace {
-
-enum class mode { standard, sync, ready };
-
-struct checked {
-    task* self = nullptr;
-    comm* c = nullptr;
-    std::size_t bytes = 0;
-    int err = MPI_SUCCESS;
-};
+namespace mpc::mpi::p2p {
 
 /// Validates the arguments shared by sends and receives. `peer` is dest or source.
 checked check_args(const char* call, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm cm,
@@ -64,7 +54,7 @@ checked check_args(const char* call, const void* buf, int count, MPI_Datatype ty
     return k;
 }
 
-void start_send(const checked& k, const void* buf, int dest, int tag, request* r, mode m) noexcept {
+void start_send(const checked& k, const void* buf, int dest, int tag, request* r, send_mode m) noexcept {
     r->kind = req_kind::send;
     if (dest == MPI_PROC_NULL) {
         set_status(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
@@ -72,7 +62,7 @@ void start_send(const checked& k, const void* buf, int dest, int tag, request* r
         return;
     }
     task& target = *world().tasks[static_cast<std::size_t>(k.c->world_rank(*k.self, dest))];
-    target.engine.deliver(k.c->context, k.c->rank_of(*k.self), tag, buf, k.bytes, r, m == mode::sync);
+    target.engine.deliver(k.c->context, k.c->rank_of(*k.self), tag, buf, k.bytes, r, m == send_mode::sync);
 }
 
 void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept {
@@ -103,7 +93,7 @@ void copy_status(MPI_Status* out, const request& r) noexcept {
 }
 
 int blocking_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm,
-                  mode m) noexcept {
+                  send_mode m) noexcept {
     checked k = check_args(call, buf, count, type, dest, tag, cm, false);
     if (k.err != MPI_SUCCESS) {
         return k.err;
@@ -115,7 +105,7 @@ int blocking_send(const char* call, const void* buf, int count, MPI_Datatype typ
 }
 
 int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                     MPI_Comm cm, MPI_Request* req, mode m) noexcept {
+                     MPI_Comm cm, MPI_Request* req, send_mode m) noexcept {
     checked k = check_args(call, buf, count, type, dest, tag, cm, false);
     if (k.err != MPI_SUCCESS) {
         return k.err;
@@ -132,14 +122,28 @@ int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
-/// Completes a table request: copies its status, frees it, sets the handle to MPI_REQUEST_NULL.
 int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept {
+    if (r->kind == req_kind::generalized && r->greq.query != nullptr) {
+        r->greq.query(r->greq.state, &r->status);
+    }
     copy_status(st, *r);
-    int err = r->kind == req_kind::recv ? r->status.MPI_ERROR : MPI_SUCCESS;
+    int err = r->kind == req_kind::send ? MPI_SUCCESS : r->status.MPI_ERROR;
+    on_complete(*r);
+    if (r->persistent) {
+        r->active = false;  // inactive until the next MPI_Start; the handle stays valid
+        r->quiesce();
+        return err;
+    }
+    if (r->kind == req_kind::generalized && r->greq.free != nullptr) {
+        int ferr = r->greq.free(r->greq.state);
+        err = err != MPI_SUCCESS ? err : ferr;
+    }
     current()->requests.release(r);
     *h = MPI_REQUEST_NULL;
     return err;
 }
+
+bool inactive(const request* r) noexcept { return r->persistent && !r->active; }
 
 void empty_status(MPI_Status* st) noexcept {
     if (st != MPI_STATUS_IGNORE) {
@@ -163,27 +167,30 @@ int resolve(const char* call, MPI_Request* h, request** r) noexcept {
     return MPI_SUCCESS;
 }
 
-}  // namespace
+}  // namespace mpc::mpi::p2p
+
+using namespace mpc::mpi;
+using namespace mpc::mpi::p2p;
 
 extern "C" {
 
 int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm) {
-    return blocking_send("MPI_Send", buf, count, type, dest, tag, cm, mode::standard);
+    return blocking_send("MPI_Send", buf, count, type, dest, tag, cm, send_mode::standard);
 }
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm) {
-    return blocking_send("MPI_Ssend", buf, count, type, dest, tag, cm, mode::sync);
+    return blocking_send("MPI_Ssend", buf, count, type, dest, tag, cm, send_mode::sync);
 }
 int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm) {
-    return blocking_send("MPI_Rsend", buf, count, type, dest, tag, cm, mode::ready);
+    return blocking_send("MPI_Rsend", buf, count, type, dest, tag, cm, send_mode::ready);
 }
 int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm, MPI_Request* req) {
-    return nonblocking_send("MPI_Isend", buf, count, type, dest, tag, cm, req, mode::standard);
+    return nonblocking_send("MPI_Isend", buf, count, type, dest, tag, cm, req, send_mode::standard);
 }
 int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm, MPI_Request* req) {
-    return nonblocking_send("MPI_Issend", buf, count, type, dest, tag, cm, req, mode::sync);
+    return nonblocking_send("MPI_Issend", buf, count, type, dest, tag, cm, req, send_mode::sync);
 }
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm, MPI_Request* req) {
-    return nonblocking_send("MPI_Irsend", buf, count, type, dest, tag, cm, req, mode::ready);
+    return nonblocking_send("MPI_Irsend", buf, count, type, dest, tag, cm, req, send_mode::ready);
 }
 
 int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm cm, MPI_Status* st) {
@@ -232,7 +239,7 @@ int PMPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, in
     request rr;
     request rs;
     start_recv(kr, rbuf, source, rtag, &rr);
-    start_send(ks, sbuf, dest, stag, &rs, mode::standard);
+    start_send(ks, sbuf, dest, stag, &rs, send_mode::standard);
     wait_local(rs, "MPI_Sendrecv");
     wait_local(rr, "MPI_Sendrecv");
     copy_status(st, rr);
@@ -290,7 +297,7 @@ int PMPI_Wait(MPI_Request* h, MPI_Status* st) {
     if (int err = resolve("MPI_Wait", h, &r); err != MPI_SUCCESS) {
         return err;
     }
-    if (r == nullptr) {
+    if (r == nullptr || inactive(r)) {
         empty_status(st);
         return MPI_SUCCESS;
     }
@@ -306,7 +313,7 @@ int PMPI_Test(MPI_Request* h, int* flag, MPI_Status* st) {
     if (flag == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test", "null flag pointer");
     }
-    if (r == nullptr) {
+    if (r == nullptr || inactive(r)) {
         *flag = 1;
         empty_status(st);
         return MPI_SUCCESS;
@@ -344,7 +351,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status sts[]) {
         if (int err = resolve("MPI_Testall", &reqs[i], &r); err != MPI_SUCCESS) {
             return err;
         }
-        if (r != nullptr && !r->done.load(std::memory_order_acquire)) {
+        if (r != nullptr && !inactive(r) && !r->done.load(std::memory_order_acquire)) {
             *flag = 0;
             mpc::sched::yield();
             return MPI_SUCCESS;
@@ -365,7 +372,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* st) {
             if (int err = resolve("MPI_Waitany", &reqs[i], &r); err != MPI_SUCCESS) {
                 return err;
             }
-            if (r == nullptr) {
+            if (r == nullptr || inactive(r)) {
                 continue;
             }
             any_active = true;
@@ -414,7 +421,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
         if (int err = resolve("MPI_Testany", &reqs[i], &r); err != MPI_SUCCESS) {
             return err;
         }
-        if (r == nullptr) {
+        if (r == nullptr || inactive(r)) {
             continue;
         }
         any_active = true;
@@ -442,9 +449,13 @@ int PMPI_Request_free(MPI_Request* h) {
     if (r == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "MPI_REQUEST_NULL");
     }
-    // The operation goes on; the request is recycled once it completes.
-    r->wait("MPI_Request_free");
-    current()->requests.release(r);
+    // An active operation goes on: the rank recycles the request once it has completed.
+    if (inactive(r) || r->done.load(std::memory_order_acquire)) {
+        on_complete(*r);
+        current()->requests.release(r);
+    } else {
+        current()->requests.orphan(r);
+    }
     *h = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }

@@ -1,0 +1,40 @@
+/// \file
+/// Shared pieces of the point-to-point bindings (p2p.cpp, p2p_ext.cpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "mpi_compat/runtime.hpp"
+
+namespace mpc::mpi::p2p {
+
+/// Result of the argument checks shared by sends and receives.
+struct checked {
+    task* self = nullptr;
+    comm* c = nullptr;
+    std::size_t bytes = 0;
+    int err = MPI_SUCCESS;
+};
+
+/// Validates the arguments of a send (is_recv false) or receive; `peer` is dest or source.
+checked check_args(const char* call, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm cm,
+                   bool is_recv) noexcept;
+void start_send(const checked& k, const void* buf, int dest, int tag, request* r, send_mode m) noexcept;
+void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept;
+/// Waits for a request on the caller's stack, which may be destroyed right after.
+void wait_local(request& r, const char* what) noexcept;
+void copy_status(MPI_Status* out, const request& r) noexcept;
+void empty_status(MPI_Status* st) noexcept;
+/// Completes a table request: copies its status, frees it (persistent: makes it inactive) and
+/// sets the handle to MPI_REQUEST_NULL. Returns the request's error.
+int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept;
+/// A persistent request that is not started.
+bool inactive(const request* r) noexcept;
+/// Resolves a handle; *r is null for MPI_REQUEST_NULL. Returns an error class.
+int resolve(const char* call, MPI_Request* h, request** r) noexcept;
+/// Called once per completed request before it is freed (buffered sends release their block).
+void on_complete(request& r) noexcept;
+
+}  // namespace mpc::mpi::p2p
