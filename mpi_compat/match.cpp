@@ -1,5 +1,7 @@
 #include "mpi_compat/match.hpp"
 
+#include <time.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -59,6 +61,18 @@ void request::wait(const char* what) noexcept {
     if (done.load(std::memory_order_acquire)) {
         return;
     }
+    if (sched::self() == nullptr) {
+        // A plain thread (one that a rank created): poll, backing off to short sleeps.
+        for (unsigned spins = 0; !done.load(std::memory_order_acquire); ++spins) {
+            if (spins < 1000) {
+                cpu_relax();
+            } else {
+                struct timespec ts = {0, spins < 10000 ? 1000 : 50000};
+                nanosleep(&ts, nullptr);
+            }
+        }
+        return;
+    }
     lk.lock();
     if (done.load(std::memory_order_relaxed)) {
         lk.unlock();
@@ -92,7 +106,7 @@ void request_pool::reap_orphans() noexcept {
             orphans_[i] = orphans_.back();
             orphans_.pop_back();
             p2p::on_complete(*r);
-            release(r);
+            release_locked(r);
         } else {
             ++i;
         }
@@ -100,12 +114,13 @@ void request_pool::reap_orphans() noexcept {
 }
 
 request* request_pool::alloc() noexcept {
+    spin_guard g(lk_);
     if (!orphans_.empty()) {
         reap_orphans();
     }
     if (free_.empty()) {
         request_table& t = table();
-        std::lock_guard<std::mutex> g(t.grow);
+        std::lock_guard<std::mutex> grow(t.grow);
         if (t.nchunks == max_chunks) {
             return nullptr;
         }
@@ -131,6 +146,11 @@ request* request_pool::alloc() noexcept {
 }
 
 void request_pool::release(request* r) noexcept {
+    spin_guard g(lk_);
+    release_locked(r);
+}
+
+void request_pool::release_locked(request* r) noexcept {
     r->quiesce();
     r->in_table = false;
     free_.push_back(r);
@@ -261,11 +281,18 @@ void match_engine::post(request* r) noexcept {
 }
 
 unexpected_msg* match_engine::take(std::uint32_t context, int source, int tag, bool wait) noexcept {
-    for (;;) {
+    bool plain = sched::self() == nullptr;
+    for (unsigned spins = 0;; ++spins) {
         lk_.lock();
         if (unexpected_msg* m = unlink_unexpected(context, source, tag); m != nullptr || !wait) {
             lk_.unlock();
             return m;
+        }
+        if (plain) {  // a thread a rank created: poll
+            lk_.unlock();
+            struct timespec ts = {0, spins < 100 ? 1000 : 50000};
+            nanosleep(&ts, nullptr);
+            continue;
         }
         probers_.wait(lk_, "MPI_Mprobe");
     }
@@ -290,6 +317,13 @@ bool match_engine::probe(std::uint32_t context, int source, int tag, MPI_Status*
 }
 
 void match_engine::probe_wait(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept {
+    if (sched::self() == nullptr) {  // plain thread: poll
+        for (unsigned spins = 0; !probe(context, source, tag, st); ++spins) {
+            struct timespec ts = {0, spins < 100 ? 1000 : 50000};
+            nanosleep(&ts, nullptr);
+        }
+        return;
+    }
     for (;;) {
         lk_.lock();
         if (const unexpected_msg* m = find_unexpected(context, source, tag); m != nullptr) {

@@ -95,21 +95,30 @@ struct request {
 };
 
 /// Request handles: a process-wide table of chunks (never freed, so a handle's memory stays
-/// valid), and a free list per rank (no contention between ranks).
+/// valid), and a free list per rank (no contention between ranks; a spinlock, uncontended
+/// unless the rank's own threads call MPI at once under MPI_THREAD_MULTIPLE).
 class request_pool {
 public:
     request* alloc() noexcept;
     void release(request* r) noexcept;
     /// MPI_Request_free of an active request: released by a later alloc() once complete.
-    void orphan(request* r) noexcept { orphans_.push_back(r); }
+    void orphan(request* r) noexcept {
+        spin_guard g(lk_);
+        orphans_.push_back(r);
+    }
     static request* from_handle(MPI_Request h) noexcept;
     static MPI_Request handle_of(const request* r) noexcept { return MPC_HANDLE(MPC_HANDLE_KIND_REQUEST, r->index); }
 
     /// Releases the orphans that have completed.
-    void reap() noexcept { reap_orphans(); }
+    void reap() noexcept {
+        spin_guard g(lk_);
+        reap_orphans();
+    }
 
 private:
-    void reap_orphans() noexcept;
+    void reap_orphans() noexcept;  ///< lk_ held
+    void release_locked(request* r) noexcept;
+    spinlock lk_;
     std::vector<request*> free_;
     std::vector<request*> orphans_;
 };

@@ -43,8 +43,15 @@ struct world_state {
 
 world_state& world() noexcept;
 
-/// The rank the calling ULT runs for; nullptr outside a rank (plain thread, before launch).
-inline task* current() noexcept { return static_cast<task*>(sched::current_task()); }
+/// The rank of a thread a rank created (threads.cpp); nullptr for other threads.
+task* thread_task() noexcept;
+
+/// The rank the caller acts for: its ULT's, or, in a thread a rank created, that rank's;
+/// nullptr elsewhere (runtime threads, before launch).
+inline task* current() noexcept {
+    auto* t = static_cast<task*>(sched::current_task());
+    return t != nullptr ? t : thread_task();
+}
 
 /// Runs main once per rank (see launch.cpp).
 extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, char** argv, char** envp);

@@ -1,0 +1,139 @@
+/// \file
+/// Threads and blocking calls of ranks.
+/// - MPI_THREAD_MULTIPLE for threads that ranks create themselves (pthreads, OpenMP,
+///   std::thread): libmpc interposes pthread_create so that a new thread inherits the rank of the
+///   code that created it; MPI calls from that thread then act for that rank. Such a thread is a
+///   plain kernel thread, not a ULT: its blocking MPI calls poll instead of parking.
+/// - pthread_join, sleep, usleep, nanosleep and sched_yield called by a ULT become ULT waits.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include <cstdlib>
+#include <new>
+
+#include "mpi_compat/runtime.hpp"
+
+namespace mpc::mpi {
+namespace {
+[[gnu::tls_model("initial-exec")]] thread_local task* tls_task = nullptr;
+
+struct start_args {
+    void* (*fn)(void*);
+    void* arg;
+    task* t;
+};
+
+void* thread_start(void* p) {
+    start_args a = *static_cast<start_args*>(p);
+    std::free(p);
+    tls_task = a.t;
+    return a.fn(a.arg);
+}
+
+using create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+create_fn real_create() {
+    static create_fn fn = reinterpret_cast<create_fn>(dlsym(RTLD_NEXT, "pthread_create"));
+    return fn;
+}
+}  // namespace
+
+task* thread_task() noexcept { return tls_task; }
+
+}  // namespace mpc::mpi
+
+extern "C" int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+    using namespace mpc::mpi;
+    create_fn real = real_create();
+    task* t = current();
+    if (t == nullptr) {  // not created by a rank: nothing to inherit
+        return real(th, attr, fn, arg);
+    }
+    auto* a = static_cast<start_args*>(std::malloc(sizeof(start_args)));
+    if (a == nullptr) {
+        return EAGAIN;
+    }
+    *a = {fn, arg, t};
+    int rc = real(th, attr, &thread_start, a);
+    if (rc != 0) {
+        std::free(a);
+    }
+    return rc;
+}
+
+// ---- blocking calls made by ranks ------------------------------------------------------------
+// A rank is a ULT: a call that blocks its kernel thread blocks every rank of that VP, and can
+// deadlock the job (rank 0 joins a thread that waits for a message from a rank on the same VP).
+// The common ones are turned into ULT waits when called from a ULT; elsewhere they pass through.
+
+namespace {
+template <class Fn>
+Fn next_symbol(const char* name) {
+    return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+
+bool in_ult() noexcept { return mpc::sched::self() != nullptr; }
+
+void ult_sleep_ns(long long ns) noexcept {
+    mpc::sched::sleep_for(std::chrono::nanoseconds(ns > 0 ? ns : 0));
+}
+}  // namespace
+
+extern "C" {
+int pthread_join(pthread_t th, void** ret) {
+    using join_fn = int (*)(pthread_t, void**);
+    static join_fn real = next_symbol<join_fn>("pthread_join");
+    if (!in_ult()) {
+        return real(th, ret);
+    }
+    // Poll with growing pauses; the VP runs the other ULTs meanwhile.
+    for (long long pause = 1000;; pause = pause < 1'000'000 ? pause * 2 : pause) {
+        int rc = pthread_tryjoin_np(th, ret);
+        if (rc != EBUSY) {
+            return rc;
+        }
+        ult_sleep_ns(pause);
+    }
+}
+
+int nanosleep(const struct timespec* req, struct timespec* rem) {
+    using sleep_fn = int (*)(const struct timespec*, struct timespec*);
+    static sleep_fn real = next_symbol<sleep_fn>("nanosleep");
+    if (!in_ult() || req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1'000'000'000L) {
+        return real(req, rem);
+    }
+    ult_sleep_ns(static_cast<long long>(req->tv_sec) * 1'000'000'000LL + req->tv_nsec);
+    if (rem != nullptr) {
+        rem->tv_sec = 0;
+        rem->tv_nsec = 0;
+    }
+    return 0;
+}
+
+int usleep(useconds_t us) {
+    struct timespec ts = {static_cast<time_t>(us / 1'000'000), static_cast<long>(us % 1'000'000) * 1000};
+    return nanosleep(&ts, nullptr);
+}
+
+unsigned int sleep(unsigned int seconds) {
+    struct timespec ts = {static_cast<time_t>(seconds), 0};
+    return nanosleep(&ts, nullptr) == 0 ? 0 : seconds;
+}
+
+int sched_yield(void) {
+    using yield_fn = int (*)(void);
+    static yield_fn real = next_symbol<yield_fn>("sched_yield");
+    if (in_ult()) {
+        mpc::sched::yield();
+        return 0;
+    }
+    return real();
+}
+}
