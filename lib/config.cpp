@@ -272,6 +272,8 @@ void print_info(std::FILE* out) noexcept {
 }  // namespace mpc::config
 
 MPC_CONFIG_TABLE(core, {
+    {"MPC_CC", ::mpc::config::knob_type::string, "cc", "C compiler run by mpc_cc / mpicc"},
+    {"MPC_CXX", ::mpc::config::knob_type::string, "c++", "C++ compiler run by mpc_cxx / mpicxx"},
     {"MPC_LOG_LEVEL", ::mpc::config::knob_type::string, "warn",
      "log levels: a default and per-subsystem overrides, e.g. warn,sched:debug (fatal error warn info debug trace; "
      "subsystems core sched alloc net mpi ckpt tg)"},

@@ -1,15 +1,22 @@
 /// \file
-/// mpc_run: runs a program built against libmpc with the engine configured by flags.
+/// mpc_run: runs an MPI program built with mpc_cc / mpc_cxx as N ranks (ULTs) of one process,
+/// with the engine configured by flags.
 ///
-/// Every flag becomes an MPC_* environment variable (the same knobs `--info` lists), then the
-/// program is exec'd: it replaces mpc_run, so its exit status, signals and stdio are its own.
-/// Flags are read up to the first argument that is not a flag (or up to `--`); everything
-/// after it belongs to the program. A later flag overrides an earlier one for the same knob.
+/// Every flag becomes an MPC_* environment variable (the same knobs `--info` lists; `-n` sets
+/// MPC_NRANKS), then the program is exec'd: it replaces mpc_run, so its exit status, signals and
+/// stdio are its own. The program's start-up code (tools/mpc_start.c, linked by mpc_cc) reads
+/// the variables and runs main once per rank. Flags are read up to the first argument that is not
+/// a flag (or up to `--`); everything after it belongs to the program. A later flag overrides an
+/// earlier one for the same knob.
+///
+/// Before exec, the program is checked (tools/program_check.hpp): an ELF must be built with
+/// mpc_cc / mpc_cxx (it defines the start-up marker symbol); a program that links libmpc and
+/// drives the engine itself (examples/ult_demo) runs too, but not with -n; a "#!" script is
+/// trusted (it may wrap an MPI program).
 ///
 /// Exit status: 0 for --help/--info, 2 for a usage error (one line on stderr naming it),
-/// 127 when exec fails, otherwise the program's own.
-///
-/// `-n N` (MPI ranks) is refused until the MPI layer exists.
+/// 127 when exec fails, otherwise the program's own (for an MPI program: the first non-zero
+/// exit status of a rank, or the MPI_Abort code).
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +36,7 @@
 #include "lib/log.hpp"
 #include "lib/topology.hpp"
 #include "scheduler/sched.hpp"
+#include "tools/program_check.hpp"
 
 namespace {
 
@@ -37,15 +45,18 @@ constexpr int exit_exec_failed = 127;
 // The engine's limits, checked here so that a bad flag fails before the program starts.
 constexpr std::int64_t max_vps = mpc::sched::max_vps;
 constexpr std::size_t min_stack_size = mpc::sched::min_stack_size;
+constexpr std::int64_t max_ranks = 1000000;
 
 const char usage_text[] =
-    "usage: mpc_run [FLAGS] [--] PROGRAM [ARGS...]\n"
+    "usage: mpc_run [-n N] [FLAGS] [--] PROGRAM [ARGS...]\n"
     "       mpc_run --info | --help\n"
     "\n"
-    "Runs PROGRAM (built against libmpc) with the MPC engine configured by FLAGS. Each flag sets\n"
-    "an MPC_* environment variable, then PROGRAM replaces mpc_run (exec). Flags stop at the first\n"
-    "argument that is not a flag, or at '--'; later flags override earlier ones.\n"
+    "Runs PROGRAM, an MPI program built with mpc_cc or mpc_cxx, as N MPI ranks: N user-level\n"
+    "threads of one process, each running PROGRAM's main. Each flag sets an MPC_* environment\n"
+    "variable, then PROGRAM replaces mpc_run (exec). Flags stop at the first argument that is not\n"
+    "a flag, or at '--'; later flags override earlier ones.\n"
     "\n"
+    "  -n, -np N              number of MPI ranks, 1..1000000; default 1          -> MPC_NRANKS\n"
     "  -c, --vps N            number of virtual processors (kernel threads, one per core by\n"
     "                         default); 1..4096                                   -> MPC_VPS\n"
     "  --bind compact|scatter VP placement: compact fills cores in order, scatter spreads VPs\n"
@@ -54,7 +65,6 @@ const char usage_text[] =
     "                         1024), at least 16k, e.g. 64k or 8M                -> MPC_STACK_SIZE\n"
     "  --mpc NAME=VALUE       sets any knob; NAME with or without the MPC_ prefix, any case,\n"
     "                         '-' read as '_' (--mpc log-level=info -> MPC_LOG_LEVEL=info)\n"
-    "  -n N                   MPI ranks: not available yet (needs the MPI layer)\n"
     "  -v, --verbose          print the resulting configuration and the command to stderr\n"
     "  --info                 print every configuration knob (name, type, default, current\n"
     "                         value, meaning) and the machine topology, then exit\n"
@@ -63,8 +73,13 @@ const char usage_text[] =
     "Flags accept their value as the next argument or, for long flags, after '='\n"
     "(--bind=scatter); short flags also take it attached (-c4).\n"
     "\n"
-    "Exit status: PROGRAM's own; 2 for a usage error; 127 if PROGRAM cannot be executed.\n"
-    "Example: mpc_run -c 4 --bind scatter --mpc log_level=info ./ult_demo 20000\n";
+    "PROGRAM must be built with mpc_cc/mpc_cxx (its start-up code runs main once per rank);\n"
+    "other executables are refused, except programs that link libmpc and drive the engine\n"
+    "themselves (no -n), and '#!' scripts, which are trusted to run an MPI program.\n"
+    "\n"
+    "Exit status: the first non-zero exit status of a rank, or the MPI_Abort code; 0 when every\n"
+    "rank returns 0; 2 for a usage error; 127 if PROGRAM cannot be executed.\n"
+    "Example: mpc_run -n 64 -c 4 --bind scatter ./heat 1000\n";
 
 /// Prints "mpc_run: <message><suffix>" as one line on stderr and exits with status 2.
 [[noreturn]] void vfail(const char* suffix, const char* fmt, std::va_list ap) {
@@ -167,7 +182,8 @@ struct command_line {
     std::vector<setting> settings;
     bool verbose = false;
     bool info = false;
-    int program = -1;  // index of PROGRAM in argv, -1 if none
+    bool ranks = false;  // -n given
+    int program = -1;    // index of PROGRAM in argv, -1 if none
 };
 
 /// If argv[i] is flag `name` ("-c" or "--bind"), stores its value (next argument; for long
@@ -229,6 +245,15 @@ setting parse_vps(const char* flag, const char* v) {
     return {"MPC_VPS", v, std::string(flag) + " " + v};
 }
 
+setting parse_ranks(const char* flag, const char* v) {
+    std::int64_t n = 0;
+    if (!mpc::config::parse_int(v, &n) || n < 1 || n > max_ranks) {
+        fail("%s '%s': the number of MPI ranks must be an integer from 1 to %lld", flag, v,
+             static_cast<long long>(max_ranks));
+    }
+    return {"MPC_NRANKS", v, std::string(flag) + " " + v};
+}
+
 setting parse_bind(const char* v) {
     if (std::strcmp(v, "compact") != 0 && std::strcmp(v, "scatter") != 0) {
         fail("--bind '%s': expected compact or scatter", v);
@@ -278,8 +303,12 @@ command_line parse(int argc, char** argv) {
             cl.settings.push_back(parse_stack_size(v));
         } else if (flag_value(argc, argv, i, "--mpc", &v)) {
             cl.settings.push_back(parse_mpc(v, knobs));
+        } else if (flag_value(argc, argv, i, "-np", &v)) {
+            cl.settings.push_back(parse_ranks("-np", v));
+            cl.ranks = true;
         } else if (flag_value(argc, argv, i, "-n", &v)) {
-            fail("-n requires the MPI layer (not yet available)");
+            cl.settings.push_back(parse_ranks("-n", v));
+            cl.ranks = true;
         } else {
             usage_error("unknown flag '%s'", arg);
         }
@@ -304,13 +333,13 @@ const char* not_runnable(const std::string& path) {
     return nullptr;
 }
 
-/// Checks that PROGRAM can be found the way execvp() will look for it; exits 2 if not.
-void check_program(const char* prog) {
+/// Finds PROGRAM the way execvp() will look for it and returns its path; exits 2 if not found.
+std::string find_program(const char* prog) {
     if (std::strchr(prog, '/') != nullptr) {
         if (const char* why = not_runnable(prog)) {
             fail("cannot run program '%s': %s", prog, why);
         }
-        return;
+        return prog;
     }
     const char* env_path = std::getenv("PATH");
     std::string path = env_path != nullptr ? env_path : "/usr/local/bin:/usr/bin:/bin";
@@ -318,8 +347,9 @@ void check_program(const char* prog) {
     for (;;) {
         std::size_t colon = path.find(':', start);
         std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-        if (not_runnable((dir.empty() ? "." : dir) + "/" + prog) == nullptr) {
-            return;
+        std::string candidate = (dir.empty() ? "." : dir) + "/" + prog;
+        if (not_runnable(candidate) == nullptr) {
+            return candidate;
         }
         if (colon == std::string::npos) {
             break;
@@ -332,9 +362,32 @@ void check_program(const char* prog) {
     fail("program '%s' not found in PATH", prog);
 }
 
+/// Refuses PROGRAM (exit 2) unless it can run as MPI ranks (see the file comment); returns a
+/// line for -v saying what it is.
+std::string check_program(const char* prog, const std::string& path, bool ranks_given) {
+    using mpc::tools::program_kind;
+    const mpc::tools::program_info info = mpc::tools::inspect_program(path, MPC_LIBMPC_SONAME);
+    switch (info.kind) {
+        case program_kind::mpi:
+            return "an MPI program built with mpc_cc/mpc_cxx";
+        case program_kind::script:
+            return "a script (" + info.detail +
+                   "), run without checking that it starts an MPI program built with mpc_cc";
+        case program_kind::engine:
+            if (!ranks_given) {
+                return "a program that links libmpc and runs the engine itself (not an MPI program: MPC_NRANKS unused)";
+            }
+            break;
+        case program_kind::other:
+            break;
+    }
+    fail("%s was not built with mpc_cc/mpc_cxx (MPI programs must link MPC's mpi.h and start-up code)", prog);
+}
+
 // ---- output ---------------------------------------------------------------------------------
 
-void print_configuration(const command_line& cl, int argc, char** argv) {
+/// `kind` says what the program is (check_program), empty when there is none.
+void print_configuration(const command_line& cl, int argc, char** argv, const std::string& kind) {
     std::fprintf(stderr, "mpc_run: configuration\n");
     const std::vector<knob_info> knobs = list_knobs();
     int width = 0;
@@ -355,6 +408,9 @@ void print_configuration(const command_line& cl, int argc, char** argv) {
         std::fprintf(stderr, "  %-*s = %-10s (%s)\n", width, k.name.c_str(), (v && *v) ? v : "\"\"", origin);
     }
     mpc::config::warn_unknown_environment();
+    if (cl.program > 0 && !kind.empty()) {
+        std::fprintf(stderr, "mpc_run: %s is %s\n", argv[cl.program], kind.c_str());
+    }
     if (cl.program > 0) {
         std::fprintf(stderr, "mpc_run: exec");
         for (int i = cl.program; i < argc; ++i) {
@@ -403,8 +459,12 @@ int main(int argc, char** argv) {
             return exit_usage;
         }
     }
+    std::string kind;
+    if (!cl.info && cl.program > 0) {
+        kind = check_program(argv[cl.program], find_program(argv[cl.program]), cl.ranks);
+    }
     if (cl.verbose) {
-        print_configuration(cl, argc, argv);
+        print_configuration(cl, argc, argv, kind);
     }
     if (cl.info) {
         return print_info();
@@ -412,7 +472,6 @@ int main(int argc, char** argv) {
     if (cl.program < 0) {
         usage_error("missing program to run");
     }
-    check_program(argv[cl.program]);
     std::fflush(nullptr);
     ::execvp(argv[cl.program], argv + cl.program);
     const int e = errno;

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# wrapper_test.sh MODE TOOLS SRC WORK [BUILD GENERATOR SANITIZER_FLAGS]
+# Tests of the compiler wrappers and of mpc_run on programs they build (ctest, label "mpi").
+#   TOOLS  <build>/tools (mpc_cc, mpc_cxx, mpicc, mpicxx, mpc_run)   SRC  tests/mpi
+#   WORK   a scratch directory (emptied first)                         BUILD  the build tree
+# MODE:
+#   hello-c     mpc_cc and mpicc build hello.c (one step, and compile + link); 7 ranks, singleton
+#   static-cxx  mpicxx builds static_objects.cpp; constructors and destructors run once
+#   show        -show / --showme[:...] output, -c adds no link flags, MPC_CC, -fno-mpc-privatize
+#   refuse      mpc_run refuses programs not built with the wrappers (status 2, one line)
+#   findmpi     CMake's FindMPI pointed at mpicc/mpicxx finds MPC; its programs run on 4 ranks;
+#               a project with CC=mpicc CXX=mpicxx builds them too
+#   install     the installed, relocated wrappers build a program that the installed mpc_run runs
+set -euo pipefail
+mode=$1
+tools=$2
+src=$3
+work=$4
+build=${5:-}
+generator=${6:-Ninja}
+san_flags=${7:-}
+
+rm -rf "$work"
+mkdir -p "$work"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# expect_ranks OUTPUT_FILE N: the output holds "rank R of N" exactly once for every R < N.
+expect_ranks() {
+  local out=$1 n=$2 r
+  for ((r = 0; r < n; ++r)); do
+    local c
+    c=$(grep -c "^rank $r of $n\$" "$out" || true)
+    [ "$c" -eq 1 ] || fail "'rank $r of $n' printed $c times (expected once); output: $(cat "$out")"
+  done
+  local total
+  total=$(grep -c "^rank " "$out" || true)
+  [ "$total" -eq "$n" ] || fail "$total rank lines, expected $n"
+}
+
+# count_lines FILE TEXT N: TEXT is printed on exactly N lines.
+count_lines() {
+  local c
+  c=$(grep -cF -- "$2" "$1" || true)
+  [ "$c" -eq "$3" ] || fail "'$2' printed $c times, expected $3; output: $(cat "$1")"
+}
+
+# run_status EXPECTED CMD...: runs CMD (stdout and stderr to $work/out) and checks its status.
+run_status() {
+  local expected=$1 st=0
+  shift
+  echo "+ $*"
+  "$@" >"$work/out" 2>&1 || st=$?
+  cat "$work/out"
+  [ "$st" -eq "$expected" ] || fail "exit status $st, expected $expected: $*"
+}
+
+case $mode in
+  hello-c)
+    echo "+ $tools/mpc_cc -O2 -Wall -o $work/hello $src/hello.c"
+    "$tools/mpc_cc" -O2 -Wall -o "$work/hello" "$src/hello.c"
+    run_status 0 "$tools/mpc_run" -n 7 "$work/hello" 7
+    expect_ranks "$work/out" 7
+    # separate compile and link steps, through the mpicc name; a program run without mpc_run is
+    # a singleton
+    "$tools/mpicc" -c "$src/hello.c" -o "$work/hello.o"
+    "$tools/mpicc" "$work/hello.o" -o "$work/hello2"
+    run_status 0 "$work/hello2" 1
+    expect_ranks "$work/out" 1
+    run_status 0 "$tools/mpc_run" -n 3 -c 2 "$work/hello2" 3
+    expect_ranks "$work/out" 3
+    # the size check of hello.c works (a wrong expectation fails the job)
+    run_status 1 "$tools/mpc_run" -n 2 "$work/hello2" 5
+    ;;
+
+  static-cxx)
+    "$tools/mpicxx" -O2 -Wall -o "$work/static_objects" "$src/static_objects.cpp"
+    run_status 0 "$tools/mpc_run" -n 4 "$work/static_objects"
+    count_lines "$work/out" "static constructor of global_object" 1
+    count_lines "$work/out" "static destructor of global_object" 1
+    count_lines "$work/out" "static constructor of function_local" 1
+    count_lines "$work/out" "static destructor of function_local" 1
+    for r in 0 1 2 3; do
+      count_lines "$work/out" "rank $r of 4 sees global_object" 1
+    done
+    # the destructors run after every rank has ended
+    last=$(grep -n "sees global_object" "$work/out" | tail -n1 | cut -d: -f1)
+    dtor=$(grep -n "static destructor of global_object" "$work/out" | cut -d: -f1)
+    [ "$dtor" -gt "$last" ] || fail "the global destructor ran before the last rank"
+    ;;
+
+  show)
+    inc=$("$tools/mpc_cc" --showme:incdirs)
+    [ -f "$inc/mpi.h" ] || fail "--showme:incdirs '$inc' has no mpi.h"
+    [ "$("$tools/mpc_cc" --showme:compile)" = "-I$inc${san_flags:+ $san_flags}" ] ||
+      fail "--showme:compile: $("$tools/mpc_cc" --showme:compile)"
+    found_so=no
+    found_a=no
+    for d in $("$tools/mpc_cc" --showme:libdirs); do
+      [ -e "$d/libmpc.so" ] && found_so=yes
+      [ -e "$d/libmpc_start.a" ] && found_a=yes
+    done
+    [ "$found_so,$found_a" = yes,yes ] || fail "--showme:libdirs lacks libmpc.so or libmpc_start.a"
+    [ "$("$tools/mpc_cc" --showme:libs)" = "mpc_start mpc" ] || fail "--showme:libs"
+    [ "$("$tools/mpc_cc" --showme:command)" = cc ] || fail "--showme:command"
+    [ "$("$tools/mpc_cxx" --showme:command)" = c++ ] || fail "--showme:command of mpc_cxx"
+    link=$("$tools/mpc_cc" --showme:link)
+    case $link in
+      *-Wl,--export-dynamic*-Wl,--whole-archive\ -lmpc_start\ -Wl,--no-whole-archive\ -lmpc) ;;
+      *) fail "--showme:link: $link" ;;
+    esac
+    # -show / --showme: the whole command, the user's arguments between compile and link flags
+    for flag in -show --showme -showme; do
+      line=$("$tools/mpicc" $flag -O2 x.c -o x -fno-mpc-privatize)
+      [ "$line" = "cc -I$inc${san_flags:+ $san_flags} -O2 x.c -o x $link" ] || fail "$flag: $line"
+    done
+    line=$("$tools/mpicxx" -show -c x.cpp)
+    [ "$line" = "c++ -I$inc${san_flags:+ $san_flags} -c x.cpp" ] || fail "-show -c: $line"
+    for f in -E -S -M -MM; do
+      line=$("$tools/mpc_cc" -show $f x.c)
+      case $line in *-lmpc*) fail "-show $f links: $line" ;; esac
+    done
+    # a shared library gets libmpc but not the start-up code
+    line=$("$tools/mpc_cc" -show -shared -fPIC lib.c -o libx.so)
+    case $line in *-lmpc_start* | *--export-dynamic*) fail "-shared: $line" ;; *" -lmpc") ;; *) fail "-shared: $line" ;; esac
+    line=$(MPC_CC="ccache gcc" "$tools/mpc_cc" -show x.c)
+    case $line in "ccache gcc -I$inc"*" x.c "*) ;; *) fail "MPC_CC: $line" ;; esac
+    line=$(MPC_CXX=clang++ "$tools/mpicxx" --showme)
+    case $line in "clang++ -I$inc"*) ;; *) fail "MPC_CXX: $line" ;; esac
+    # unknown --showme:x is an error; --version works (nothing to link)
+    run_status 1 "$tools/mpc_cc" --showme:nonsense
+    grep -q "unknown option --showme:nonsense" "$work/out" || fail "no message for --showme:nonsense"
+    run_status 0 "$tools/mpc_cc" --version
+    run_status 0 "$tools/mpicxx" --version
+    # -fno-mpc-privatize is dropped, not passed on (cc would reject it)
+    printf 'int main(void) { return 0; }\n' >"$work/empty.c"
+    "$tools/mpc_cc" -fno-mpc-privatize -c "$work/empty.c" -o "$work/empty.o"
+    ;;
+
+  refuse)
+    msg="was not built with mpc_cc/mpc_cxx (MPI programs must link MPC's mpi.h and start-up code)"
+    run_status 2 "$tools/mpc_run" -n 4 /bin/true
+    [ "$(cat "$work/out")" = "mpc_run: /bin/true $msg" ] || fail "message: $(cat "$work/out")"
+    # an MPI program compiled and linked against libmpc by hand, without the start-up code
+    flags=$("$tools/mpc_cc" --showme:compile)
+    libdir=$("$tools/mpc_cc" --showme:libdirs | cut -d' ' -f1)
+    # shellcheck disable=SC2086
+    cc $flags "$src/hello.c" -o "$work/plain" -L"$libdir" -Wl,-rpath,"$libdir" -lmpc
+    run_status 2 "$tools/mpc_run" -n 2 "$work/plain" 2
+    [ "$(cat "$work/out")" = "mpc_run: $work/plain $msg" ] || fail "message: $(cat "$work/out")"
+    # a stripped program built with the wrapper is still recognised (the marker is in .dynsym)
+    "$tools/mpc_cc" -o "$work/stripped" "$src/hello.c"
+    strip "$work/stripped"
+    run_status 0 "$tools/mpc_run" -n 2 "$work/stripped" 2
+    expect_ranks "$work/out" 2
+    # a script is trusted, and -v says so
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$work/stripped" >"$work/wrapper.sh"
+    chmod +x "$work/wrapper.sh"
+    run_status 0 "$tools/mpc_run" -v -n 3 "$work/wrapper.sh" 3
+    grep -q "is a script (#!/bin/sh), run without checking" "$work/out" || fail "-v does not flag the script"
+    expect_ranks "$work/out" 3
+    ;;
+
+  findmpi)
+    [ -n "$build" ] || fail "findmpi needs BUILD"
+    cmake_flags=()
+    if [ -n "$san_flags" ]; then
+      cmake_flags=(-DCMAKE_C_FLAGS="$san_flags" -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_flags")
+    fi
+    echo "+ cmake -S $src/findmpi -B $work/build -DMPI_C_COMPILER=$tools/mpicc -DMPI_CXX_COMPILER=$tools/mpicxx"
+    cmake -S "$src/findmpi" -B "$work/build" -G "$generator" -DMPC_TEST_SOURCE_DIR="$src" \
+      -DMPI_C_COMPILER="$tools/mpicc" -DMPI_CXX_COMPILER="$tools/mpicxx" "${cmake_flags[@]}" >"$work/configure.log" 2>&1 ||
+      { cat "$work/configure.log"; tail -n 60 "$work/build/CMakeFiles/CMakeError.log" 2>/dev/null; fail "configure"; }
+    cat "$work/configure.log"
+    grep -q 'Found MPI_C: .*(found version "3.1")' "$work/configure.log" || fail "FindMPI did not report MPI_C 3.1"
+    grep -q 'Found MPI_CXX: .*(found version "3.1")' "$work/configure.log" || fail "FindMPI did not report MPI_CXX 3.1"
+    cmake --build "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build"; }
+    run_status 0 "$tools/mpc_run" -n 4 "$work/build/hello_c" 4
+    expect_ranks "$work/out" 4
+    run_status 0 "$tools/mpc_run" -n 4 "$work/build/static_objects_cxx"
+    count_lines "$work/out" "static constructor of global_object" 1
+    count_lines "$work/out" "static destructor of global_object" 1
+    count_lines "$work/out" "of 4 sees global_object" 4
+    # the wrappers as the project's compilers (CC=mpicc CXX=mpicxx cmake ...)
+    echo "+ CC=$tools/mpicc CXX=$tools/mpicxx cmake -S $src/findmpi -B $work/build-cc"
+    CC="$tools/mpicc" CXX="$tools/mpicxx" cmake -S "$src/findmpi" -B "$work/build-cc" -G "$generator" \
+      -DMPC_TEST_SOURCE_DIR="$src" -DMPC_TEST_WRAPPERS_AS_COMPILERS=ON >"$work/configure-cc.log" 2>&1 ||
+      { cat "$work/configure-cc.log"; fail "configure with CC=mpicc"; }
+    cmake --build "$work/build-cc" >"$work/build-cc.log" 2>&1 || { cat "$work/build-cc.log"; fail "build with CC=mpicc"; }
+    run_status 0 "$tools/mpc_run" -n 3 "$work/build-cc/hello_c" 3
+    expect_ranks "$work/out" 3
+    run_status 0 "$tools/mpc_run" -n 2 "$work/build-cc/static_objects_cxx"
+    count_lines "$work/out" "static destructor of global_object" 1
+    ;;
+
+  install)
+    [ -n "$build" ] || fail "install needs BUILD"
+    cmake --install "$build" --prefix "$work/prefix" >/dev/null
+    for f in bin/mpc_cc bin/mpc_cxx bin/mpicc bin/mpicxx bin/mpc_run include/mpi.h; do
+      [ -e "$work/prefix/$f" ] || fail "not installed: $f"
+    done
+    [ -L "$work/prefix/bin/mpicc" ] || fail "bin/mpicc is not a symlink"
+    [ -n "$(find "$work/prefix" -name libmpc_start.a)" ] || fail "libmpc_start.a not installed"
+    # relocatable: move the installed tree, and call it through a symlink from elsewhere
+    mv "$work/prefix" "$work/moved"
+    mkdir -p "$work/elsewhere"
+    ln -s "$work/moved/bin/mpicc" "$work/elsewhere/mpicc"
+    inc=$("$work/elsewhere/mpicc" --showme:incdirs)
+    [ "$inc" = "$(cd "$work/moved" && pwd -P)/include" ] || fail "--showme:incdirs of the moved tree: $inc"
+    "$work/elsewhere/mpicc" -o "$work/hello" "$src/hello.c"
+    "$work/moved/bin/mpicxx" -o "$work/static_objects" "$src/static_objects.cpp"
+    run_status 0 "$work/moved/bin/mpc_run" -n 5 "$work/hello" 5
+    expect_ranks "$work/out" 5
+    run_status 0 "$work/moved/bin/mpc_run" -n 2 "$work/static_objects"
+    count_lines "$work/out" "static destructor of global_object" 1
+    # the program finds the installed libmpc by its rpath, not the build tree's
+    libs=$(ldd "$work/hello")
+    grep -q "libmpc.so.* => $(cd "$work/moved" && pwd -P)/" <<<"$libs" || fail "rpath: $libs"
+    ;;
+
+  *)
+    fail "unknown mode '$mode'"
+    ;;
+esac
+echo "OK: $mode"
