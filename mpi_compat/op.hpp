@@ -1,0 +1,23 @@
+/// \file
+/// Reduction operations: the predefined ones (MPI 3.1 section 5.9.2) on the predefined types
+/// they are defined for, and user operations (MPI_Op_create).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace mpc::mpi {
+
+/// MPI_SUCCESS if `op` may reduce elements of the basic predefined type `type`, else the error
+/// class (MPI_ERR_OP for an invalid or freed op or one not defined on that type).
+int op_check(MPI_Op op, MPI_Datatype type) noexcept;
+
+/// inout[i] = in[i] op inout[i] for `count` elements of `type` (a predefined type for
+/// predefined ops; any type for user ops, which receive the handle as is).
+void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype type) noexcept;
+
+/// Whether the operation is commutative (predefined ones are).
+bool op_commutes(MPI_Op op) noexcept;
+
+}  // namespace mpc::mpi
