@@ -537,6 +537,7 @@ int PMPI_Error_class(int errorcode, int *errorclass);
 #endif
 
 /* Further parts of the interface, one header per area. */
+#include "mpc/mpi_datatypes.h"
 #include "mpc/mpi_groups.h"
 
 #endif /* MPC_MPI_H_INCLUDED */

@@ -11,8 +11,10 @@
 
 namespace mpc::mpi {
 
-/// Size in bytes of one element of a datatype usable for communication, or 0 if the handle is
-/// not one (invalid, MPI_DATATYPE_NULL, MPI_LB/MPI_UB).
+/// Bytes of one element of a datatype that the basic collectives can copy as raw bytes
+/// (predefined types, and derived types whose elements form one block from the buffer on), or
+/// 0: invalid, uncommitted, MPI_LB/MPI_UB, or a derived type with holes (not supported by the
+/// basic collectives yet).
 std::size_t type_size(MPI_Datatype t) noexcept;
 
 }  // namespace mpc::mpi

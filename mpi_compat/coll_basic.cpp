@@ -51,7 +51,10 @@ int check_buf(const ctx& k, MPI_Comm h, const char* call, const void* buf, int c
     }
     std::size_t esize = type_size(type);
     if (esize == 0) {
-        return raise(h, MPI_ERR_TYPE, call, "invalid datatype %#x", type);
+        return raise(h, MPI_ERR_TYPE, call,
+                     "datatype %#x is invalid, not committed, or a derived type with holes (not supported by the "
+                     "basic collectives yet)",
+                     type);
     }
     if (buf == nullptr && count > 0) {
         return raise(h, MPI_ERR_BUFFER, call, "null buffer with count %d", count);

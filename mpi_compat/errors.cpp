@@ -79,7 +79,9 @@ void end_job(int code) noexcept {
 
 int raise(MPI_Comm h, int cls, const char* call, const char* fmt, ...) noexcept {
     task* t = current();
-    if (handler_of(h, t) == MPI_ERRORS_RETURN) {
+    // Outside any rank (the runtime's own threads, unit tests of the bindings) there is no
+    // handler to apply and no job to end: the class is returned.
+    if (t == nullptr || handler_of(h, t) == MPI_ERRORS_RETURN) {
         return cls;
     }
     char why[400];

@@ -8,13 +8,12 @@ void start_send(task& self, const comm& c, int dest, int tag, const void* buf, s
                 request* r) noexcept {
     r->kind = req_kind::send;
     task& target = *world().tasks[static_cast<std::size_t>(c.world_rank(self, dest))];
-    target.engine.deliver(c.coll_context(), c.rank_of(self), tag, buf, bytes, r, false);
+    target.engine.deliver(c.coll_context(), c.rank_of(self), tag, raw_bytes(buf, bytes), r, false);
 }
 
 void start_recv(task& self, const comm& c, int source, int tag, void* buf, std::size_t bytes, request* r) noexcept {
     r->kind = req_kind::recv;
-    r->buf = buf;
-    r->capacity = bytes;
+    r->target = raw_bytes(buf, bytes);
     r->context = c.coll_context();
     r->source = source;
     r->tag = tag;

@@ -8,6 +8,7 @@
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
+#include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/p2p.hpp"
 
 namespace mpc::mpi {
@@ -39,10 +40,9 @@ void request::reset() noexcept {
     bsend_block = nullptr;
     done.store(false, std::memory_order_relaxed);
     notify = nullptr;
-    buf = nullptr;
-    capacity = 0;
-    sbuf = nullptr;
-    sbytes = 0;
+    target = typed_buf{};
+    source_data = typed_buf{};
+    held = nullptr;
     status = MPI_Status{};
 }
 
@@ -152,6 +152,10 @@ void request_pool::release(request* r) noexcept {
 
 void request_pool::release_locked(request* r) noexcept {
     r->quiesce();
+    if (r->held != nullptr) {
+        datatype::release(r->held);
+        r->held = nullptr;
+    }
     r->in_table = false;
     free_.push_back(r);
 }
@@ -176,15 +180,39 @@ inline bool matches(int want_src, int want_tag, int src, int tag) noexcept {
     return (want_src == MPI_ANY_SOURCE || want_src == src) && (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
 
-/// Copies a message into a posted receive and completes it; truncates to its capacity.
-void fill_receive(request* r, int source, int tag, const void* data, std::size_t bytes) noexcept {
-    std::size_t n = bytes <= r->capacity ? bytes : r->capacity;
-    if (n != 0) {
-        std::memcpy(r->buf, data, n);
+/// Copies n bytes of a typed source into a receive target (one copy, layout to layout).
+void copy_data(const typed_buf& from, const typed_buf& to, std::size_t n) noexcept {
+    if (n == 0) {
+        return;
     }
-    set_status(&r->status, source, tag, n, bytes > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
+    if (from.contig && to.contig) {
+        std::memcpy(const_cast<char*>(to.base()), from.base(), n);
+    } else {
+        copy(from.buf, from.count, *from.type, const_cast<void*>(to.buf), to.count, *to.type,
+             static_cast<count_t>(n));
+    }
+}
+
+/// Copies n packed bytes into a receive target.
+void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcept {
+    if (n == 0) {
+        return;
+    }
+    if (to.contig) {
+        std::memcpy(const_cast<char*>(to.base()), packed, n);
+    } else {
+        segment seg(to.buf, to.count, *to.type);
+        seg.unpack(packed, static_cast<count_t>(n));
+    }
+}
+
+/// Completes a receive that got `bytes` (truncated to its capacity).
+void complete_receive(request* r, int source, int tag, std::size_t bytes, std::size_t got) noexcept {
+    set_status(&r->status, source, tag, got, bytes > r->target.bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
     r->complete();
 }
+
+std::size_t fit(std::size_t bytes, const request* r) noexcept { return bytes <= r->target.bytes ? bytes : r->target.bytes; }
 }  // namespace
 
 std::size_t match_engine::eager_limit() noexcept {
@@ -195,8 +223,23 @@ std::size_t match_engine::eager_limit() noexcept {
     return limit;
 }
 
-void match_engine::deliver(std::uint32_t context, int source, int tag, const void* buf, std::size_t bytes,
-                           request* sreq, bool sync) noexcept {
+typed_buf typed(const void* buf, count_t count, const datatype* type) noexcept {
+    typed_buf t;
+    t.buf = buf;
+    t.count = count;
+    t.type = type;
+    t.bytes = static_cast<std::size_t>(count * type->size());
+    t.contig = count <= 1 ? type->is_contiguous() || t.bytes == 0 : type->is_contiguous();
+    return t;
+}
+
+typed_buf raw_bytes(const void* buf, std::size_t n) noexcept {
+    return typed(buf, static_cast<count_t>(n), predefined(MPI_BYTE & 0xffffff));
+}
+
+void match_engine::deliver(std::uint32_t context, int source, int tag, const typed_buf& data, request* sreq,
+                           bool sync) noexcept {
+    const std::size_t bytes = data.bytes;
     lk_.lock();
     request* prev = nullptr;
     for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
@@ -206,7 +249,9 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const voi
                 posted_tail_ = prev;
             }
             lk_.unlock();
-            fill_receive(r, source, tag, buf, bytes);  // the single copy
+            std::size_t n = fit(bytes, r);
+            copy_data(data, r->target, n);  // the single copy
+            complete_receive(r, source, tag, bytes, n);
             sreq->complete();
             return;
         }
@@ -217,8 +262,11 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const voi
         m->eager = std::malloc(bytes);
         if (m->eager == nullptr) {
             eager = false;  // fall back to rendezvous: no memory needed
+        } else if (data.contig) {
+            std::memcpy(m->eager, data.base(), bytes);
         } else {
-            std::memcpy(m->eager, buf, bytes);
+            segment seg(data.buf, data.count, *data.type);
+            seg.pack(m->eager, static_cast<count_t>(bytes));
         }
     }
     if (m == nullptr) {
@@ -227,8 +275,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const voi
         std::abort();
     }
     if (!eager) {
-        sreq->sbuf = buf;
-        sreq->sbytes = bytes;
+        sreq->source_data = data;
         m->sender = sreq;
     }
     (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
@@ -257,11 +304,14 @@ unexpected_msg* match_engine::unlink_unexpected(std::uint32_t context, int sourc
 }
 
 void match_engine::receive_taken(unexpected_msg* m, request* r) noexcept {
+    std::size_t n = fit(m->bytes, r);
     if (m->sender != nullptr) {
-        fill_receive(r, m->source, m->tag, m->sender->sbuf, m->bytes);  // sender -> receiver
+        copy_data(m->sender->source_data, r->target, n);  // sender -> receiver, one copy
+        complete_receive(r, m->source, m->tag, m->bytes, n);
         m->sender->complete();
     } else {
-        fill_receive(r, m->source, m->tag, m->eager, m->bytes);
+        unpack_data(m->eager, r->target, n);
+        complete_receive(r, m->source, m->tag, m->bytes, n);
         std::free(m->eager);
     }
     delete m;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lib/spinlock.hpp"
+#include "mpi_compat/datatype/datatype.hpp"
 #include "scheduler/sync.hpp"
 
 namespace mpc::mpi {
@@ -28,6 +29,24 @@ namespace mpc::mpi {
 struct task;
 
 enum class req_kind : std::uint8_t { send, recv, generalized };
+
+/// A typed buffer: `count` elements of `type` at `buf` (layout per the datatype), `bytes` of
+/// packed data. `contig`: the data is one block of `bytes` at buf + type->true_lb().
+struct typed_buf {
+    const void* buf = nullptr;
+    count_t count = 0;
+    const datatype* type = nullptr;
+    std::size_t bytes = 0;
+    bool contig = true;
+
+    /// The contiguous block (valid when contig).
+    const char* base() const noexcept { return static_cast<const char*>(buf) + (type ? type->true_lb() : 0); }
+};
+
+/// `count` elements of `type` at `buf` (the type must be valid for communication).
+typed_buf typed(const void* buf, count_t count, const datatype* type) noexcept;
+/// `n` raw bytes at buf (MPI_BYTE).
+typed_buf raw_bytes(const void* buf, std::size_t n) noexcept;
 
 /// How a send was started (persistent requests remember it).
 enum class send_mode : std::uint8_t { standard, sync, ready, buffered };
@@ -70,14 +89,13 @@ struct request {
     sched::wait_queue waiters;
     sched::semaphore* notify = nullptr;  ///< Waitany/Waitsome: released on completion
     // receive side
-    void* buf = nullptr;
-    std::size_t capacity = 0;  ///< bytes the receive buffer holds
+    typed_buf target;          ///< where a receive lands (target.bytes: its capacity)
     std::uint32_t context = 0;
     int source = MPI_ANY_SOURCE;  ///< comm rank or MPI_ANY_SOURCE
     int tag = MPI_ANY_TAG;
-    // send side (rendezvous: the receiver reads these)
-    const void* sbuf = nullptr;
-    std::size_t sbytes = 0;
+    // send side (rendezvous: the receiver copies from here)
+    typed_buf source_data;
+    const datatype* held = nullptr;  ///< type retained while a non-blocking operation uses it
     // result
     MPI_Status status{};
     int index = 0;  ///< handle index when in the request table
@@ -130,7 +148,7 @@ struct unexpected_msg {
     int source;  ///< sender's rank in the communicator
     int tag;
     std::size_t bytes;
-    void* eager = nullptr;        ///< eager copy (owned), or
+    void* eager = nullptr;        ///< eager copy, packed (owned), or
     request* sender = nullptr;    ///< rendezvous: the sender's pending request
 };
 
@@ -139,7 +157,7 @@ public:
     /// Sender side: delivers to the posted receive that matches, or queues the message.
     /// `sreq` completes when the data has left `buf` (now for eager, at match for rendezvous).
     /// `sync` forces rendezvous (MPI_Ssend).
-    void deliver(std::uint32_t context, int source, int tag, const void* buf, std::size_t bytes, request* sreq,
+    void deliver(std::uint32_t context, int source, int tag, const typed_buf& data, request* sreq,
                  bool sync) noexcept;
     /// Receiver side: takes the first matching unexpected message, or posts `r`.
     void post(request* r) noexcept;

@@ -5,6 +5,8 @@
 #include <climits>
 
 #include "mpi_compat/binding.hpp"
+#include "mpi_compat/datatype/copy.hpp"
+#include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/p2p.hpp"
 #include "mpi_compat/runtime.hpp"
@@ -29,9 +31,10 @@ checked check_args(const char* call, const void* buf, int count, MPI_Datatype ty
         k.err = raise(cm, MPI_ERR_COUNT, call, "negative count %d", count);
         return k;
     }
-    std::size_t esize = type_size(type);
-    if (esize == 0) {
-        k.err = raise(cm, MPI_ERR_TYPE, call, "invalid datatype %#x", type);
+    const datatype* dt = datatype_for_comm(type);
+    if (dt == nullptr) {
+        k.err = raise(cm, MPI_ERR_TYPE, call, "invalid datatype %#x (null, freed, not committed, or MPI_LB/MPI_UB)",
+                      type);
         return k;
     }
     int size = k.c->size();
@@ -50,7 +53,7 @@ checked check_args(const char* call, const void* buf, int count, MPI_Datatype ty
         k.err = raise(cm, MPI_ERR_BUFFER, call, "null buffer with count %d", count);
         return k;
     }
-    k.bytes = esize * static_cast<std::size_t>(count);
+    k.data = typed(buf, count, dt);
     return k;
 }
 
@@ -62,7 +65,9 @@ void start_send(const checked& k, const void* buf, int dest, int tag, request* r
         return;
     }
     task& target = *world().tasks[static_cast<std::size_t>(k.c->world_rank(*k.self, dest))];
-    target.engine.deliver(k.c->context, k.c->rank_of(*k.self), tag, buf, k.bytes, r, m == send_mode::sync);
+    // A buffered send passes its packed copy in the attached buffer instead of the user's data.
+    typed_buf data = buf == k.data.buf ? k.data : raw_bytes(buf, k.data.bytes);
+    target.engine.deliver(k.c->context, k.c->rank_of(*k.self), tag, data, r, m == send_mode::sync);
 }
 
 void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept {
@@ -72,8 +77,8 @@ void start_recv(const checked& k, void* buf, int source, int tag, request* r) no
         r->complete();
         return;
     }
-    r->buf = buf;
-    r->capacity = k.bytes;
+    r->target = k.data;
+    r->target.buf = buf;
     r->context = k.c->context;
     r->source = source;
     r->tag = tag;
@@ -118,6 +123,7 @@ int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype 
         return raise(cm, MPI_ERR_NO_MEM, call, "no request left");
     }
     *req = request_pool::handle_of(r);
+    hold_type(r, k);
     start_send(k, buf, dest, tag, r, m);
     return MPI_SUCCESS;
 }
@@ -144,6 +150,13 @@ int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept {
 }
 
 bool inactive(const request* r) noexcept { return r->persistent && !r->active; }
+
+void hold_type(request* r, const checked& k) noexcept {
+    if (r->held == nullptr && k.data.type != nullptr) {
+        k.data.type->retain();
+        r->held = k.data.type;
+    }
+}
 
 void empty_status(MPI_Status* st) noexcept {
     if (st != MPI_STATUS_IGNORE) {
@@ -203,8 +216,8 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
     wait_local(r, "MPI_Recv");
     copy_status(st, r);
     if (r.status.MPI_ERROR != MPI_SUCCESS) {
-        return raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message of %zu bytes from rank %d truncated to %zu bytes",
-                     status_bytes(r.status), r.status.MPI_SOURCE, k.bytes);
+        return raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message from rank %d truncated to the %zu bytes of the buffer",
+                     r.status.MPI_SOURCE, k.data.bytes);
     }
     return MPI_SUCCESS;
 }
@@ -222,6 +235,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
         return raise(cm, MPI_ERR_NO_MEM, "MPI_Irecv", "no request left");
     }
     *req = request_pool::handle_of(r);
+    hold_type(r, k);
     start_recv(k, buf, source, tag, r);
     return MPI_SUCCESS;
 }
@@ -461,15 +475,15 @@ int PMPI_Request_free(MPI_Request* h) {
 }
 
 int PMPI_Get_count(const MPI_Status* st, MPI_Datatype type, int* count) {
-    std::size_t esize = type_size(type);
     if (st == nullptr || count == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_count", "null status or count pointer");
     }
-    if (esize == 0) {
+    const datatype* dt = datatype_from_handle(type);
+    if (dt == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype %#x", type);
     }
-    std::size_t bytes = status_bytes(*st);
-    *count = bytes % esize != 0 || bytes / esize > INT_MAX ? MPI_UNDEFINED : static_cast<int>(bytes / esize);
+    count_t n = get_count(*dt, static_cast<count_t>(status_bytes(*st)));
+    *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
     return MPI_SUCCESS;
 }
 

@@ -14,7 +14,7 @@ namespace mpc::mpi::p2p {
 struct checked {
     task* self = nullptr;
     comm* c = nullptr;
-    std::size_t bytes = 0;
+    typed_buf data;  ///< the buffer as a typed layout (data.bytes: packed size)
     int err = MPI_SUCCESS;
 };
 
@@ -36,5 +36,7 @@ bool inactive(const request* r) noexcept;
 int resolve(const char* call, MPI_Request* h, request** r) noexcept;
 /// Called once per completed request before it is freed (buffered sends release their block).
 void on_complete(request& r) noexcept;
+/// Keeps the request's datatype alive while the operation runs (released with the request).
+void hold_type(request* r, const checked& k) noexcept;
 
 }  // namespace mpc::mpi::p2p

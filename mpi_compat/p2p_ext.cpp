@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mpi_compat/binding.hpp"
+#include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/p2p.hpp"
 
@@ -116,8 +117,7 @@ int mrecv(const char* call, void* buf, int count, MPI_Datatype type, MPI_Message
         return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid message handle %#x", *msg);
     }
     *msg = MPI_MESSAGE_NULL;
-    r->buf = buf;
-    r->capacity = k.bytes;
+    r->target = k.data;
     match_engine::receive_taken(m, r);
     return MPI_SUCCESS;
 }
@@ -166,14 +166,18 @@ void* bsend_alloc(bsend_buffer& b, std::size_t len) {
 int start_bsend(const char* call, const checked& k, const void* buf, int dest, int tag, request* r) {
     std::lock_guard<std::mutex> g(bsend_lock);
     bsend_buffer* b = buffer_of(k.self);
-    void* block = b != nullptr ? bsend_alloc(*b, k.bytes) : nullptr;
+    const std::size_t bytes = k.data.bytes;
+    void* block = b != nullptr ? bsend_alloc(*b, bytes) : nullptr;
     if (block == nullptr) {
         return raise(k.c->handle, MPI_ERR_BUFFER, call,
                      "no room for %zu bytes (+%d overhead) in the buffer attached with MPI_Buffer_attach (%zu bytes)",
-                     k.bytes, MPI_BSEND_OVERHEAD, b != nullptr ? b->size : 0);
+                     bytes, MPI_BSEND_OVERHEAD, b != nullptr ? b->size : 0);
     }
-    if (k.bytes != 0) {
-        std::memcpy(block, buf, k.bytes);
+    if (bytes != 0 && k.data.contig) {
+        std::memcpy(block, k.data.base(), bytes);
+    } else if (bytes != 0) {
+        segment seg(buf, k.data.count, *k.data.type);
+        seg.pack(block, static_cast<count_t>(bytes));
     }
     r->bsend_block = block;
     start_send(k, block, dest, tag, r, send_mode::standard);
@@ -196,6 +200,7 @@ int make_persistent(const char* call, const void* buf, int count, MPI_Datatype t
         return raise(cm, MPI_ERR_NO_MEM, call, "no request left");
     }
     r->kind = kind;
+    hold_type(r, k);
     r->persistent = true;
     r->active = false;
     r->args = {buf, count, type, peer, tag, cm, m};

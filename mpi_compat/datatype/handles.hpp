@@ -1,0 +1,39 @@
+/// \file
+/// The handle table of datatypes: MPI_Datatype <-> datatype*. Predefined handles map to the
+/// static predefined types; derived types get indices >= MPC_DATATYPE_PREDEFINED_COUNT in a
+/// process-wide table shared by all ranks. Lookups are lock-free (two acquire loads); creating
+/// and freeing handles take a spinlock. Freed indices are reused in FIFO order, as late as
+/// possible, so that a stale handle stays invalid for a while. Never yields or blocks.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "lib/status.hpp"
+#include "mpi_compat/datatype/datatype.hpp"
+
+namespace mpc::mpi {
+
+/// The datatype named by h (predefined or live derived), or nullptr for MPI_DATATYPE_NULL,
+/// a freed or never-issued handle, or a handle of another kind.
+const datatype* datatype_from_handle(MPI_Datatype h) noexcept;
+
+/// The datatype named by h if it may be used to communicate: valid, committed (predefined types
+/// always are), and not MPI_LB or MPI_UB; nullptr otherwise (the caller reports MPI_ERR_TYPE).
+/// Hold a reference (retain()) for as long as a request uses it.
+const datatype* datatype_for_comm(MPI_Datatype h) noexcept;
+
+/// Issues a new handle naming t, taking over one reference of t (released by
+/// datatype_handle_free). errc::no_memory when the table is full. Predefined types keep their
+/// fixed handles and never go through here.
+result<MPI_Datatype> datatype_handle_add(const datatype* t) noexcept;
+
+/// Frees derived handle h and drops its reference (the type lives on while other types or
+/// requests hold references). errc::invalid_argument for predefined or invalid handles.
+[[nodiscard]] status datatype_handle_free(MPI_Datatype h) noexcept;
+
+/// Live derived handles (for leak checks in tests).
+std::size_t datatype_handles_live() noexcept;
+
+}  // namespace mpc::mpi
