@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,16 @@
 namespace mpc::mpi {
 
 struct task;
+struct virtual_topology;  // topo.hpp
+struct keyval_info;       // attr.cpp
+
+/// One attribute cached on a communicator by a member (attr.cpp). `key` keeps the keyval's
+/// callbacks alive after MPI_Comm_free_keyval, as MPI requires.
+struct cached_attr {
+    int keyval = 0;
+    void* value = nullptr;
+    std::shared_ptr<keyval_info> key;
+};
 
 struct comm {
     MPI_Comm handle = MPI_COMM_NULL;
@@ -43,6 +54,8 @@ struct comm {
 struct comm_local {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
+    std::shared_ptr<const virtual_topology> topo;  ///< Cartesian/graph topology (topo.cpp); null: none
+    std::vector<cached_attr> attrs;                ///< in the order they were set (attr.cpp)
 };
 
 /// The communicator behind a handle, or nullptr for an invalid or freed one.

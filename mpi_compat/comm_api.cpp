@@ -10,6 +10,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "mpi_compat/attr.hpp"
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/internal.hpp"
@@ -88,6 +89,9 @@ int PMPI_Comm_dup(MPI_Comm h, MPI_Comm* newcomm) {
         members = {k.self->world_rank};
     }
     *newcomm = create_comm(*k.self, *k.c, members, 0);
+    if (int e = on_comm_dup(*k.self, *k.c, newcomm); e != MPI_SUCCESS) {  // attributes, topology
+        return raise(h, e, "MPI_Comm_dup", "an attribute copy callback returned %d", e);
+    }
     return MPI_SUCCESS;
 }
 
@@ -137,6 +141,9 @@ int PMPI_Comm_free(MPI_Comm* h) {
     }
     if (k.c->predefined) {
         return raise(*h, MPI_ERR_COMM, "MPI_Comm_free", "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    }
+    if (int e = on_comm_free(*k.self, *k.c); e != MPI_SUCCESS) {  // attribute delete callbacks
+        return raise(*h, e, "MPI_Comm_free", "an attribute delete callback returned %d", e);
     }
     k.self->comm_locals.erase(k.c);
     release_comm(k.c);

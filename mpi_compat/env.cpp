@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "mpi_compat/attr.hpp"
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/runtime.hpp"
@@ -76,6 +77,9 @@ int PMPI_Finalize(void) {
         return t == nullptr ? MPI_ERR_OTHER
                             : raise(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Finalize",
                                     t->finalized ? "MPI_Finalize called twice" : "MPI_Init was not called");
+    }
+    if (int e = on_finalize(*t); e != MPI_SUCCESS) {  // attributes of COMM_SELF, then COMM_WORLD
+        return raise(MPI_COMM_WORLD, e, "MPI_Finalize", "an attribute delete callback returned %d", e);
     }
     t->finalized = true;
     return MPI_SUCCESS;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "mpi_compat/errhandler.hpp"
 #include "mpi_compat/runtime.hpp"
 
 namespace mpc::mpi {
@@ -79,6 +80,9 @@ void end_job(int code) noexcept {
 
 int raise(MPI_Comm h, int cls, const char* call, const char* fmt, ...) noexcept {
     task* t = current();
+    if (t != nullptr && invoke_user_errhandler(*t, h, cls)) {  // MPI_Comm_create_errhandler's
+        return cls;
+    }
     // Outside any rank (the runtime's own threads, unit tests of the bindings) there is no
     // handler to apply and no job to end: the class is returned.
     if (t == nullptr || handler_of(h, t) == MPI_ERRORS_RETURN) {
@@ -106,13 +110,17 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
     if (errorclass == nullptr) {
         return MPI_ERR_ARG;
     }
-    *errorclass = errorcode;  // codes are classes until MPI_Add_error_code exists
+    int user = user_error_class(errorcode);  // MPI_Add_error_code/class
+    *errorclass = user >= 0 ? user : errorcode;
     return MPI_SUCCESS;
 }
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     if (string == nullptr || resultlen == nullptr) {
         return MPI_ERR_ARG;
+    }
+    if (user_error_string(errorcode, string, resultlen)) {  // MPI_Add_error_string
+        return MPI_SUCCESS;
     }
     const class_info* c = find(errorcode);
     int n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", c ? c->name : "MPI_ERR_UNKNOWN",
@@ -130,7 +138,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm h, MPI_Errhandler eh) {
     if (c == nullptr) {
         return raise(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %#x", h);
     }
-    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN) {
+    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN && !is_user_errhandler(eh)) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %#x", eh);
     }
     local_of(*t, c).errhandler = eh;

@@ -79,7 +79,8 @@ Fn next_symbol(const char* name) {
     return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
 
-bool in_ult() noexcept { return mpc::sched::self() != nullptr; }
+/// A rank's own ULT (not a thread it created, nor the runtime's primary ULT in finalize).
+bool in_ult() noexcept { return mpc::sched::self() != nullptr && mpc::mpi::current() != nullptr; }
 
 void ult_sleep_ns(long long ns) noexcept {
     mpc::sched::sleep_for(std::chrono::nanoseconds(ns > 0 ? ns : 0));

@@ -1,0 +1,265 @@
+/// \file
+/// Communicators from groups and the smaller communicator calls: MPI_Comm_create,
+/// MPI_Comm_create_group, MPI_Comm_split_type, MPI_Comm_idup, MPI_Comm_dup_with_info,
+/// MPI_Comm_set_info/get_info, and the intercommunicator queries (there are no
+/// intercommunicators yet: every communicator is an intracommunicator).
+///
+/// Creation (make_comm) follows comm_api.cpp's protocol: the member that becomes rank 0 creates
+/// the object and sends its handle to the other members over the parent's collective context.
+/// No other agreement is needed, because every member knows the member list from its arguments
+/// (MPI requires the same group on all members of it). MPI_Comm_create therefore costs nothing
+/// to the parent's ranks outside the group, and MPI_Comm_create_group involves only the group;
+/// its tag is part of the internal tag, so concurrent creations with different tags stay apart.
+
+#include <utility>
+
+#include "mpi_compat/binding.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/group.hpp"
+#include "mpi_compat/info.hpp"
+#include "mpi_compat/internal.hpp"
+
+namespace mpc::mpi {
+
+comm_call enter_comm(const char* call, MPI_Comm h) noexcept {
+    comm_call k;
+    k.self = current();
+    k.c = lookup_comm(h);
+    if (k.self == nullptr) {
+        k.err = raise(MPI_COMM_NULL, MPI_ERR_OTHER, call, "called outside an MPI rank");
+    } else if (k.c == nullptr) {
+        k.err = raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator %#x", h);
+    }
+    return k;
+}
+
+std::vector<int> members_of(const task& self, const comm& c) {
+    return c.is_self ? std::vector<int>{self.world_rank} : c.world_of;
+}
+
+MPI_Comm make_comm(task& self, const comm& parent, const std::vector<int>& members, int tag,
+                   std::shared_ptr<const virtual_topology> topo) {
+    MPI_Comm h = MPI_COMM_NULL;
+    world_state& w = world();
+    if (members.front() == self.world_rank) {
+        auto* c = new comm();
+        c->world_of = members;
+        c->context = new_context_pair();
+        c->members.store(static_cast<int>(members.size()), std::memory_order_relaxed);
+        c->index_ranks();
+        h = register_comm(c);
+        for (std::size_t i = 1; i < members.size(); ++i) {
+            int dest = parent.rank_of(*w.tasks[static_cast<std::size_t>(members[i])]);
+            coll_send(self, parent, dest, tag, &h, sizeof(h));
+        }
+    } else {
+        int leader = parent.rank_of(*w.tasks[static_cast<std::size_t>(members.front())]);
+        coll_recv(self, parent, leader, tag, &h, sizeof(h));
+    }
+    comm* c = lookup_comm(h);
+    MPI_Errhandler eh = local_of(self, &parent).errhandler;
+    comm_local& l = local_of(self, c);
+    l.errhandler = eh;
+    l.topo = std::move(topo);
+    return h;
+}
+
+}  // namespace mpc::mpi
+
+using namespace mpc::mpi;
+
+namespace {
+
+/// Resolves the group argument of a creation call on `h` and checks that it is a subgroup of
+/// the communicator's group.
+int subgroup(const char* call, MPI_Comm h, const comm& c, MPI_Group gh, std::shared_ptr<const group>& g) noexcept {
+    g = lookup_group(gh);
+    if (g == nullptr) {
+        return raise(h, MPI_ERR_GROUP, call, "invalid group %#x", gh);
+    }
+    const world_state& w = world();
+    for (int wr : g->world_of) {
+        if (c.is_self ? wr != current()->world_rank
+                      : c.rank_of(*w.tasks[static_cast<std::size_t>(wr)]) == MPI_UNDEFINED) {
+            return raise(h, MPI_ERR_GROUP, call, "world rank %d of the group is not in the communicator", wr);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int check_info(const char* call, MPI_Comm h, MPI_Info info) noexcept {
+    if (info != MPI_INFO_NULL && !info_valid(info)) {
+        return raise(h, MPI_ERR_INFO, call, "invalid info %#x", info);
+    }
+    return MPI_SUCCESS;
+}
+
+/// The status of a completed MPI_Comm_idup: empty.
+int idup_query(void*, MPI_Status* st) {
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->mpc_count_lo = 0;
+    st->mpc_count_hi_and_cancelled = 0;
+    return MPI_SUCCESS;
+}
+int idup_free(void*) { return MPI_SUCCESS; }
+int idup_cancel(void*, int) { return MPI_SUCCESS; }
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_create(MPI_Comm h, MPI_Group gh, MPI_Comm* newcomm) {
+    comm_call k = enter_comm("MPI_Comm_create", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    std::shared_ptr<const group> g;
+    if (int e = subgroup("MPI_Comm_create", h, *k.c, gh, g); e != MPI_SUCCESS) {
+        return e;
+    }
+    if (newcomm == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_create", "null output pointer");
+    }
+    if (g->rank_of_world(k.self->world_rank) == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    *newcomm = make_comm(*k.self, *k.c, g->world_of, tag_make_comm, nullptr);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_group(MPI_Comm h, MPI_Group gh, int tag, MPI_Comm* newcomm) {
+    comm_call k = enter_comm("MPI_Comm_create_group", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    std::shared_ptr<const group> g;
+    if (int e = subgroup("MPI_Comm_create_group", h, *k.c, gh, g); e != MPI_SUCCESS) {
+        return e;
+    }
+    if (tag < 0) {
+        return raise(h, MPI_ERR_TAG, "MPI_Comm_create_group", "invalid tag %d", tag);
+    }
+    if (newcomm == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_create_group", "null output pointer");
+    }
+    if (g->rank_of_world(k.self->world_rank) == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    *newcomm = make_comm(*k.self, *k.c, g->world_of, tag_create_group + (tag & 0xffffff), nullptr);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+    comm_call k = enter_comm("MPI_Comm_split_type", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_split_type", "invalid split type %d", split_type);
+    }
+    if (int e = check_info("MPI_Comm_split_type", h, info); e != MPI_SUCCESS) {
+        return e;
+    }
+    if (newcomm == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_split_type", "null output pointer");
+    }
+    // Every rank of the job shares this process's memory: one communicator, ordered by key.
+    return PMPI_Comm_split(h, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+}
+
+int PMPI_Comm_idup(MPI_Comm h, MPI_Comm* newcomm, MPI_Request* request) {
+    comm_call k = enter_comm("MPI_Comm_idup", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (newcomm == nullptr || request == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_idup", "null output pointer");
+    }
+    // Duplication is a short exchange over the parent: done at once; the request is complete.
+    if (int e = PMPI_Comm_dup(h, newcomm); e != MPI_SUCCESS) {
+        return e;
+    }
+    if (int e = PMPI_Grequest_start(idup_query, idup_free, idup_cancel, nullptr, request); e != MPI_SUCCESS) {
+        return e;
+    }
+    return PMPI_Grequest_complete(*request);
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm h, MPI_Info info, MPI_Comm* newcomm) {
+    comm_call k = enter_comm("MPI_Comm_dup_with_info", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (int e = check_info("MPI_Comm_dup_with_info", h, info); e != MPI_SUCCESS) {
+        return e;
+    }
+    return PMPI_Comm_dup(h, newcomm);
+}
+
+int PMPI_Comm_set_info(MPI_Comm h, MPI_Info info) {
+    comm_call k = enter_comm("MPI_Comm_set_info", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (info == MPI_INFO_NULL || !info_valid(info)) {
+        return raise(h, MPI_ERR_INFO, "MPI_Comm_set_info", "invalid info %#x", info);
+    }
+    return MPI_SUCCESS;  // no communicator hint is used: MPI allows ignoring them
+}
+
+int PMPI_Comm_get_info(MPI_Comm h, MPI_Info* info_used) {
+    comm_call k = enter_comm("MPI_Comm_get_info", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (info_used == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_get_info", "null output pointer");
+    }
+    return PMPI_Info_create(info_used);  // no hint is in use
+}
+
+int PMPI_Comm_test_inter(MPI_Comm h, int* flag) {
+    comm_call k = enter_comm("MPI_Comm_test_inter", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    if (flag == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_test_inter", "null output pointer");
+    }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm h, int* size) {
+    comm_call k = enter_comm("MPI_Comm_remote_size", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    (void)size;
+    return raise(h, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
+}
+
+int PMPI_Comm_remote_group(MPI_Comm h, MPI_Group* group) {
+    comm_call k = enter_comm("MPI_Comm_remote_group", h);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    (void)group;
+    return raise(h, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
+}
+
+int MPI_Comm_create(MPI_Comm, MPI_Group, MPI_Comm*) MPC_WEAK(MPI_Comm_create);
+int MPI_Comm_create_group(MPI_Comm, MPI_Group, int, MPI_Comm*) MPC_WEAK(MPI_Comm_create_group);
+int MPI_Comm_split_type(MPI_Comm, int, int, MPI_Info, MPI_Comm*) MPC_WEAK(MPI_Comm_split_type);
+int MPI_Comm_idup(MPI_Comm, MPI_Comm*, MPI_Request*) MPC_WEAK(MPI_Comm_idup);
+int MPI_Comm_dup_with_info(MPI_Comm, MPI_Info, MPI_Comm*) MPC_WEAK(MPI_Comm_dup_with_info);
+int MPI_Comm_set_info(MPI_Comm, MPI_Info) MPC_WEAK(MPI_Comm_set_info);
+int MPI_Comm_get_info(MPI_Comm, MPI_Info*) MPC_WEAK(MPI_Comm_get_info);
+int MPI_Comm_test_inter(MPI_Comm, int*) MPC_WEAK(MPI_Comm_test_inter);
+int MPI_Comm_remote_size(MPI_Comm, int*) MPC_WEAK(MPI_Comm_remote_size);
+int MPI_Comm_remote_group(MPI_Comm, MPI_Group*) MPC_WEAK(MPI_Comm_remote_group);
+}
