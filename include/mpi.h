@@ -433,6 +433,11 @@ typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 int MPI_Grequest_complete(MPI_Request request);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -489,6 +494,11 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 int PMPI_Grequest_complete(MPI_Request request);
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status);
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int PMPI_Free_mem(void *base);
 
 /* ---- reduction operations ---------------------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);

@@ -142,6 +142,9 @@ int PMPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
     if (int e = check_op(h, "MPI_Reduce", op, type); e != MPI_SUCCESS) {
         return e;
     }
+    if (k.rank == root && sbuf == rbuf && count > 0) {
+        return raise(h, MPI_ERR_BUFFER, "MPI_Reduce", "send and receive buffers alias (use MPI_IN_PLACE)");
+    }
     std::vector<char> work(bytes);
     if (bytes != 0) {
         std::memcpy(work.data(), in, bytes);
@@ -161,6 +164,9 @@ int PMPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, M
     }
     if (int e = check_buf(k, h, "MPI_Allreduce", rbuf, count, type, &bytes); e != MPI_SUCCESS) {
         return e;
+    }
+    if (sbuf == rbuf && count > 0) {
+        return raise(h, MPI_ERR_BUFFER, "MPI_Allreduce", "send and receive buffers alias (use MPI_IN_PLACE)");
     }
     if (int e = check_op(h, "MPI_Allreduce", op, type); e != MPI_SUCCESS) {
         return e;

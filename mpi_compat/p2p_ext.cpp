@@ -3,6 +3,7 @@
 /// buffered sends, cancellation, Waitsome/Testsome, Request_get_status, generalized requests.
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -573,6 +574,65 @@ int PMPI_Grequest_complete(MPI_Request h) {
     return MPI_SUCCESS;
 }
 
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int stag, int source, int rtag,
+                          MPI_Comm cm, MPI_Status* st) {
+    // The message received replaces the one sent: send from a packed copy, receive in place.
+    checked k = check_args("MPI_Sendrecv_replace", buf, count, type, dest, stag, cm, false);
+    if (k.err != MPI_SUCCESS) {
+        return k.err;
+    }
+    checked kr = check_args("MPI_Sendrecv_replace", buf, count, type, source, rtag, cm, true);
+    if (kr.err != MPI_SUCCESS) {
+        return kr.err;
+    }
+    std::vector<char> copy(k.data.bytes);
+    if (!copy.empty()) {
+        segment seg(buf, k.data.count, *k.data.type);
+        seg.pack(copy.data(), static_cast<count_t>(copy.size()));
+    }
+    request rr;
+    request rs;
+    start_recv(kr, buf, source, rtag, &rr);
+    start_send(k, copy.data(), dest, stag, &rs, send_mode::standard);
+    wait_local(rs, "MPI_Sendrecv_replace");
+    wait_local(rr, "MPI_Sendrecv_replace");
+    copy_status(st, rr);
+    return rr.status.MPI_ERROR == MPI_SUCCESS
+               ? MPI_SUCCESS
+               : raise(cm, rr.status.MPI_ERROR, "MPI_Sendrecv_replace", "received message truncated");
+}
+
+int PMPI_Status_set_cancelled(MPI_Status* st, int flag) {
+    if (st == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_set_cancelled", "null status");
+    }
+    st->mpc_count_hi_and_cancelled = (st->mpc_count_hi_and_cancelled & ~1) | (flag != 0 ? 1 : 0);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info /*info*/, void* baseptr) {
+    if (size < 0 || baseptr == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Alloc_mem", "negative size or null pointer");
+    }
+    void* p = std::malloc(size == 0 ? 1 : static_cast<std::size_t>(size));
+    if (p == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Alloc_mem", "cannot allocate %ld bytes",
+                     static_cast<long>(size));
+    }
+    *static_cast<void**>(baseptr) = p;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Free_mem(void* base) {
+    std::free(base);
+    return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void*, int, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status*)
+    MPC_WEAK(MPI_Sendrecv_replace);
+int MPI_Status_set_cancelled(MPI_Status*, int) MPC_WEAK(MPI_Status_set_cancelled);
+int MPI_Alloc_mem(MPI_Aint, MPI_Info, void*) MPC_WEAK(MPI_Alloc_mem);
+int MPI_Free_mem(void*) MPC_WEAK(MPI_Free_mem);
 int MPI_Mprobe(int, int, MPI_Comm, MPI_Message*, MPI_Status*) MPC_WEAK(MPI_Mprobe);
 int MPI_Improbe(int, int, MPI_Comm, int*, MPI_Message*, MPI_Status*) MPC_WEAK(MPI_Improbe);
 int MPI_Mrecv(void*, int, MPI_Datatype, MPI_Message*, MPI_Status*) MPC_WEAK(MPI_Mrecv);

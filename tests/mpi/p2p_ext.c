@@ -46,6 +46,12 @@ int main(int argc, char** argv) {
   int freed = 0; MPI_Request g; MPI_Grequest_start(qfn, ffn, NULL, &freed, &g);
   int fl; MPI_Test(&g, &fl, &st); CHECK(fl == 0);
   MPI_Grequest_complete(g); MPI_Wait(&g, &st); CHECK(st.MPI_SOURCE == 77 && freed == 1);
+  /* Sendrecv_replace around the ring, Alloc_mem, Status_set_cancelled */
+  int rep[3] = {rank, rank + 1, rank + 2};
+  MPI_Sendrecv_replace(rep, 3, MPI_INT, right, 20, left, 20, MPI_COMM_WORLD, &st);
+  CHECK(rep[0] == left && rep[2] == left + 2 && st.MPI_SOURCE == left);
+  double* mem = NULL; MPI_Alloc_mem(64 * sizeof(double), MPI_INFO_NULL, &mem); CHECK(mem != NULL); mem[63] = 1; MPI_Free_mem(mem);
+  MPI_Status_set_cancelled(&st, 1); MPI_Test_cancelled(&st, &canc); CHECK(canc == 1);
   /* errors */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK(MPI_Send(&m, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
@@ -55,6 +61,7 @@ int main(int argc, char** argv) {
   CHECK(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
   MPI_Request bad = 0x2c00ffff; CHECK(MPI_Wait(&bad, &st) == MPI_ERR_REQUEST);
   CHECK(MPI_Bsend(&m, 1, MPI_INT, right, 0, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+  CHECK(MPI_Allreduce(&m, &m, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   free(big); free(rb); free(bb);
