@@ -2,6 +2,7 @@
 
 #include <complex>
 #include <cstring>
+#include <type_traits>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -46,14 +47,35 @@ bool defined_on(int op_index, cls c) noexcept {
     }
 }
 
+/// a + b and a * b; integers wrap around (computed unsigned: signed overflow is undefined).
+template <class T>
+T add(T a, T b) noexcept {
+    if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+        return a + b;
+    }
+}
+
+template <class T>
+T mul(T a, T b) noexcept {
+    if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
+        return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+        return a * b;
+    }
+}
+
 template <class T>
 void arith(int op, const T* in, T* io, int n) noexcept {
     for (int i = 0; i < n; ++i) {
         switch (op) {
             case 1: io[i] = in[i] > io[i] ? in[i] : io[i]; break;
             case 2: io[i] = in[i] < io[i] ? in[i] : io[i]; break;
-            case 3: io[i] = static_cast<T>(in[i] + io[i]); break;
-            case 4: io[i] = static_cast<T>(in[i] * io[i]); break;
+            case 3: io[i] = add(in[i], io[i]); break;
+            case 4: io[i] = mul(in[i], io[i]); break;
             default: break;
         }
     }
@@ -63,8 +85,8 @@ template <class T>
 void bits(int op, const T* in, T* io, int n) noexcept {
     for (int i = 0; i < n; ++i) {
         switch (op) {
-            case 3: io[i] = static_cast<T>(in[i] + io[i]); break;
-            case 4: io[i] = static_cast<T>(in[i] * io[i]); break;
+            case 3: io[i] = add(in[i], io[i]); break;
+            case 4: io[i] = mul(in[i], io[i]); break;
             case 5: io[i] = static_cast<T>(in[i] && io[i]); break;
             case 6: io[i] = static_cast<T>(in[i] & io[i]); break;
             case 7: io[i] = static_cast<T>(in[i] || io[i]); break;

@@ -14,13 +14,14 @@
         }                                                                        \
     } while (0)
 
-/* 2x2 integer matrix product (inout = in * inout): not commutative. len counts ints. */
+/* 2x2 integer matrix product modulo a prime (inout = in * inout): not commutative. len counts ints. */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
     (void)t;
     int *a = in, *b = inout;
     for (int i = 0; i < *len / 4; ++i, a += 4, b += 4) {
-        int c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
-                    a[2] * b[1] + a[3] * b[3]};
+        const long long p = 1000003; /* modulo a prime: no overflow, still not commutative */
+        int c[4] = {(int)((1LL * a[0] * b[0] + 1LL * a[1] * b[2]) % p), (int)((1LL * a[0] * b[1] + 1LL * a[1] * b[3]) % p),
+                    (int)((1LL * a[2] * b[0] + 1LL * a[3] * b[2]) % p), (int)((1LL * a[2] * b[1] + 1LL * a[3] * b[3]) % p)};
         memcpy(b, c, sizeof(c));
     }
 }
