@@ -207,10 +207,12 @@ int index_of(MPI_Op op) noexcept {
     return (static_cast<unsigned>(op) >> 24) == MPC_HANDLE_KIND_OP ? (op & 0xffffff) : -1;
 }
 
-const user_op* find_user(int idx) noexcept {
+/// A copy of the user operation with handle index idx (fn null if there is none): the table may
+/// grow or change under other ranks, so nothing points into it outside the lock.
+user_op find_user(int idx) noexcept {
     std::lock_guard<std::mutex> g(ops_lock);
     auto u = static_cast<std::size_t>(idx - first_user_index);
-    return idx >= first_user_index && u < user_ops.size() && user_ops[u].fn != nullptr ? &user_ops[u] : nullptr;
+    return idx >= first_user_index && u < user_ops.size() ? user_ops[u] : user_op{};
 }
 
 }  // namespace
@@ -220,7 +222,7 @@ int op_check(MPI_Op op, MPI_Datatype type) noexcept {
     if (idx >= 1 && idx <= 14) {
         return defined_on(idx, class_of(type)) ? MPI_SUCCESS : MPI_ERR_OP;
     }
-    return find_user(idx) != nullptr ? MPI_SUCCESS : MPI_ERR_OP;
+    return find_user(idx).fn != nullptr ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
 void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype type) noexcept {
@@ -236,16 +238,16 @@ void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype ty
         apply_predefined(idx, in, inout, count, type);
         return;
     }
-    if (const user_op* u = find_user(idx); u != nullptr) {
+    if (user_op u = find_user(idx); u.fn != nullptr) {
         int n = count;
         MPI_Datatype t = type;
-        u->fn(const_cast<void*>(in), inout, &n, &t);
+        u.fn(const_cast<void*>(in), inout, &n, &t);
     }
 }
 
 bool op_commutes(MPI_Op op) noexcept {
-    const user_op* u = find_user(index_of(op));
-    return u == nullptr || u->commute;
+    user_op u = find_user(index_of(op));
+    return u.fn == nullptr || u.commute;
 }
 
 }  // namespace mpc::mpi
@@ -268,7 +270,7 @@ int PMPI_Op_free(MPI_Op* op) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_free", "null op pointer");
     }
     int idx = index_of(*op);
-    if (find_user(idx) == nullptr) {
+    if (find_user(idx).fn == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation %#x", *op);
     }
     {
@@ -281,7 +283,7 @@ int PMPI_Op_free(MPI_Op* op) {
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
     int idx = index_of(op);
-    if (commute == nullptr || ((idx < 1 || idx > 14) && find_user(idx) == nullptr)) {
+    if (commute == nullptr || ((idx < 1 || idx > 14) && find_user(idx).fn == nullptr)) {
         return raise(MPI_COMM_WORLD, commute == nullptr ? MPI_ERR_ARG : MPI_ERR_OP, "MPI_Op_commutative",
                      "invalid operation %#x", op);
     }
