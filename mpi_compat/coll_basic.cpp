@@ -36,6 +36,8 @@ ctx enter(const char* call, MPI_Comm h) noexcept {
         k.err = raise(MPI_COMM_NULL, MPI_ERR_OTHER, call, "called outside an MPI rank");
     } else if (k.c == nullptr) {
         k.err = raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator %#x", h);
+    } else if (k.c->is_inter) {
+        k.err = raise(h, MPI_ERR_COMM, call, "collectives on intercommunicators are not supported yet");
     } else {
         k.rank = k.c->rank_of(*k.self);
         k.size = k.c->size();

@@ -31,11 +31,31 @@ int comm::rank_of(const task& t) const noexcept {
         return t.world_rank;
     }
     auto it = std::lower_bound(rank_index.begin(), rank_index.end(), std::make_pair(t.world_rank, -1));
-    return it != rank_index.end() && it->first == t.world_rank ? it->second : MPI_UNDEFINED;
+    if (it != rank_index.end() && it->first == t.world_rank) {
+        return it->second;
+    }
+    if (is_inter) {
+        it = std::lower_bound(remote_index.begin(), remote_index.end(), std::make_pair(t.world_rank, -1));
+        if (it != remote_index.end() && it->first == t.world_rank) {
+            return it->second;
+        }
+    }
+    return MPI_UNDEFINED;
+}
+
+bool comm::in_group_a(const task& t) const noexcept {
+    if (!is_inter) {
+        return true;
+    }
+    auto it = std::lower_bound(rank_index.begin(), rank_index.end(), std::make_pair(t.world_rank, -1));
+    return it != rank_index.end() && it->first == t.world_rank;
 }
 
 int comm::world_rank(const task& caller, int rank) const noexcept {
-    return is_self ? caller.world_rank : world_of[static_cast<std::size_t>(rank)];
+    if (is_self) {
+        return caller.world_rank;
+    }
+    return remote_group_or_self(caller)[static_cast<std::size_t>(rank)];
 }
 
 void comm::index_ranks() {
@@ -48,6 +68,11 @@ void comm::index_ranks() {
         rank_index.emplace_back(world_of[i], static_cast<int>(i));
     }
     std::sort(rank_index.begin(), rank_index.end());
+    remote_index.clear();
+    for (std::size_t i = 0; i < remote_of.size(); ++i) {
+        remote_index.emplace_back(remote_of[i], static_cast<int>(i));
+    }
+    std::sort(remote_index.begin(), remote_index.end());
 }
 
 comm* lookup_comm(MPI_Comm h) noexcept {

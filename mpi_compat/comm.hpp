@@ -37,17 +37,44 @@ struct comm {
     std::vector<std::pair<int, int>> rank_index;  ///< (world rank, comm rank), sorted; empty for WORLD
     bool is_self = false;
     bool is_world = false;
+    /// Intercommunicator: world_of is group A, remote_of group B; a member of A sees A as its
+    /// local group and B as the remote one, and the other way round.
+    bool is_inter = false;
+    std::vector<int> remote_of;
+    std::vector<std::pair<int, int>> remote_index;  ///< (world rank, rank in B), sorted
     bool predefined = false;
     std::atomic<int> members{0};   ///< members that have not freed it yet
 
     std::uint32_t coll_context() const noexcept { return context + 1; }
+    /// Size of the (local) group; for an intercommunicator, of group A: use local_size().
     int size() const noexcept { return is_self ? 1 : static_cast<int>(world_of.size()); }
+    /// Whether t belongs to group A (always, for an intra-communicator).
+    bool in_group_a(const task& t) const noexcept;
+    int local_size(const task& t) const noexcept {
+        return is_inter && !in_group_a(t) ? static_cast<int>(remote_of.size()) : size();
+    }
+    /// Ranks a point-to-point call may name: the remote group's for an intercommunicator.
+    int peer_count(const task& t) const noexcept {
+        return !is_inter ? size() : in_group_a(t) ? static_cast<int>(remote_of.size()) : size();
+    }
+    /// World ranks of t's local group and of its remote group (intercommunicators).
+    const std::vector<int>& local_group(const task& t) const noexcept {
+        return is_inter && !in_group_a(t) ? remote_of : world_of;
+    }
+    const std::vector<int>& remote_group(const task& t) const noexcept {
+        return is_inter && !in_group_a(t) ? world_of : remote_of;
+    }
     /// The caller's rank in this communicator, or MPI_UNDEFINED.
     int rank_of(const task& t) const noexcept;
-    /// The world rank behind `rank` (a valid rank of this communicator).
+    /// The world rank behind `rank` (a valid rank of this communicator; of the remote group for
+    /// an intercommunicator).
     int world_rank(const task& caller, int rank) const noexcept;
-    /// Builds rank_index from world_of.
+    /// Builds rank_index (and remote_index) from world_of (and remote_of).
     void index_ranks();
+    /// The group point-to-point ranks refer to: the remote group of an intercommunicator.
+    const std::vector<int>& remote_group_or_self(const task& t) const noexcept {
+        return is_inter ? remote_group(t) : world_of;
+    }
 };
 
 /// What each member keeps about a communicator.

@@ -78,6 +78,9 @@ int PMPI_Comm_dup(MPI_Comm h, MPI_Comm* newcomm) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_dup", "not supported on intercommunicators yet");
+    }
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_dup", "null output pointer");
     }
@@ -99,6 +102,9 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm* newcomm) {
     ctx k = enter("MPI_Comm_split", h);
     if (k.err != MPI_SUCCESS) {
         return k.err;
+    }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_split", "not supported on intercommunicators yet");
     }
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_split", "null output pointer");
@@ -217,6 +223,9 @@ int PMPI_Barrier(MPI_Comm h) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Barrier", "not supported on intercommunicators yet");
+    }
     coll_barrier(*k.self, *k.c);
     return MPI_SUCCESS;
 }
@@ -225,6 +234,9 @@ int PMPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm h) {
     ctx k = enter("MPI_Bcast", h);
     if (k.err != MPI_SUCCESS) {
         return k.err;
+    }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Bcast", "not supported on intercommunicators yet");
     }
     if (count < 0) {
         return raise(h, MPI_ERR_COUNT, "MPI_Bcast", "negative count %d", count);

@@ -34,7 +34,7 @@ comm_call enter_comm(const char* call, MPI_Comm h) noexcept {
 }
 
 std::vector<int> members_of(const task& self, const comm& c) {
-    return c.is_self ? std::vector<int>{self.world_rank} : c.world_of;
+    return c.is_self ? std::vector<int>{self.world_rank} : c.local_group(self);
 }
 
 MPI_Comm make_comm(task& self, const comm& parent, const std::vector<int>& members, int tag,
@@ -115,6 +115,9 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group gh, MPI_Comm* newcomm) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_create", "not supported on intercommunicators yet");
+    }
     std::shared_ptr<const group> g;
     if (int e = subgroup("MPI_Comm_create", h, *k.c, gh, g); e != MPI_SUCCESS) {
         return e;
@@ -134,6 +137,9 @@ int PMPI_Comm_create_group(MPI_Comm h, MPI_Group gh, int tag, MPI_Comm* newcomm)
     comm_call k = enter_comm("MPI_Comm_create_group", h);
     if (k.err != MPI_SUCCESS) {
         return k.err;
+    }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_create_group", "not supported on intercommunicators yet");
     }
     std::shared_ptr<const group> g;
     if (int e = subgroup("MPI_Comm_create_group", h, *k.c, gh, g); e != MPI_SUCCESS) {
@@ -157,6 +163,9 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
     comm_call k = enter_comm("MPI_Comm_split_type", h);
     if (k.err != MPI_SUCCESS) {
         return k.err;
+    }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_split_type", "not supported on intercommunicators yet");
     }
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_split_type", "invalid split type %d", split_type);
@@ -194,6 +203,9 @@ int PMPI_Comm_dup_with_info(MPI_Comm h, MPI_Info info, MPI_Comm* newcomm) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
+    if (k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_dup_with_info", "not supported on intercommunicators yet");
+    }
     if (int e = check_info("MPI_Comm_dup_with_info", h, info); e != MPI_SUCCESS) {
         return e;
     }
@@ -230,7 +242,7 @@ int PMPI_Comm_test_inter(MPI_Comm h, int* flag) {
     if (flag == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_test_inter", "null output pointer");
     }
-    *flag = 0;
+    *flag = k.c->is_inter ? 1 : 0;
     return MPI_SUCCESS;
 }
 
@@ -239,8 +251,14 @@ int PMPI_Comm_remote_size(MPI_Comm h, int* size) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    (void)size;
-    return raise(h, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
+    if (!k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an intercommunicator");
+    }
+    if (size == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_remote_size", "null output pointer");
+    }
+    *size = static_cast<int>(k.c->remote_group(*k.self).size());
+    return MPI_SUCCESS;
 }
 
 int PMPI_Comm_remote_group(MPI_Comm h, MPI_Group* group) {
@@ -248,8 +266,18 @@ int PMPI_Comm_remote_group(MPI_Comm h, MPI_Group* group) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    (void)group;
-    return raise(h, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
+    if (!k.c->is_inter) {
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an intercommunicator");
+    }
+    if (group == nullptr) {
+        return raise(h, MPI_ERR_ARG, "MPI_Comm_remote_group", "null output pointer");
+    }
+    MPI_Group g = register_group(k.c->remote_group(*k.self));
+    if (g == MPI_GROUP_NULL) {
+        return raise(h, MPI_ERR_NO_MEM, "MPI_Comm_remote_group", "out of memory");
+    }
+    *group = g;
+    return MPI_SUCCESS;
 }
 
 int MPI_Comm_create(MPI_Comm, MPI_Group, MPI_Comm*) MPC_WEAK(MPI_Comm_create);

@@ -157,7 +157,8 @@ int PMPI_Comm_size(MPI_Comm c, int* size) {
     if (size == nullptr) {
         return raise(c, MPI_ERR_ARG, "MPI_Comm_size", "null output pointer");
     }
-    *size = cm->size();
+    task* t = rank_or_null();
+    *size = t != nullptr ? cm->local_size(*t) : cm->size();
     return MPI_SUCCESS;
 }
 

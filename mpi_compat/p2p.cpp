@@ -37,7 +37,7 @@ checked check_args(const char* call, const void* buf, int count, MPI_Datatype ty
                       type);
         return k;
     }
-    int size = k.c->size();
+    int size = k.c->peer_count(*k.self);
     bool peer_ok = (peer >= 0 && peer < size) || peer == MPI_PROC_NULL || (is_recv && peer == MPI_ANY_SOURCE);
     if (!peer_ok) {
         k.err = raise(cm, MPI_ERR_RANK, call, "invalid %s %d (the communicator has %d ranks)",

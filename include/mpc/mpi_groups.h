@@ -221,6 +221,14 @@ int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
 
+/* intercommunicators */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm *newintercomm);
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+
 #ifdef __cplusplus
 }
 #endif
