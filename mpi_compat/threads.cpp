@@ -16,6 +16,7 @@
 #include <chrono>
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "mpi_compat/runtime.hpp"
@@ -30,19 +31,35 @@ struct start_args {
     task* t;
 };
 
-void* thread_start(void* p) {
-    start_args a = *static_cast<start_args*>(p);
-    std::free(p);
-    tls_task = a.t;
-    return a.fn(a.arg);
+// Under a sanitizer, its interceptor has wrapped `fn` in its own thread-start trampoline, which
+// sets the thread up for the sanitizer: nothing here may run instrumented code (nor call
+// intercepted functions such as free) before it.
+__attribute__((no_sanitize("address", "thread", "undefined"))) void* thread_start(void* p) {
+    auto* a = static_cast<start_args*>(p);
+    tls_task = a->t;
+    void* rc = a->fn(a->arg);
+    std::free(p);  // not reached if the thread calls pthread_exit: a few bytes leak then
+    return rc;
 }
 
 using create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
-create_fn real_create() {
-    static create_fn fn = reinterpret_cast<create_fn>(dlsym(RTLD_NEXT, "pthread_create"));
-    return fn;
+/// The next definition of an interposed function after libmpc: glibc's. (A sanitizer's
+/// interceptor, when one is loaded, comes before libmpc in lookup order and has already run.)
+/// Resolved while the library loads, before any thread exists.
+template <class Fn>
+Fn next_definition(const char* name) noexcept {
+    return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
+
+using join_fn = int (*)(pthread_t, void**);
+using sleep_fn = int (*)(const struct timespec*, struct timespec*);
+using yield_fn = int (*)(void);
+const create_fn next_create = next_definition<create_fn>("pthread_create");
+const join_fn next_join = next_definition<join_fn>("pthread_join");
+const join_fn next_tryjoin = next_definition<join_fn>("pthread_tryjoin_np");  // not the sanitizer's
+const sleep_fn next_nanosleep = next_definition<sleep_fn>("nanosleep");
+const yield_fn next_yield = next_definition<yield_fn>("sched_yield");
 }  // namespace
 
 task* thread_task() noexcept { return tls_task; }
@@ -51,17 +68,17 @@ task* thread_task() noexcept { return tls_task; }
 
 extern "C" int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
     using namespace mpc::mpi;
-    create_fn real = real_create();
+    create_fn next = next_create;
     task* t = current();
     if (t == nullptr) {  // not created by a rank: nothing to inherit
-        return real(th, attr, fn, arg);
+        return next(th, attr, fn, arg);
     }
     auto* a = static_cast<start_args*>(std::malloc(sizeof(start_args)));
     if (a == nullptr) {
         return EAGAIN;
     }
     *a = {fn, arg, t};
-    int rc = real(th, attr, &thread_start, a);
+    int rc = next(th, attr, &thread_start, a);
     if (rc != 0) {
         std::free(a);
     }
@@ -74,11 +91,6 @@ extern "C" int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (
 // The common ones are turned into ULT waits when called from a ULT; elsewhere they pass through.
 
 namespace {
-template <class Fn>
-Fn next_symbol(const char* name) {
-    return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-}
-
 /// A rank's own ULT (not a thread it created, nor the runtime's primary ULT in finalize).
 bool in_ult() noexcept { return mpc::sched::self() != nullptr && mpc::mpi::current() != nullptr; }
 
@@ -89,14 +101,12 @@ void ult_sleep_ns(long long ns) noexcept {
 
 extern "C" {
 int pthread_join(pthread_t th, void** ret) {
-    using join_fn = int (*)(pthread_t, void**);
-    static join_fn real = next_symbol<join_fn>("pthread_join");
     if (!in_ult()) {
-        return real(th, ret);
+        return mpc::mpi::next_join(th, ret);
     }
     // Poll with growing pauses; the VP runs the other ULTs meanwhile.
     for (long long pause = 1000;; pause = pause < 1'000'000 ? pause * 2 : pause) {
-        int rc = pthread_tryjoin_np(th, ret);
+        int rc = mpc::mpi::next_tryjoin(th, ret);
         if (rc != EBUSY) {
             return rc;
         }
@@ -105,10 +115,8 @@ int pthread_join(pthread_t th, void** ret) {
 }
 
 int nanosleep(const struct timespec* req, struct timespec* rem) {
-    using sleep_fn = int (*)(const struct timespec*, struct timespec*);
-    static sleep_fn real = next_symbol<sleep_fn>("nanosleep");
     if (!in_ult() || req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1'000'000'000L) {
-        return real(req, rem);
+        return mpc::mpi::next_nanosleep(req, rem);
     }
     ult_sleep_ns(static_cast<long long>(req->tv_sec) * 1'000'000'000LL + req->tv_nsec);
     if (rem != nullptr) {
@@ -129,12 +137,10 @@ unsigned int sleep(unsigned int seconds) {
 }
 
 int sched_yield(void) {
-    using yield_fn = int (*)(void);
-    static yield_fn real = next_symbol<yield_fn>("sched_yield");
     if (in_ult()) {
         mpc::sched::yield();
         return 0;
     }
-    return real();
+    return mpc::mpi::next_yield();
 }
 }
