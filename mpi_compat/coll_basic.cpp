@@ -11,6 +11,7 @@
 
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
+#include "mpi_compat/group.hpp"
 #include "mpi_compat/internal.hpp"
 #include "mpi_compat/op.hpp"
 
@@ -29,14 +30,15 @@ struct ctx {
 };
 
 ctx enter(const char* call, MPI_Comm h) noexcept {
+    comm_call base = enter_comm(call, h);
     ctx k;
-    k.self = current();
-    k.c = lookup_comm(h);
-    if (k.self == nullptr) {
-        k.err = raise(MPI_COMM_NULL, MPI_ERR_OTHER, call, "called outside an MPI rank");
-    } else if (k.c == nullptr) {
-        k.err = raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator %#x", h);
-    } else if (k.c->is_inter) {
+    k.self = base.self;
+    k.c = base.c;
+    k.err = base.err;
+    if (k.err != MPI_SUCCESS) {
+        return k;
+    }
+    if (k.c->is_inter) {
         k.err = raise(h, MPI_ERR_COMM, call, "collectives on intercommunicators are not supported yet");
     } else {
         k.rank = k.c->rank_of(*k.self);

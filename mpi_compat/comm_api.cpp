@@ -13,29 +13,16 @@
 #include "mpi_compat/attr.hpp"
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
+#include "mpi_compat/group.hpp"
 #include "mpi_compat/internal.hpp"
 
 using namespace mpc::mpi;
 
 namespace {
 
-struct ctx {
-    task* self = nullptr;
-    comm* c = nullptr;
-    int err = MPI_SUCCESS;
-};
+using ctx = comm_call;
 
-ctx enter(const char* call, MPI_Comm h) noexcept {
-    ctx k;
-    k.self = current();
-    k.c = lookup_comm(h);
-    if (k.self == nullptr) {
-        k.err = raise(MPI_COMM_NULL, MPI_ERR_OTHER, call, "called outside an MPI rank");
-    } else if (k.c == nullptr) {
-        k.err = raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator %#x", h);
-    }
-    return k;
-}
+ctx enter(const char* call, MPI_Comm h) noexcept { return enter_comm(call, h); }
 
 /// Collective over `parent`: builds (at the new rank 0) or receives the communicator whose
 /// members are `members` (world ranks in new-rank order); `leader_parent_rank` is the parent
