@@ -8,6 +8,12 @@
 #   bench_exec label cmd args...           # runs one program, collects its ROW lines
 #   bench_report NAME                      # prints the table, writes --json
 #
+# Optional settings of a script, before bench_report (defaults keep sched's table):
+#   BENCH_KEY=size           name of the ROW's second column in the table and the JSON (vps)
+#   BENCH_VALUE_FMT=auto     values with 3-4 significant digits instead of "%.1f"
+#   BENCH_RATIO_KEYS="ranks" extra JSON keys that also separate the "vs mpc" groups
+#   bench_try_build target...  as bench_build, but returns 1 on failure instead of exiting
+#
 # Benchmark programs print one line per figure on stdout (see benchmarks/common/harness.hpp):
 #   ROW <metric> <vps> <impl> <value> <unit> <min> <max> <extra json keys> <description>
 # (tab-separated); everything else they print goes to a log file.
@@ -21,6 +27,9 @@ BENCH_JSON=""
 BENCH_FAILED=0
 BENCH_ROWS=""
 BENCH_RECONFIGURE=0
+BENCH_KEY=vps
+BENCH_VALUE_FMT=""
+BENCH_RATIO_KEYS=""
 
 bench_say() { printf '%s\n' "$*" >&2; }
 bench_die() { printf 'benchmarks: %s\n' "$*" >&2; exit 1; }
@@ -90,6 +99,12 @@ bench_build() {
     mkdir -p "$BENCH_BUILD_DIR/bench-logs"
 }
 
+# bench_try_build target...: bench_build in a subshell, so that a failure (configure, build)
+# returns 1 and the script can go on with the peers.
+bench_try_build() {
+    (bench_build "$@")
+}
+
 # Path of a built benchmark program, or empty when it was not built.
 bench_binary() {
     local f
@@ -127,15 +142,31 @@ bench_report() {
     rows=$(grep -E '^ROW	' <<<"$BENCH_ROWS" || true)
     [[ -n $rows ]] || bench_die "no figures were produced"
     bench_busy_note
-    printf '%s\n' "$rows" | awk -F'\t' -v quick="$BENCH_QUICK" -v note="$BENCH_NOTE" '
+    printf '%s\n' "$rows" | awk -F'\t' -v quick="$BENCH_QUICK" -v note="$BENCH_NOTE" -v key="$BENCH_KEY" \
+        -v vfmt="$BENCH_VALUE_FMT" -v rkeys="$BENCH_RATIO_KEYS" '
         function variant(extra,   s) {
             s = extra; gsub(/"[a-z_]+": /, "", s); gsub(/"/, "", s); return s == "" ? "-" : s
+        }
+        function fmt(v,   a) {  # "auto": about 3 significant digits, never an exponent
+            if (vfmt != "auto") { return sprintf("%.1f", v) }
+            a = v < 0 ? -v : v
+            return sprintf(a >= 1000 ? "%.0f" : a >= 100 ? "%.1f" : a >= 1 ? "%.2f" : a >= 0.01 ? "%.3f" : "%.5f", v)
+        }
+        function group(i,   k, j, nk, ks, m) {  # the "vs mpc" group of row i
+            k = metric[i] SUBSEP vps[i]
+            nk = split(rkeys, ks, " ")
+            for (j = 1; j <= nk; j++) {
+                m = ""
+                if (match(extra[i], "\"" ks[j] "\": [^,]*")) { m = substr(extra[i], RSTART, RLENGTH) }
+                k = k SUBSEP m
+            }
+            return k
         }
         {
             n++; metric[n] = $2; vps[n] = $3; impl[n] = $4; val[n] = $5; unit[n] = $6
             mn[n] = $7; mx[n] = $8; extra[n] = $9; what[n] = $10
             if (!($2 in morder)) { morder[$2] = ++nm }
-            k = $2 SUBSEP $3
+            k = group(n)
             if ($4 == "mpc" && !(k in ref)) { ref[k] = $5 }
         }
         END {
@@ -148,23 +179,23 @@ bench_report() {
                 }
                 idx[j] = t
             }
-            printf "| metric | vps | impl | variant | median | unit | vs mpc | min .. max | what |\n"
+            printf "| metric | %s | impl | variant | median | unit | vs mpc | min .. max | what |\n", key
             printf "|---|---:|---|---|---:|---|---:|---|---|\n"
             for (j = 1; j <= n; j++) {
-                i = idx[j]; k = metric[i] SUBSEP vps[i]
+                i = idx[j]; k = group(i)
                 r = (k in ref && ref[k] > 0) ? sprintf("%.2fx", val[i] / ref[k]) : "n/a"
-                printf "| %s | %s | %s | %s | %.1f | %s | %s | %.1f .. %.1f | %s |\n", metric[i], vps[i], impl[i],
-                    variant(extra[i]), val[i], unit[i], r, mn[i], mx[i], what[i]
+                printf "| %s | %s | %s | %s | %s | %s | %s | %s .. %s | %s |\n", metric[i], vps[i], impl[i],
+                    variant(extra[i]), fmt(val[i]), unit[i], r, fmt(mn[i]), fmt(mx[i]), what[i]
             }
             if (quick) { printf "\n(--quick: fewer and shorter repetitions; figures are rougher)\n" }
             if (note != "") { printf "\n(%s)\n", note }
         }'
     if [[ -n $BENCH_JSON ]]; then
-        printf '%s\n' "$rows" | awk -F'\t' -v name="$name" '
+        printf '%s\n' "$rows" | awk -F'\t' -v name="$name" -v key="$BENCH_KEY" '
             BEGIN { printf "{\"benchmark\": \"%s\", \"rows\": [", name }
             {
-                printf "%s\n  {\"metric\": \"%s\", \"vps\": %d, \"impl\": \"%s\", \"value\": %s, \"unit\": \"%s\"%s}",
-                    (NR > 1 ? "," : ""), $2, $3, $4, $5, $6, ($9 == "" ? "" : ", " $9)
+                printf "%s\n  {\"metric\": \"%s\", \"%s\": %d, \"impl\": \"%s\", \"value\": %s, \"unit\": \"%s\"%s}",
+                    (NR > 1 ? "," : ""), $2, key, $3, $4, $5, $6, ($9 == "" ? "" : ", " $9)
             }
             END { printf "\n]}\n" }' >"$BENCH_JSON"
         bench_say "benchmarks: wrote $BENCH_JSON"
