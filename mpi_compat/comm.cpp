@@ -8,11 +8,31 @@
 namespace mpc::mpi {
 namespace {
 
+/// Handle index -> comm, in chunks that are never freed: every MPI call looks its communicator
+/// up, so lookups take no lock (two acquire loads); registration and release take the mutex.
+constexpr std::size_t chunk_bits = 10;
+constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+constexpr std::size_t max_chunks = (std::size_t{1} << 24) / chunk_size;
+
 struct comm_table {
     std::mutex lock;
-    std::vector<comm*> slots;  ///< index -> comm (0: MPI_COMM_NULL, 1: WORLD, 2: SELF)
-    std::vector<int> free_slots;
+    std::atomic<std::atomic<comm*>*> chunks[max_chunks] = {};
+    std::size_t next_index = 16;  ///< below 16: predefined (0: MPI_COMM_NULL, 1: WORLD, 2: SELF)
+    std::vector<std::size_t> free_slots;
 };
+
+/// The slot of index idx, created if needed (table mutex held).
+std::atomic<comm*>* slot_locked(comm_table& t, std::size_t idx) {
+    std::atomic<comm*>* chunk = t.chunks[idx >> chunk_bits].load(std::memory_order_relaxed);
+    if (chunk == nullptr) {
+        chunk = new std::atomic<comm*>[chunk_size];
+        for (std::size_t i = 0; i < chunk_size; ++i) {
+            chunk[i].store(nullptr, std::memory_order_relaxed);
+        }
+        t.chunks[idx >> chunk_bits].store(chunk, std::memory_order_release);
+    }
+    return &chunk[idx & (chunk_size - 1)];
+}
 
 comm_table& table() {
     static comm_table t;
@@ -80,9 +100,8 @@ comm* lookup_comm(MPI_Comm h) noexcept {
         return nullptr;
     }
     auto idx = static_cast<std::size_t>(h & 0xffffff);
-    comm_table& t = table();
-    std::lock_guard<std::mutex> g(t.lock);
-    return idx < t.slots.size() ? t.slots[idx] : nullptr;
+    std::atomic<comm*>* chunk = table().chunks[idx >> chunk_bits].load(std::memory_order_acquire);
+    return chunk != nullptr ? chunk[idx & (chunk_size - 1)].load(std::memory_order_acquire) : nullptr;
 }
 
 MPI_Comm register_comm(comm* c) {
@@ -92,15 +111,13 @@ MPI_Comm register_comm(comm* c) {
     if (c->handle != MPI_COMM_NULL) {  // predefined: fixed index
         idx = static_cast<std::size_t>(c->handle & 0xffffff);
     } else if (!t.free_slots.empty()) {
-        idx = static_cast<std::size_t>(t.free_slots.back());
+        idx = t.free_slots.back();
         t.free_slots.pop_back();
     } else {
-        idx = std::max<std::size_t>(t.slots.size(), 16);  // below 16: predefined
+        idx = t.next_index++;
     }
-    if (t.slots.size() <= idx) {
-        t.slots.resize(idx + 1, nullptr);
-    }
-    t.slots[idx] = c;
+    c->handle = MPC_HANDLE(MPC_HANDLE_KIND_COMM, static_cast<int>(idx));
+    slot_locked(t, idx)->store(c, std::memory_order_release);
     c->handle = MPC_HANDLE(MPC_HANDLE_KIND_COMM, static_cast<int>(idx));
     return c->handle;
 }
@@ -113,8 +130,8 @@ void release_comm(comm* c) noexcept {
     {
         std::lock_guard<std::mutex> g(t.lock);
         auto idx = static_cast<std::size_t>(c->handle & 0xffffff);
-        t.slots[idx] = nullptr;
-        t.free_slots.push_back(static_cast<int>(idx));
+        slot_locked(t, idx)->store(nullptr, std::memory_order_release);
+        t.free_slots.push_back(idx);
     }
     delete c;
 }
