@@ -21,8 +21,9 @@ void start_recv(task& self, const comm& c, int source, int tag, void* buf, std::
 }
 
 void finish(request& r, const char* what) noexcept {
-    r.wait(what);
-    r.quiesce();
+    if (!r.wait(what)) {
+        r.quiesce();  // completed without parking: the completer may still hold the lock
+    }
 }
 }  // namespace
 

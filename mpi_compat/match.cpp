@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <mutex>
 
 #include "lib/config.hpp"
@@ -57,9 +58,9 @@ void request::complete() noexcept {
     sched::wake_all(chain);
 }
 
-void request::wait(const char* what) noexcept {
+bool request::wait(const char* what) noexcept {
     if (done.load(std::memory_order_acquire)) {
-        return;
+        return false;
     }
     if (sched::self() == nullptr) {
         // A plain thread (one that a rank created): poll, backing off to short sleeps.
@@ -71,15 +72,16 @@ void request::wait(const char* what) noexcept {
                 nanosleep(&ts, nullptr);
             }
         }
-        return;
+        return false;
     }
     lk.lock();
     if (done.load(std::memory_order_relaxed)) {
         lk.unlock();
-        return;
+        return false;
     }
     sched::set_wait_reason(what);
     waiters.wait(lk, what);
+    return true;
 }
 
 namespace {
@@ -256,13 +258,17 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
             return;
         }
     }
-    auto* m = new (std::nothrow) unexpected_msg{nullptr, context, source, tag, bytes};
+    // One allocation: the descriptor, followed by the eager payload if there is one.
     bool eager = !sync && bytes <= eager_limit();
+    void* mem = std::malloc(sizeof(unexpected_msg) + (eager ? bytes : 0));
+    if (mem == nullptr && eager) {
+        eager = false;  // fall back to rendezvous: no payload needed
+        mem = std::malloc(sizeof(unexpected_msg));
+    }
+    auto* m = mem != nullptr ? new (mem) unexpected_msg{nullptr, context, source, tag, bytes} : nullptr;
     if (m != nullptr && eager && bytes != 0) {
-        m->eager = std::malloc(bytes);
-        if (m->eager == nullptr) {
-            eager = false;  // fall back to rendezvous: no memory needed
-        } else if (data.contig) {
+        m->eager = m + 1;
+        if (data.contig) {
             std::memcpy(m->eager, data.base(), bytes);
         } else {
             segment seg(data.buf, data.count, *data.type);
@@ -312,9 +318,9 @@ void match_engine::receive_taken(unexpected_msg* m, request* r) noexcept {
     } else {
         unpack_data(m->eager, r->target, n);
         complete_receive(r, m->source, m->tag, m->bytes, n);
-        std::free(m->eager);
     }
-    delete m;
+    static_assert(std::is_trivially_destructible_v<unexpected_msg>);
+    std::free(m);  // the descriptor and its eager payload
 }
 
 void match_engine::post(request* r) noexcept {

@@ -103,8 +103,9 @@ struct request {
     void reset() noexcept;
     /// Marks complete and wakes the waiters (any thread).
     void complete() noexcept;
-    /// Parks the caller until complete (may yield).
-    void wait(const char* what) noexcept;
+    /// Parks the caller until complete (may yield). Returns true if it parked: the completer then
+    /// released the request before waking us, so no quiesce() is needed.
+    bool wait(const char* what) noexcept;
     /// Makes sure no completer is still inside before the request is reused or freed.
     void quiesce() noexcept {
         lk.lock();
@@ -148,7 +149,7 @@ struct unexpected_msg {
     int source;  ///< sender's rank in the communicator
     int tag;
     std::size_t bytes;
-    void* eager = nullptr;        ///< eager copy, packed (owned), or
+    void* eager = nullptr;        ///< eager copy, packed (stored right after the descriptor), or
     request* sender = nullptr;    ///< rendezvous: the sender's pending request
 };
 

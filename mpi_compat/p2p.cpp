@@ -87,8 +87,9 @@ void start_recv(const checked& k, void* buf, int source, int tag, request* r) no
 
 /// Waits for a request that lives on the caller's stack and may be destroyed right after.
 void wait_local(request& r, const char* what) noexcept {
-    r.wait(what);
-    r.quiesce();
+    if (!r.wait(what)) {
+        r.quiesce();  // completed without parking: the completer may still hold the lock
+    }
 }
 
 void copy_status(MPI_Status* out, const request& r) noexcept {
