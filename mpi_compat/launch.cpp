@@ -53,7 +53,11 @@ void rank_main(void* p) noexcept {
     a->t->ult = sched::self();
     sched::set_task(a->t->ult, a->t);
     task* t = a->t;
-    t->exit_code = a->main_fn(a->argc, a->argv, a->envp);
+    try {
+        t->exit_code = a->main_fn(a->argc, a->argv, a->envp);
+    } catch (...) {
+        sched::detail::report_uncaught_exception();  // one line naming the rank, then the job ends
+    }
     // As mpirun does: a rank that fails, or leaves MPI without MPI_Finalize, ends the job
     // (the other ranks would otherwise wait for it forever).
     if (t->exit_code != 0) {
