@@ -48,7 +48,7 @@ ctx enter(const char* call, MPI_Comm h) noexcept {
 }
 
 /// Checks a (buffer, count, type) triple; returns its size in bytes through *bytes.
-int check_buf(const ctx& k, MPI_Comm h, const char* call, const void* buf, int count, MPI_Datatype type,
+int check_buf(MPI_Comm h, const char* call, const void* buf, int count, MPI_Datatype type,
               std::size_t* bytes) noexcept {
     if (count < 0) {
         return raise(h, MPI_ERR_COUNT, call, "negative count %d", count);
@@ -63,7 +63,6 @@ int check_buf(const ctx& k, MPI_Comm h, const char* call, const void* buf, int c
     if (buf == nullptr && count > 0) {
         return raise(h, MPI_ERR_BUFFER, call, "null buffer with count %d", count);
     }
-    (void)k;
     *bytes = esize * static_cast<std::size_t>(count);
     return MPI_SUCCESS;
 }
@@ -140,7 +139,7 @@ int PMPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
         return e;
     }
     const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (int e = check_buf(k, h, "MPI_Reduce", k.rank == root ? rbuf : in, count, type, &bytes); e != MPI_SUCCESS) {
+    if (int e = check_buf(h, "MPI_Reduce", k.rank == root ? rbuf : in, count, type, &bytes); e != MPI_SUCCESS) {
         return e;
     }
     if (int e = check_op(h, "MPI_Reduce", op, type); e != MPI_SUCCESS) {
@@ -166,7 +165,7 @@ int PMPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, M
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (int e = check_buf(k, h, "MPI_Allreduce", rbuf, count, type, &bytes); e != MPI_SUCCESS) {
+    if (int e = check_buf(h, "MPI_Allreduce", rbuf, count, type, &bytes); e != MPI_SUCCESS) {
         return e;
     }
     if (sbuf == rbuf && count > 0) {
@@ -199,7 +198,7 @@ int PMPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, c
     }
     bool in_place = k.rank == root && sbuf == MPI_IN_PLACE;
     if (!in_place) {
-        if (int e = check_buf(k, h, "MPI_Gatherv", sbuf, scount, stype, &sbytes); e != MPI_SUCCESS) {
+        if (int e = check_buf(h, "MPI_Gatherv", sbuf, scount, stype, &sbytes); e != MPI_SUCCESS) {
             return e;
         }
     }
@@ -257,7 +256,7 @@ int PMPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI
     }
     bool in_place = k.rank == root && rbuf == MPI_IN_PLACE;
     if (!in_place) {
-        if (int e = check_buf(k, h, "MPI_Scatterv", rbuf, rcount, rtype, &rbytes); e != MPI_SUCCESS) {
+        if (int e = check_buf(h, "MPI_Scatterv", rbuf, rcount, rtype, &rbytes); e != MPI_SUCCESS) {
             return e;
         }
     }
@@ -342,7 +341,7 @@ int PMPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
         return k.err;
     }
     std::size_t rbytes = 0;
-    if (int e = check_buf(k, h, "MPI_Allgather", rbuf, rcount, rtype, &rbytes); e != MPI_SUCCESS) {
+    if (int e = check_buf(h, "MPI_Allgather", rbuf, rcount, rtype, &rbytes); e != MPI_SUCCESS) {
         return e;
     }
     std::vector<char> mine(rbytes);
@@ -350,7 +349,7 @@ int PMPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
         std::memcpy(mine.data(), at(rbuf, static_cast<std::size_t>(k.rank) * rbytes), rbytes);
     } else {
         std::size_t sbytes = 0;
-        if (int e = check_buf(k, h, "MPI_Allgather", sbuf, scount, stype, &sbytes); e != MPI_SUCCESS) {
+        if (int e = check_buf(h, "MPI_Allgather", sbuf, scount, stype, &sbytes); e != MPI_SUCCESS) {
             return e;
         }
         std::memcpy(mine.data(), sbuf, sbytes < rbytes ? sbytes : rbytes);
@@ -475,7 +474,7 @@ int scan_common(const char* call, const void* sbuf, void* rbuf, int count, MPI_D
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (int e = check_buf(k, h, call, rbuf, count, type, &bytes); e != MPI_SUCCESS) {
+    if (int e = check_buf(h, call, rbuf, count, type, &bytes); e != MPI_SUCCESS) {
         return e;
     }
     if (int e = check_op(h, call, op, type); e != MPI_SUCCESS) {

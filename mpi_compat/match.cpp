@@ -35,7 +35,6 @@ void request::reset() noexcept {
     next = nullptr;
     persistent = false;
     active = true;
-    cancelled = false;
     args = persistent_args{};
     greq = grequest_fns{};
     bsend_block = nullptr;

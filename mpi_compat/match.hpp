@@ -80,7 +80,6 @@ struct request {
     bool persistent = false;  ///< made by *_init: survives completion until MPI_Request_free
     bool active = true;       ///< persistent requests: started and not yet completed by a wait
     bool in_table = false;
-    bool cancelled = false;
     persistent_args args;
     grequest_fns greq;
     void* bsend_block = nullptr;  ///< buffered send: its block in the attached buffer

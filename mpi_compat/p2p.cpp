@@ -181,7 +181,43 @@ int resolve(const char* call, MPI_Request* h, request** r) noexcept {
     return MPI_SUCCESS;
 }
 
+int resolve_active(const char* call, MPI_Request* h, request** r) noexcept {
+    int err = resolve(call, h, r);
+    if (err == MPI_SUCCESS && *r != nullptr && inactive(*r)) {
+        *r = nullptr;
+    }
+    return err;
+}
+
 }  // namespace mpc::mpi::p2p
+
+namespace {
+/// One pass of MPI_Testany / MPI_Waitany: completes the first finished active request.
+/// *index is its position, or MPI_UNDEFINED; *any_active says whether any request is active.
+int test_any(const char* call, int count, MPI_Request reqs[], int* index, bool* any_active, MPI_Status* st) noexcept {
+    using namespace mpc::mpi::p2p;
+    *any_active = false;
+    *index = MPI_UNDEFINED;
+    for (int i = 0; i < count; ++i) {
+        mpc::mpi::request* r = nullptr;
+        if (int err = resolve_active(call, &reqs[i], &r); err != MPI_SUCCESS) {
+            return err;
+        }
+        if (r == nullptr) {
+            continue;
+        }
+        *any_active = true;
+        if (r->done.load(std::memory_order_acquire)) {
+            *index = i;
+            return finish(&reqs[i], r, st);
+        }
+    }
+    if (!*any_active) {
+        empty_status(st);
+    }
+    return MPI_SUCCESS;
+}
+}  // namespace
 
 using namespace mpc::mpi;
 using namespace mpc::mpi::p2p;
@@ -363,10 +399,10 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status sts[]) {
     }
     for (int i = 0; i < count; ++i) {
         request* r = nullptr;
-        if (int err = resolve("MPI_Testall", &reqs[i], &r); err != MPI_SUCCESS) {
+        if (int err = resolve_active("MPI_Testall", &reqs[i], &r); err != MPI_SUCCESS) {
             return err;
         }
-        if (r != nullptr && !inactive(r) && !r->done.load(std::memory_order_acquire)) {
+        if (r != nullptr && !r->done.load(std::memory_order_acquire)) {
             *flag = 0;
             mpc::sched::yield();
             return MPI_SUCCESS;
@@ -382,24 +418,9 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* st) {
     }
     for (;;) {
         bool any_active = false;
-        for (int i = 0; i < count; ++i) {
-            request* r = nullptr;
-            if (int err = resolve("MPI_Waitany", &reqs[i], &r); err != MPI_SUCCESS) {
-                return err;
-            }
-            if (r == nullptr || inactive(r)) {
-                continue;
-            }
-            any_active = true;
-            if (r->done.load(std::memory_order_acquire)) {
-                *index = i;
-                return finish(&reqs[i], r, st);
-            }
-        }
-        if (!any_active) {
-            *index = MPI_UNDEFINED;
-            empty_status(st);
-            return MPI_SUCCESS;
+        int err = test_any("MPI_Waitany", count, reqs, index, &any_active, st);
+        if (err != MPI_SUCCESS || *index != MPI_UNDEFINED || !any_active) {
+            return err;
         }
         // Park until one of them completes: each pending request releases `sem` on completion.
         mpc::sched::semaphore sem(0);
@@ -431,29 +452,12 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
         return raise(MPI_COMM_WORLD, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, "MPI_Testany", "bad arguments");
     }
     bool any_active = false;
-    for (int i = 0; i < count; ++i) {
-        request* r = nullptr;
-        if (int err = resolve("MPI_Testany", &reqs[i], &r); err != MPI_SUCCESS) {
-            return err;
-        }
-        if (r == nullptr || inactive(r)) {
-            continue;
-        }
-        any_active = true;
-        if (r->done.load(std::memory_order_acquire)) {
-            *index = i;
-            *flag = 1;
-            return finish(&reqs[i], r, st);
-        }
+    int err = test_any("MPI_Testany", count, reqs, index, &any_active, st);
+    *flag = (err != MPI_SUCCESS || *index != MPI_UNDEFINED || !any_active) ? 1 : 0;
+    if (*flag == 0) {
+        mpc::sched::yield();  // a polling loop must let the other ranks run
     }
-    *flag = any_active ? 0 : 1;
-    *index = MPI_UNDEFINED;
-    if (!any_active) {
-        empty_status(st);
-    } else {
-        mpc::sched::yield();
-    }
-    return MPI_SUCCESS;
+    return err;
 }
 
 int PMPI_Request_free(MPI_Request* h) {

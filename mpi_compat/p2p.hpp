@@ -34,6 +34,8 @@ int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept;
 bool inactive(const request* r) noexcept;
 /// Resolves a handle; *r is null for MPI_REQUEST_NULL. Returns an error class.
 int resolve(const char* call, MPI_Request* h, request** r) noexcept;
+/// resolve(), with *r also null for an inactive persistent request.
+int resolve_active(const char* call, MPI_Request* h, request** r) noexcept;
 /// Called once per completed request before it is freed (buffered sends release their block).
 void on_complete(request& r) noexcept;
 /// Keeps the request's datatype alive while the operation runs (released with the request).

@@ -227,7 +227,6 @@ int start_one(MPI_Request* h) {
     }
     r->done.store(false, std::memory_order_relaxed);
     r->status = MPI_Status{};
-    r->cancelled = false;
     r->active = true;
     if (is_recv) {
         start_recv(k, const_cast<void*>(a.buf), a.peer, a.tag, r);
@@ -444,7 +443,6 @@ int PMPI_Cancel(MPI_Request* h) {
     if (r->kind == req_kind::recv && !inactive(r) && current()->engine.cancel(r)) {
         set_status(&r->status, r->source, r->tag, 0, MPI_SUCCESS);
         r->status.mpc_count_hi_and_cancelled |= 1;
-        r->cancelled = true;
         r->complete();
     }
     return MPI_SUCCESS;
@@ -493,10 +491,10 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
     int result = MPI_SUCCESS;
     for (int i = 0; i < incount; ++i) {
         request* r = nullptr;
-        if (int err = resolve("MPI_Testsome", &reqs[i], &r); err != MPI_SUCCESS) {
+        if (int err = resolve_active("MPI_Testsome", &reqs[i], &r); err != MPI_SUCCESS) {
             return err;
         }
-        if (r == nullptr || inactive(r)) {
+        if (r == nullptr) {
             continue;
         }
         any_active = true;

@@ -37,7 +37,6 @@ struct world_state {
     std::vector<std::unique_ptr<task>> tasks;
     comm world;
     comm self;
-    std::atomic<int> abort_code{-1};
     double wtime_origin = 0;
 };
 

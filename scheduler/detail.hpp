@@ -123,7 +123,6 @@ struct alignas(64) vp {
     std::thread thread;
     void* altstack = nullptr;
     std::size_t altstack_size = 0;
-    bool deep_idle = false;
 };
 
 namespace detail {
@@ -150,7 +149,6 @@ struct runtime {
     std::atomic<std::int64_t> live{0};  ///< live ULTs, the primary excluded
     std::atomic<int> deep_idle{0};      ///< VPs asleep with nothing that could wake them by time
     std::atomic<std::uint64_t> wake_epoch{0};
-    std::atomic<int> sleepers{0};
     spinlock done_lock;
     spinlock progress_lock;
     progress_slot progress[16];

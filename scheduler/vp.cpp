@@ -322,10 +322,8 @@ void idle(vp* v) noexcept {
         }
     }
     bump(v->n_sleeps, 1);
-    r.sleepers.fetch_add(1, std::memory_order_relaxed);
     std::uint64_t slept_from = watch ? now_ns() : 0;
     futex_wait(&v->sleep_word, vp_sleeping, timeout);
-    r.sleepers.fetch_sub(1, std::memory_order_relaxed);
     bool woken = v->sleep_word.exchange(vp_awake, std::memory_order_acq_rel) == vp_awake;
     if (deep) {
         // A deadlock only if the whole timeout passed (futex_wait also returns on signals) and
