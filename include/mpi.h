@@ -285,6 +285,8 @@ int MPI_Get_library_version(char *version, int *resultlen);
 int MPI_Get_processor_name(char *name, int *resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
+int MPI_Pcontrol(const int level, ...); /* profiling control: a no-op unless a tool replaces it */
+int MPI_Comm_get_parent(MPI_Comm *parent); /* MPI_COMM_NULL: no process is ever spawned */
 
 int PMPI_Init(int *argc, char ***argv);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -299,6 +301,8 @@ int PMPI_Get_library_version(char *version, int *resultlen);
 int PMPI_Get_processor_name(char *name, int *resultlen);
 double PMPI_Wtime(void);
 double PMPI_Wtick(void);
+int PMPI_Pcontrol(const int level, ...);
+int PMPI_Comm_get_parent(MPI_Comm *parent);
 
 /* ---- communicators (the core; the rest comes with the communicator work) ----------------- */
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
@@ -541,6 +545,12 @@ int PMPI_Error_class(int errorcode, int *errorclass);
 #define MPI_Message_f2c(m) ((MPI_Message)(m))
 #define MPI_Win_c2f(w) ((MPI_Fint)(w))
 #define MPI_Win_f2c(w) ((MPI_Win)(w))
+/* A Fortran status is the C one as MPI_STATUS_SIZE integers (MPI_SOURCE, MPI_TAG, MPI_ERROR
+ * first); MPI_STATUS_IGNORE is not a status (MPI_ERR_ARG). */
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 
 #ifdef __cplusplus
 }

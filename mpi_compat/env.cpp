@@ -1,6 +1,7 @@
 /// \file
-/// Environment calls: initialization, finalization, abort, versions, time, and the size and
-/// rank queries of the predefined communicators.
+/// Environment calls: initialization, finalization, abort, versions, time, the size and rank
+/// queries of the predefined communicators, profiling control (MPI_Pcontrol), the parent
+/// query of dynamic processes (there is never a parent) and the Fortran status conversions.
 
 #include <unistd.h>
 
@@ -149,6 +150,36 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
 double PMPI_Wtime(void) { return wtime(); }
 double PMPI_Wtick(void) { return 1e-9; }
 
+// Profiling levels mean something to a profiling library only (MPI 3.1 section 14.2.4).
+int PMPI_Pcontrol(const int /*level*/, ...) { return MPI_SUCCESS; }
+
+// No process is ever spawned (MPI 3.1 section 10.3.2: MPI_COMM_NULL for a process not spawned).
+int PMPI_Comm_get_parent(MPI_Comm* parent) {
+    if (parent == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_get_parent", "null output pointer");
+    }
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is the C one");
+
+int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+    if (c_status == nullptr || f_status == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_c2f", "null or ignored status");
+    }
+    std::memcpy(f_status, c_status, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+    if (f_status == nullptr || c_status == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_f2c", "null or ignored status");
+    }
+    std::memcpy(c_status, f_status, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_size(MPI_Comm c, int* size) {
     comm* cm = lookup_comm(c);
     if (cm == nullptr) {
@@ -191,6 +222,10 @@ int MPI_Get_library_version(char*, int*) MPC_WEAK(MPI_Get_library_version);
 int MPI_Get_processor_name(char*, int*) MPC_WEAK(MPI_Get_processor_name);
 double MPI_Wtime(void) MPC_WEAK(MPI_Wtime);
 double MPI_Wtick(void) MPC_WEAK(MPI_Wtick);
+int MPI_Pcontrol(const int, ...) MPC_WEAK(MPI_Pcontrol);
+int MPI_Comm_get_parent(MPI_Comm*) MPC_WEAK(MPI_Comm_get_parent);
+int MPI_Status_c2f(const MPI_Status*, MPI_Fint*) MPC_WEAK(MPI_Status_c2f);
+int MPI_Status_f2c(const MPI_Fint*, MPI_Status*) MPC_WEAK(MPI_Status_f2c);
 int MPI_Comm_size(MPI_Comm, int*) MPC_WEAK(MPI_Comm_size);
 int MPI_Comm_rank(MPI_Comm, int*) MPC_WEAK(MPI_Comm_rank);
 }

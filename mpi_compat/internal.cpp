@@ -20,11 +20,7 @@ void start_recv(task& self, const comm& c, int source, int tag, void* buf, std::
     self.engine.post(r);
 }
 
-void finish(request& r, const char* what) noexcept {
-    if (!r.wait(what)) {
-        r.quiesce();  // completed without parking: the completer may still hold the lock
-    }
-}
+void finish(request& r, const char* what) noexcept { r.wait(what); }
 }  // namespace
 
 void raw_send(task& self, std::uint32_t context, int world_dest, int label, int tag, const void* buf,

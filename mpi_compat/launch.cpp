@@ -21,6 +21,8 @@ MPC_CONFIG_TABLE(mpi, {
      "number of MPI ranks of this process (set by mpc_run -n)"},
     {"MPC_MPI_EAGER_LIMIT", ::mpc::config::knob_type::size, "16k",
      "in-process messages up to this size are buffered when no receive is posted (larger: rendezvous)"},
+    {"MPC_MPI_WAIT_SPIN_US", ::mpc::config::knob_type::integer, "20",
+     "a rank waiting for a request busy-waits this long, while its VP has nothing else to run, before it parks"},
 })
 
 namespace mpc::mpi {

@@ -33,37 +33,65 @@ std::size_t status_bytes(const MPI_Status& st) noexcept {
 
 void request::reset() noexcept {
     next = nullptr;
+    state.store(pending, std::memory_order_relaxed);
+    kind = req_kind::recv;
     persistent = false;
     active = true;
-    args = persistent_args{};
-    greq = grequest_fns{};
-    bsend_block = nullptr;
-    done.store(false, std::memory_order_relaxed);
-    notify = nullptr;
+    context = 0;
+    source = MPI_ANY_SOURCE;
+    tag = MPI_ANY_TAG;
     target = typed_buf{};
     source_data = typed_buf{};
+    queued_at = nullptr;
     held = nullptr;
     status = MPI_Status{};
+    args = persistent_args{nullptr, 0, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_NULL, send_mode::standard};
+    greq = grequest_fns{nullptr, nullptr, nullptr, nullptr};
+    bsend_block = nullptr;
 }
 
 void request::complete() noexcept {
-    lk.lock();
-    done.store(true, std::memory_order_release);
-    sched::ult* chain = waiters.take_all_locked();
-    if (notify != nullptr) {
-        notify->release();  // under lk: the waiter unregisters (taking lk) before it returns
+    std::uintptr_t old = state.exchange(completed, std::memory_order_acq_rel);  // last access to *this
+    if (old > completed) {
+        auto* w = reinterpret_cast<completion_waiter*>(old);
+        if (w->sem != nullptr) {
+            w->sem->release();
+        } else {
+            sched::wake(w->u);
+        }
     }
-    lk.unlock();
-    sched::wake_all(chain);
 }
 
-bool request::wait(const char* what) noexcept {
-    if (done.load(std::memory_order_acquire)) {
-        return false;
+namespace {
+std::uint64_t wait_spin_ns() noexcept {
+    static const std::uint64_t ns = [] {
+        auto v = config::get_int("MPC_MPI_WAIT_SPIN_US");
+        return v && *v > 0 ? static_cast<std::uint64_t>(*v) * 1000 : std::uint64_t{0};
+    }();
+    return ns;
+}
+
+struct park_args {
+    request* r;
+    completion_waiter w;
+};
+
+/// Runs on the waiter's VP once its context is saved: publishes the waiter, unless the
+/// request completed meanwhile (or, erroneously, another waiter is there: then poll).
+bool publish_waiter(void* arg, sched::ult*) noexcept {
+    auto* a = static_cast<park_args*>(arg);
+    return a->r->watch(&a->w);
+}
+}  // namespace
+
+void request::wait(const char* what) noexcept {
+    if (is_done()) {
+        return;
     }
-    if (sched::self() == nullptr) {
+    sched::ult* me = sched::self();
+    if (me == nullptr) {
         // A plain thread (one that a rank created): poll, backing off to short sleeps.
-        for (unsigned spins = 0; !done.load(std::memory_order_acquire); ++spins) {
+        for (unsigned spins = 0; !is_done(); ++spins) {
             if (spins < 1000) {
                 cpu_relax();
             } else {
@@ -71,16 +99,18 @@ bool request::wait(const char* what) noexcept {
                 nanosleep(&ts, nullptr);
             }
         }
-        return false;
+        return;
     }
-    lk.lock();
-    if (done.load(std::memory_order_relaxed)) {
-        lk.unlock();
-        return false;
+    auto done_cond = [](void* self) noexcept { return static_cast<request*>(self)->is_done(); };
+    if (sched::spin_until(done_cond, this, wait_spin_ns())) {
+        return;
     }
     sched::set_wait_reason(what);
-    waiters.wait(lk, what);
-    return true;
+    park_args a{this, completion_waiter{me, nullptr}};
+    sched::park_publish(&publish_waiter, &a, what);
+    while (!is_done()) {  // only when a second waiter found the slot taken
+        sched::yield();
+    }
 }
 
 namespace {
@@ -103,7 +133,7 @@ request_table& table() {
 void request_pool::reap_orphans() noexcept {
     for (std::size_t i = 0; i < orphans_.size();) {
         request* r = orphans_[i];
-        if (r->done.load(std::memory_order_acquire)) {
+        if (r->is_done()) {
             orphans_[i] = orphans_.back();
             orphans_.pop_back();
             p2p::on_complete(*r);
@@ -152,7 +182,6 @@ void request_pool::release(request* r) noexcept {
 }
 
 void request_pool::release_locked(request* r) noexcept {
-    r->quiesce();
     if (r->held != nullptr) {
         datatype::release(r->held);
         r->held = nullptr;
@@ -253,7 +282,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
             std::size_t n = fit(bytes, r);
             copy_data(data, r->target, n);  // the single copy
             complete_receive(r, source, tag, bytes, n);
-            sreq->complete();
+            sreq->complete_unwatched();
             return;
         }
     }
@@ -281,6 +310,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
     }
     if (!eager) {
         sreq->source_data = data;
+        sreq->queued_at = this;
         m->sender = sreq;
     }
     (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
@@ -289,7 +319,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
     lk_.unlock();
     sched::wake_all(probers);
     if (eager) {
-        sreq->complete();
+        sreq->complete_unwatched();
     }
 }
 
@@ -402,6 +432,24 @@ bool match_engine::cancel(request* r) noexcept {
             return true;
         }
     }
+    return false;
+}
+
+bool match_engine::cancel_send(request* sreq) noexcept {
+    lk_.lock();
+    unexpected_msg* prev = nullptr;
+    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
+        if (m->sender == sreq) {
+            (prev ? prev->next : unexp_head_) = m->next;
+            if (unexp_tail_ == m) {
+                unexp_tail_ = prev;
+            }
+            lk_.unlock();
+            std::free(m);
+            return true;
+        }
+    }
+    lk_.unlock();
     return false;
 }
 

@@ -51,64 +51,97 @@ typed_buf raw_bytes(const void* buf, std::size_t n) noexcept;
 /// How a send was started (persistent requests remember it).
 enum class send_mode : std::uint8_t { standard, sync, ready, buffered };
 
-/// Arguments of a persistent request, replayed by MPI_Start.
+/// Arguments of a persistent request, replayed by MPI_Start. No member initializers: a
+/// request on the stack leaves them unset (request::reset() sets them).
 struct persistent_args {
-    const void* buf = nullptr;
-    int count = 0;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    int peer = 0;
-    int tag = 0;
-    MPI_Comm comm = MPI_COMM_NULL;
-    send_mode mode = send_mode::standard;
+    const void* buf;
+    int count;
+    MPI_Datatype type;
+    int peer;
+    int tag;
+    MPI_Comm comm;
+    send_mode mode;
 };
 
 /// Callbacks of a generalized request (MPI_Grequest_start).
 struct grequest_fns {
-    int (*query)(void*, MPI_Status*) = nullptr;
-    int (*free)(void*) = nullptr;
-    int (*cancel)(void*, int) = nullptr;
-    void* state = nullptr;
+    int (*query)(void*, MPI_Status*);
+    int (*free)(void*);
+    int (*cancel)(void*, int);
+    void* state;
 };
 
-/// A point-to-point request. Completion protocol: the completer fills the status, sets done
-/// and takes the waiters under `lk`, unlocks (its last access), then wakes them. Whoever frees
-/// a request first takes and releases `lk`, so a completer still inside cannot touch freed
-/// memory.
+/// Who waits for a request: a parked ULT, or (MPI_Waitany / Waitsome) a semaphore shared by
+/// several requests. Lives on the waiter's stack.
+struct completion_waiter {
+    sched::ult* u = nullptr;
+    sched::semaphore* sem = nullptr;
+};
+
+/// A point-to-point request.
+///
+/// Completion protocol: one atomic word, `state`: pending (0), done (1), or the address of
+/// the one completion_waiter parked on it. The completer writes the status, then exchanges in
+/// `done`; that exchange is its last access to the request (the waiter may free it at once),
+/// and if it took a waiter it wakes it. A waiter spins briefly while its VP has nothing else
+/// to do, then parks and publishes itself with a CAS pending -> &waiter only after its context
+/// is saved (sched::park_publish), so no wake-up is lost or early. No lock, no quiescence:
+/// two atomic operations per completed wait.
+///
+/// Only the fields before `// cold` are initialized by the constructor, so that the blocking
+/// calls can keep a request on their stack for a few nanoseconds; reset() initializes the
+/// whole request for the pooled (handle) ones.
 struct request {
+    static constexpr std::uintptr_t pending = 0;
+    static constexpr std::uintptr_t completed = 1;
+
     request* next = nullptr;  ///< posted-queue link
+    std::atomic<std::uintptr_t> state{pending};
     req_kind kind = req_kind::recv;
     bool persistent = false;  ///< made by *_init: survives completion until MPI_Request_free
     bool active = true;       ///< persistent requests: started and not yet completed by a wait
     bool in_table = false;
-    persistent_args args;
-    grequest_fns greq;
-    void* bsend_block = nullptr;  ///< buffered send: its block in the attached buffer
-    std::atomic<bool> done{false};
-    spinlock lk;
-    sched::wait_queue waiters;
-    sched::semaphore* notify = nullptr;  ///< Waitany/Waitsome: released on completion
     // receive side
-    typed_buf target;          ///< where a receive lands (target.bytes: its capacity)
     std::uint32_t context = 0;
     int source = MPI_ANY_SOURCE;  ///< comm rank or MPI_ANY_SOURCE
     int tag = MPI_ANY_TAG;
+    typed_buf target;  ///< where a receive lands (target.bytes: its capacity)
     // send side (rendezvous: the receiver copies from here)
     typed_buf source_data;
+    class match_engine* queued_at = nullptr;  ///< rendezvous send: the engine holding its message
     const datatype* held = nullptr;  ///< type retained while a non-blocking operation uses it
-    // result
-    MPI_Status status{};
-    int index = 0;  ///< handle index when in the request table
+    // result (written by the completer before `done`)
+    MPI_Status status;
+    // cold: meaningful for pooled requests only (set by reset() / the calls that use them)
+    int index;  ///< handle index in the request table (set once, when its chunk is made)
+    persistent_args args;
+    grequest_fns greq;
+    void* bsend_block;  ///< buffered send: its block in the attached buffer
+
+    request() noexcept {}  // NOLINT: leaves the cold fields and the status uninitialized
+    request(const request&) = delete;
+    request& operator=(const request&) = delete;
 
     void reset() noexcept;
-    /// Marks complete and wakes the waiters (any thread).
+    bool is_done() const noexcept { return state.load(std::memory_order_acquire) == completed; }
+    /// Marks complete and wakes the waiter (any thread). The status must be written already.
     void complete() noexcept;
-    /// Parks the caller until complete (may yield). Returns true if it parked: the completer then
-    /// released the request before waking us, so no quiesce() is needed.
-    bool wait(const char* what) noexcept;
-    /// Makes sure no completer is still inside before the request is reused or freed.
-    void quiesce() noexcept {
-        lk.lock();
-        lk.unlock();
+    /// complete() for a request nobody can be waiting on yet: the calling operation has not
+    /// returned its handle (a plain store instead of an exchange).
+    void complete_unwatched() noexcept { state.store(completed, std::memory_order_release); }
+    /// Returns once complete (may spin briefly, then park). One waiter at a time, as MPI
+    /// requires; a second concurrent waiter polls.
+    void wait(const char* what) noexcept;
+    /// Registers w to be signalled on completion (Waitany); false if already complete.
+    bool watch(completion_waiter* w) noexcept {
+        std::uintptr_t expect = pending;
+        return state.compare_exchange_strong(expect, reinterpret_cast<std::uintptr_t>(w), std::memory_order_acq_rel,
+                                             std::memory_order_acquire);
+    }
+    /// Withdraws a watch(); false if the completer took w (it signals w exactly once).
+    bool unwatch(completion_waiter* w) noexcept {
+        std::uintptr_t expect = reinterpret_cast<std::uintptr_t>(w);
+        return state.compare_exchange_strong(expect, pending, std::memory_order_acq_rel, std::memory_order_acquire);
     }
 };
 
@@ -155,7 +188,8 @@ struct unexpected_msg {
 class match_engine {
 public:
     /// Sender side: delivers to the posted receive that matches, or queues the message.
-    /// `sreq` completes when the data has left `buf` (now for eager, at match for rendezvous).
+    /// `sreq` completes when the data has left `buf` (now for eager, at match for rendezvous);
+    /// the caller must not have handed `sreq` to anyone yet (it is completed unwatched).
     /// `sync` forces rendezvous (MPI_Ssend).
     void deliver(std::uint32_t context, int source, int tag, const typed_buf& data, request* sreq,
                  bool sync) noexcept;
@@ -167,6 +201,9 @@ public:
     void probe_wait(std::uint32_t context, int source, int tag, MPI_Status* st) noexcept;
     /// Removes a posted receive (MPI_Cancel); false if it was already matched.
     bool cancel(request* r) noexcept;
+    /// Removes the queued message of a rendezvous send (MPI_Cancel of a send); false if a
+    /// receive (or a matched probe) has taken it already.
+    bool cancel_send(request* sreq) noexcept;
     /// Matched probe: removes and returns the first matching unexpected message (nullptr if
     /// none); `wait` parks until one arrives.
     unexpected_msg* take(std::uint32_t context, int source, int tag, bool wait) noexcept;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mpi_compat/binding.hpp"
+#include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/errors.hpp"
 
 namespace mpc::mpi {
@@ -33,6 +34,15 @@ cls class_of(MPI_Datatype t) noexcept {
         case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER: return cls::pair;
         default: return cls::none;
     }
+}
+
+/// The predefined type that an f90 type (MPI_Type_create_f90_*) stands for; t itself otherwise.
+MPI_Datatype named_type(MPI_Datatype t) noexcept {
+    if ((t & 0xffffff) < MPC_DATATYPE_PREDEFINED_COUNT) {
+        return t;
+    }
+    const datatype* d = datatype_from_handle(t);
+    return d != nullptr && d->is_predefined() ? MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, d->predefined_index()) : t;
 }
 
 bool defined_on(int op_index, cls c) noexcept {
@@ -220,7 +230,7 @@ user_op find_user(int idx) noexcept {
 int op_check(MPI_Op op, MPI_Datatype type) noexcept {
     int idx = index_of(op);
     if (idx >= 1 && idx <= 14) {
-        return defined_on(idx, class_of(type)) ? MPI_SUCCESS : MPI_ERR_OP;
+        return defined_on(idx, class_of(named_type(type))) ? MPI_SUCCESS : MPI_ERR_OP;
     }
     return find_user(idx).fn != nullptr ? MPI_SUCCESS : MPI_ERR_OP;
 }
@@ -235,7 +245,7 @@ void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype ty
         return;
     }
     if (idx >= 1 && idx <= 12) {
-        apply_predefined(idx, in, inout, count, type);
+        apply_predefined(idx, in, inout, count, named_type(type));
         return;
     }
     if (user_op u = find_user(idx); u.fn != nullptr) {

@@ -9,7 +9,8 @@
 
 namespace mpc::mpi {
 
-/// MPI_SUCCESS if `op` may reduce elements of the basic predefined type `type`, else the error
+/// MPI_SUCCESS if `op` may reduce elements of the basic predefined type `type` (or of an f90
+/// type, MPI_Type_create_f90_*, as the predefined type it stands for), else the error
 /// class (MPI_ERR_OP for an invalid or freed op or one not defined on that type).
 int op_check(MPI_Op op, MPI_Datatype type) noexcept;
 

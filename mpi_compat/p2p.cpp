@@ -85,12 +85,9 @@ void start_recv(const checked& k, void* buf, int source, int tag, request* r) no
     k.self->engine.post(r);
 }
 
-/// Waits for a request that lives on the caller's stack and may be destroyed right after.
-void wait_local(request& r, const char* what) noexcept {
-    if (!r.wait(what)) {
-        r.quiesce();  // completed without parking: the completer may still hold the lock
-    }
-}
+/// Waits for a request that lives on the caller's stack and may be destroyed right after
+/// (the completer does not touch a request after completing it).
+void wait_local(request& r, const char* what) noexcept { r.wait(what); }
 
 void copy_status(MPI_Status* out, const request& r) noexcept {
     if (out != MPI_STATUS_IGNORE) {
@@ -138,7 +135,6 @@ int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept {
     on_complete(*r);
     if (r->persistent) {
         r->active = false;  // inactive until the next MPI_Start; the handle stays valid
-        r->quiesce();
         return err;
     }
     if (r->kind == req_kind::generalized && r->greq.free != nullptr) {
@@ -207,7 +203,7 @@ int test_any(const char* call, int count, MPI_Request reqs[], int* index, bool* 
             continue;
         }
         *any_active = true;
-        if (r->done.load(std::memory_order_acquire)) {
+        if (r->is_done()) {
             *index = i;
             return finish(&reqs[i], r, st);
         }
@@ -369,7 +365,7 @@ int PMPI_Test(MPI_Request* h, int* flag, MPI_Status* st) {
         empty_status(st);
         return MPI_SUCCESS;
     }
-    if (!r->done.load(std::memory_order_acquire)) {
+    if (!r->is_done()) {
         *flag = 0;
         mpc::sched::yield();
         return MPI_SUCCESS;
@@ -402,7 +398,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status sts[]) {
         if (int err = resolve_active("MPI_Testall", &reqs[i], &r); err != MPI_SUCCESS) {
             return err;
         }
-        if (r != nullptr && !r->done.load(std::memory_order_acquire)) {
+        if (r != nullptr && !r->is_done()) {
             *flag = 0;
             mpc::sched::yield();
             return MPI_SUCCESS;
@@ -422,27 +418,39 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* st) {
         if (err != MPI_SUCCESS || *index != MPI_UNDEFINED || !any_active) {
             return err;
         }
-        // Park until one of them completes: each pending request releases `sem` on completion.
+        // Park until one of them completes: each pending request signals `sem` on completion.
+        // Registered: every active request before `stop`.
         mpc::sched::semaphore sem(0);
-        for (int i = 0; i < count; ++i) {
-            if (request* r = request_pool::from_handle(reqs[i]); r != nullptr) {
-                r->lk.lock();
-                r->notify = &sem;
-                bool done = r->done.load(std::memory_order_relaxed);
-                r->lk.unlock();
-                if (done) {
-                    sem.release();
-                }
+        mpc::mpi::completion_waiter w{nullptr, &sem};
+        int stop = 0;
+        bool ready = false;
+        for (; stop < count; ++stop) {
+            request* r = request_pool::from_handle(reqs[stop]);
+            if (r != nullptr && !inactive(r) && !r->watch(&w)) {
+                ready = true;  // completed meanwhile (or, erroneously, another thread waits on it)
+                break;
             }
         }
-        mpc::sched::set_wait_reason("MPI_Waitany");
-        sem.acquire();
-        for (int i = 0; i < count; ++i) {
-            if (request* r = request_pool::from_handle(reqs[i]); r != nullptr) {
-                r->lk.lock();
-                r->notify = nullptr;
-                r->lk.unlock();
+        int signals = 0;
+        if (!ready) {
+            mpc::sched::set_wait_reason("MPI_Waitany");
+            sem.acquire();
+            signals = 1;
+        }
+        // Withdraw. A completer that took `w` signals it exactly once: absorb those signals
+        // before `sem` and `w` go out of scope.
+        int taken = 0;
+        for (int i = 0; i < stop; ++i) {
+            request* r = request_pool::from_handle(reqs[i]);
+            if (r != nullptr && !inactive(r) && !r->unwatch(&w)) {
+                ++taken;
             }
+        }
+        for (; signals < taken; ++signals) {
+            sem.acquire();
+        }
+        if (ready && taken == 0) {
+            mpc::sched::yield();  // e.g. another thread waits on one of them: let it run
         }
     }
 }
@@ -469,7 +477,7 @@ int PMPI_Request_free(MPI_Request* h) {
         return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "MPI_REQUEST_NULL");
     }
     // An active operation goes on: the rank recycles the request once it has completed.
-    if (inactive(r) || r->done.load(std::memory_order_acquire)) {
+    if (inactive(r) || r->is_done()) {
         on_complete(*r);
         current()->requests.release(r);
     } else {

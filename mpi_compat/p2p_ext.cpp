@@ -225,7 +225,7 @@ int start_one(MPI_Request* h) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    r->done.store(false, std::memory_order_relaxed);
+    r->state.store(request::pending, std::memory_order_relaxed);
     r->status = MPI_Status{};
     r->active = true;
     if (is_recv) {
@@ -434,14 +434,21 @@ int PMPI_Cancel(MPI_Request* h) {
     }
     if (r->kind == req_kind::generalized) {
         if (r->greq.cancel != nullptr) {
-            return r->greq.cancel(r->greq.state, r->done.load() ? 1 : 0);
+            return r->greq.cancel(r->greq.state, r->is_done() ? 1 : 0);
         }
         return MPI_SUCCESS;
     }
-    // A posted receive that has not matched is removed and completes as cancelled. Sends are
-    // not cancelled (the standard lets them complete normally instead).
-    if (r->kind == req_kind::recv && !inactive(r) && current()->engine.cancel(r)) {
-        set_status(&r->status, r->source, r->tag, 0, MPI_SUCCESS);
+    // A posted receive that has not matched is removed and completes as cancelled; so is a
+    // rendezvous send (large, or synchronous) whose message no receive has taken yet. Other
+    // sends have completed already (eager) or will complete normally, as the standard allows.
+    if (inactive(r) || r->is_done()) {
+        return MPI_SUCCESS;
+    }
+    bool removed = r->kind == req_kind::recv ? current()->engine.cancel(r)
+                                             : r->queued_at != nullptr && r->queued_at->cancel_send(r);
+    if (removed) {
+        set_status(&r->status, r->kind == req_kind::recv ? r->source : MPI_ANY_SOURCE,
+                   r->kind == req_kind::recv ? r->tag : MPI_ANY_TAG, 0, MPI_SUCCESS);
         r->status.mpc_count_hi_and_cancelled |= 1;
         r->complete();
     }
@@ -470,7 +477,7 @@ int PMPI_Request_get_status(MPI_Request h, int* flag, MPI_Status* st) {
         empty_status(st);
         return MPI_SUCCESS;
     }
-    *flag = r->done.load(std::memory_order_acquire) ? 1 : 0;
+    *flag = r->is_done() ? 1 : 0;
     if (*flag != 0) {
         if (r->kind == req_kind::generalized && r->greq.query != nullptr) {
             r->greq.query(r->greq.state, &r->status);
@@ -498,7 +505,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
             continue;
         }
         any_active = true;
-        if (r->done.load(std::memory_order_acquire)) {
+        if (r->is_done()) {
             MPI_Status* st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[done];
             if (finish(&reqs[i], r, st) != MPI_SUCCESS) {
                 result = MPI_ERR_IN_STATUS;

@@ -71,13 +71,15 @@ struct ult {
 
 namespace detail {
 
-enum class post_op : std::uint8_t { none, requeue, unlock, exit, move };
+enum class post_op : std::uint8_t { none, requeue, unlock, exit, move, publish };
 
 struct post_action {
     post_op op = post_op::none;
     ult* u = nullptr;
     spinlock* lock = nullptr;
     vp* target = nullptr;
+    bool (*publish)(void*, ult*) = nullptr;  ///< post_op::publish: false -> requeue u at once
+    void* arg = nullptr;
 };
 
 struct timer {
@@ -164,6 +166,11 @@ std::uint64_t now_ns() noexcept;
 
 /// Suspends the calling ULT with post action p (parks it unless p requeues it).
 void park(const post_action& p) noexcept;
+/// Parks the calling ULT and, once its context is saved, calls publish(arg, self); when that
+/// returns false the ULT is requeued at once instead (see sched::park_publish).
+void park_publish_current(bool (*publish)(void*, ult*), void* arg) noexcept;
+/// Spins while cond(arg) is false, at most max_ns, giving up as soon as the VP has other work.
+bool spin_until_current(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept;
 /// Makes u runnable on its home VP (any thread).
 void make_ready(ult* u) noexcept;
 /// Wakes v if it sleeps.

@@ -29,6 +29,22 @@ ult* running_ult(const char* what) noexcept {
 
 void wake(ult* u) noexcept { detail::make_ready(u); }
 
+void park_publish(bool (*publish)(void*, ult*), void* arg, const char* what) noexcept {
+    ult* me = running_ult(what);
+    if (me->wait_reason == nullptr) {
+        me->wait_reason = what;
+    }
+    detail::park_publish_current(publish, arg);
+}
+
+bool spin_until(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
+    vp* v = detail::this_vp();
+    if (v == nullptr || v->current == nullptr) {
+        return cond(arg);
+    }
+    return detail::spin_until_current(cond, arg, max_ns);
+}
+
 std::size_t wake_all(ult* chain) noexcept {
     std::size_t n = 0;
     while (chain != nullptr) {

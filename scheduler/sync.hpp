@@ -49,6 +49,20 @@ void wake(ult* u) noexcept;
 /// Wakes a chain returned by wait_queue::take_all_locked(); returns how many.
 std::size_t wake_all(ult* chain) noexcept;
 
+/// The building block of lock-free one-shot events (an MPI request's completion): parks the
+/// calling ULT and, only once its context is saved, calls publish(arg, self) on its VP.
+/// publish installs `self` where the waker will find it (typically with a CAS) and returns
+/// true; the waker then calls wake(self), from any thread. If publish returns false (the event
+/// has already happened) the ULT is resumed at once. Must be called from a ULT.
+void park_publish(bool (*publish)(void* arg, ult* self), void* arg, const char* what) noexcept;
+
+/// Busy-waits for cond(arg) for at most max_ns, but only while the calling ULT's VP has
+/// nothing else to do (no other ready ULT, pending wake-up, poller, timer, or stealable work
+/// elsewhere); the runtime's progress functions are polled meanwhile. Returns cond's last value.
+/// Outside a ULT: one check. A waiter spins briefly before parking when the event is expected
+/// soon: the wake-up of a parked ULT from another VP costs several cross-core cache transfers.
+bool spin_until(bool (*cond)(void* arg), void* arg, std::uint64_t max_ns) noexcept;
+
 /// Mutual exclusion with FIFO hand-off to parked waiters.
 class mutex {
 public:

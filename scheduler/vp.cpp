@@ -184,6 +184,13 @@ void run_post(vp* v) noexcept {
                 wake_vp(p.target);
             }
             break;
+        case post_op::publish:
+            // From here on a waker may find u and call make_ready(u): u's context is saved.
+            if (!p.publish(p.arg, p.u)) {
+                p.u->state.store(ult_state::ready, std::memory_order_relaxed);
+                push_runnable(v, p.u);
+            }
+            break;
     }
 }
 
@@ -345,7 +352,10 @@ void idle(vp* v) noexcept {
 
 }  // namespace
 
-vp* this_vp() noexcept {
+// noinline, also under LTO: inlined, the compiler could keep the TLS block's address (the
+// __tls_get_addr result) across a context switch, after which the ULT may run on another
+// kernel thread.
+__attribute__((noinline)) vp* this_vp() noexcept {
     vp* v = tls_vp;
     asm volatile("" ::: "memory");
     return v;
@@ -503,6 +513,50 @@ void wait_until_current(bool (*cond)(void*), void* cond_arg, progress_fn poll, v
     cur->poll_arg = poll_arg;
     v->pollers.push_back(cur);
     park({post_op::none, cur, nullptr, nullptr});
+}
+
+void park_publish_current(bool (*publish)(void*, ult*), void* arg) noexcept {
+    vp* v = this_vp();
+    ult* cur = v->current;
+    post_action p{post_op::publish, cur, nullptr, nullptr};
+    p.publish = publish;
+    p.arg = arg;
+    park(p);
+}
+
+/// Anything on v that the running ULT would delay by spinning instead of switching out.
+inline bool vp_has_work(const vp* v) noexcept {
+    return !v->ready.empty() || v->inbox.maybe_nonempty() || v->shared.size_hint() != 0 || !v->pollers.empty() ||
+           !v->timers.empty() || v->shed.load(std::memory_order_relaxed) != 0;
+}
+
+bool spin_until_current(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
+    vp* v = this_vp();
+    if (max_ns == 0 || vp_has_work(v)) {
+        return cond(arg);
+    }
+    std::uint64_t start = 0;
+    for (unsigned i = 0;; ++i) {
+        if (cond(arg)) {
+            return true;
+        }
+        if ((i & 63U) == 63U) {
+            // Rarely: the clock, and the work an idle VP would do (progress, other VPs' queues).
+            std::uint64_t now = now_ns();
+            if (start == 0) {
+                start = now;
+            } else if (now - start >= max_ns) {
+                return cond(arg);
+            }
+            if ((run_progress() > 0 && cond(arg)) || any_stealable_elsewhere(v)) {
+                return cond(arg);
+            }
+        }
+        if (vp_has_work(v)) {
+            return cond(arg);
+        }
+        cpu_relax();
+    }
 }
 
 void move_current(vp* target) noexcept {

@@ -1,7 +1,15 @@
 /**
  * \file mpc/mpi_datatypes.h
  * Part of <mpi.h>: datatype constructors, queries, packing and their constants (MPI 3.1
- * chapter 4). Include <mpi.h>, not this file. Every MPI_ function also exists as PMPI_.
+ * chapter 4), attribute caching on datatypes (section 6.7.4) and the Fortran 90 parameterized
+ * types (section 17.2.5). Include <mpi.h>, not this file. Every MPI_ function also exists as
+ * PMPI_.
+ *
+ * Errors are raised on MPI_COMM_WORLD's handler. Beyond MPI_ERR_TYPE (invalid datatype handle;
+ * freeing a predefined or f90 type), MPI_ERR_COUNT and MPI_ERR_ARG (null output pointer, other
+ * bad argument): MPI_ERR_KEYVAL for an invalid datatype keyval (freed, or a communicator's);
+ * a callback's own return code when a copy or delete callback fails; MPI_ERR_ARG when no
+ * Fortran kind has the precision and range asked of MPI_Type_create_f90_*.
  */
 #ifndef MPC_MPI_DATATYPES_H_INCLUDED
 #define MPC_MPI_DATATYPES_H_INCLUDED
@@ -84,6 +92,34 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 
+/* ---- Fortran 90 parameterized types: a cached handle per (p, r) that behaves as the
+ * predefined type of that kind and cannot be freed; its envelope is MPI_COMBINER_F90_* ------ */
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+
+/* ---- attribute caching on datatypes (predefined types included) ---------------------------- */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                          void *extra_state);
+/* The predefined callbacks: no copy (the attribute is not copied), copy the value, no-op delete. */
+int MPC_Type_null_copy_fn(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in,
+                          void *attribute_val_out, int *flag);
+int MPC_Type_dup_fn(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in,
+                    void *attribute_val_out, int *flag);
+int MPC_Type_null_delete_fn(MPI_Datatype datatype, int type_keyval, void *attribute_val, void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN MPC_Type_null_copy_fn
+#define MPI_TYPE_DUP_FN MPC_Type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN MPC_Type_null_delete_fn
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+
 /* ---- packing, element counts, addresses ------------------------------------------------------ */
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
              MPI_Comm comm);
@@ -141,6 +177,15 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+int PMPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
               MPI_Comm comm);
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,

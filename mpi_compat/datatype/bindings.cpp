@@ -1,12 +1,14 @@
 /// \file
 /// C bindings of the datatype constructors, life cycle, queries, envelope/contents and names.
 /// Each validates its handles (MPI_ERR_TYPE), counts (MPI_ERR_COUNT) and pointers (MPI_ERR_ARG),
-/// calls the engine, and returns the error class without calling an error handler.
+/// calls the engine, and passes the error class to dtb::report(). MPI_Type_dup and
+/// MPI_Type_free run the attribute callbacks (type_attr.hpp).
 #include <climits>
 #include <cstring>
 #include <vector>
 
 #include "mpi_compat/datatype/bindings_common.hpp"
+#include "mpi_compat/type_attr.hpp"
 
 using namespace mpc::mpi;
 using mpc::mpi::dtb::out_handle;
@@ -168,7 +170,18 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
         if (newtype == nullptr) {
             return MPI_ERR_ARG;
         }
-        return out_handle(type_dup(old), newtype);
+        MPI_Datatype dup = MPI_DATATYPE_NULL;
+        if (int e = out_handle(type_dup(old), &dup)) {
+            return e;
+        }
+        // The attributes that their copy callbacks keep (MPI 3.1 section 6.7.4).
+        if (int rc = on_type_dup(oldtype, dup); rc != MPI_SUCCESS) {
+            (void)datatype_handle_free(dup);
+            *newtype = MPI_DATATYPE_NULL;
+            return rc;
+        }
+        *newtype = dup;
+        return MPI_SUCCESS;
     }());
 }
 
@@ -189,8 +202,15 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
         if (datatype == nullptr) {
             return MPI_ERR_ARG;
         }
+        const ::mpc::mpi::datatype* t = datatype_from_handle(*datatype);
+        if (t == nullptr || t->is_predefined()) {
+            return MPI_ERR_TYPE;  // predefined, f90, null, freed or foreign handle
+        }
+        if (int rc = on_type_free(*datatype); rc != MPI_SUCCESS) {
+            return rc;  // a delete callback failed: the type stays
+        }
         if (!datatype_handle_free(*datatype).ok()) {
-            return MPI_ERR_TYPE;  // predefined, null, freed or foreign handle
+            return MPI_ERR_TYPE;  // freed meanwhile by another thread
         }
         *datatype = MPI_DATATYPE_NULL;
         return MPI_SUCCESS;
@@ -291,12 +311,13 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     return dtb::report("MPI_Type_get_contents", [&]() -> int {
         MPC_DT_OLD(t, datatype);
         const std::size_t ni = t->ints().size(), na = t->aints().size(), nt = t->types().size();
-        if (t->is_predefined() || max_integers < 0 || max_addresses < 0 || max_datatypes < 0 ||
+        if (t->kind() == combiner::named || max_integers < 0 || max_addresses < 0 || max_datatypes < 0 ||
             std::size_t(max_integers) < ni || std::size_t(max_addresses) < na || std::size_t(max_datatypes) < nt ||
             (ni && !integers) || (na && !addresses) || (nt && !types)) {
             return MPI_ERR_ARG;
         }
-        // Derived parts come back as new handles the caller frees (MPI 3.1 section 4.1.13).
+        // Derived parts come back as new handles the caller frees (MPI 3.1 section 4.1.13);
+        // predefined ones, and f90 ones, as the predefined handle.
         for (std::size_t i = 0; i < nt; ++i) {
             const ::mpc::mpi::datatype* c = t->types()[i];
             if (c->is_predefined()) {

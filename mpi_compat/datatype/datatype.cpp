@@ -25,6 +25,17 @@ datatype* datatype::create(definition&& def) {
     return t;
 }
 
+const datatype* datatype::create_f90(combiner kind, std::vector<int> ints, const datatype& base) {
+    auto* t = new datatype;
+    t->b_ = base.b_;
+    t->kind_ = kind;
+    t->predefined_index_ = base.predefined_index_;
+    t->ints_ = std::move(ints);
+    t->committed_.store(true, std::memory_order_relaxed);
+    base.get_name(t->name_);
+    return t;
+}
+
 datatype::~datatype() {
     delete plan_.load(std::memory_order_relaxed);
     delete typed_plan_.load(std::memory_order_relaxed);

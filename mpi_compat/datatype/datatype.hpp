@@ -53,6 +53,9 @@ enum class combiner : int {
     struct_ = 13,
     subarray = 14,
     darray = 15,
+    f90_real = 16,
+    f90_complex = 17,
+    f90_integer = 18,
     resized = 19,
 };
 
@@ -94,6 +97,13 @@ public:
     /// A new derived type with one reference, owned by the caller. May throw std::bad_alloc.
     static datatype* create(definition&& def);
 
+    /// A type that MPI_Type_create_f90_real/_complex/_integer return: it stands for predefined
+    /// type `base` (same layout, predefined_index() and name; committed; never freed, as MPI
+    /// 3.1 section 17.2.5 wants) but reports combiner `kind` with `ints` ({p, r} or {r}) as its
+    /// envelope and contents. The caller keeps it for the life of the process. May throw
+    /// std::bad_alloc.
+    static const datatype* create_f90(combiner kind, std::vector<int> ints, const datatype& base);
+
     datatype(const datatype&) = delete;
     datatype& operator=(const datatype&) = delete;
 
@@ -107,8 +117,11 @@ public:
     aint true_extent() const noexcept { return b_.true_ub - b_.true_lb; }
     const type_bounds& bounds() const noexcept { return b_; }
     combiner kind() const noexcept { return kind_; }
+    /// A predefined type or an f90 type standing for one (create_f90): static, committed, never
+    /// freed.
     bool is_predefined() const noexcept { return predefined_index_ != 0; }
-    /// The index of a predefined type in mpi.h (MPI_INT is 8), or 0 for a derived type.
+    /// The index of a predefined type in mpi.h (MPI_INT is 8; for an f90 type, that of the type
+    /// it stands for), or 0 for a derived type.
     int predefined_index() const noexcept { return predefined_index_; }
     bool is_committed() const noexcept { return committed_.load(std::memory_order_acquire); }
 

@@ -103,7 +103,9 @@ result<MPI_Datatype> datatype_handle_add(const datatype* t) noexcept {
         return status{errc::no_memory, "datatype handle table full"};
     }
     slot_of(index)->store(t, std::memory_order_release);
-    tb.live.fetch_add(1, std::memory_order_relaxed);
+    if (!t->is_predefined()) {
+        tb.live.fetch_add(1, std::memory_order_relaxed);
+    }
     return MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, index);
 }
 
@@ -114,8 +116,11 @@ status datatype_handle_free(MPI_Datatype h) noexcept {
         return {errc::invalid_argument, "not a derived datatype handle"};
     }
     std::atomic<const datatype*>* s = slot_of(index);
-    const datatype* t = s ? s->exchange(nullptr, std::memory_order_acq_rel) : nullptr;
-    if (t == nullptr) {
+    const datatype* t = s ? s->load(std::memory_order_acquire) : nullptr;
+    if (t != nullptr && t->is_predefined()) {
+        return {errc::invalid_argument, "an f90 datatype handle cannot be freed"};
+    }
+    if (t == nullptr || !s->compare_exchange_strong(t, nullptr, std::memory_order_acq_rel)) {
         return {errc::invalid_argument, "freed or unknown datatype handle"};
     }
     table& tb = tbl();

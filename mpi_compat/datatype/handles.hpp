@@ -26,14 +26,15 @@ const datatype* datatype_for_comm(MPI_Datatype h) noexcept;
 
 /// Issues a new handle naming t, taking over one reference of t (released by
 /// datatype_handle_free). errc::no_memory when the table is full. Predefined types keep their
-/// fixed handles and never go through here.
+/// fixed handles and never go through here; f90 types (datatype::create_f90) do, and their
+/// handles can never be freed.
 result<MPI_Datatype> datatype_handle_add(const datatype* t) noexcept;
 
 /// Frees derived handle h and drops its reference (the type lives on while other types or
-/// requests hold references). errc::invalid_argument for predefined or invalid handles.
+/// requests hold references). errc::invalid_argument for predefined, f90 or invalid handles.
 [[nodiscard]] status datatype_handle_free(MPI_Datatype h) noexcept;
 
-/// Live derived handles (for leak checks in tests).
+/// Live derived handles, f90 ones excepted (for leak checks in tests).
 std::size_t datatype_handles_live() noexcept;
 
 }  // namespace mpc::mpi

@@ -181,6 +181,9 @@ seq_info compiler::compile_uncached(const datatype& t) {
     const auto types = t.types();
     switch (t.kind()) {
         case combiner::named:
+        case combiner::f90_real:
+        case combiner::f90_complex:
+        case combiner::f90_integer:
             add_named(b, t);
             break;
         case combiner::dup:

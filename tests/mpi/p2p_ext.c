@@ -35,6 +35,32 @@ int main(int argc, char** argv) {
   /* cancel */
   MPI_Request cr; int dummy; MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &cr);
   MPI_Cancel(&cr); MPI_Wait(&cr, &st); int canc = 0; MPI_Test_cancelled(&st, &canc); CHECK(canc == 1);
+  /* cancel of sends: a synchronous and a large (rendezvous) send nobody receives are cancelled
+   * and never arrive; a send already matched, and a small (eager, already complete) one, are
+   * not cancelled and arrive. */
+  enum { BIGN = 32768 };
+  int* bigc = malloc(BIGN * sizeof(int)); for (int i = 0; i < BIGN; ++i) bigc[i] = rank;
+  MPI_Request sc[2];
+  MPI_Issend(&m, 1, MPI_INT, right, 998, MPI_COMM_WORLD, &sc[0]);
+  MPI_Isend(bigc, BIGN, MPI_INT, right, 997, MPI_COMM_WORLD, &sc[1]);
+  for (int i = 0; i < 2; ++i) {
+    MPI_Cancel(&sc[i]); MPI_Wait(&sc[i], &st); canc = 0; MPI_Test_cancelled(&st, &canc); CHECK(canc == 1);
+  }
+  int matched = -1, eager_in = -1, mine = rank;
+  MPI_Request mr, er, ms, es;
+  MPI_Irecv(&matched, 1, MPI_INT, left, 996, MPI_COMM_WORLD, &mr);
+  MPI_Barrier(MPI_COMM_WORLD);  /* every receive of tag 996 is posted */
+  MPI_Issend(&mine, 1, MPI_INT, right, 996, MPI_COMM_WORLD, &ms);
+  MPI_Isend(&mine, 1, MPI_INT, right, 995, MPI_COMM_WORLD, &es);
+  MPI_Cancel(&ms); MPI_Cancel(&es);
+  MPI_Wait(&ms, &st); canc = 1; MPI_Test_cancelled(&st, &canc); CHECK(canc == 0);
+  MPI_Wait(&es, &st); canc = 1; MPI_Test_cancelled(&st, &canc); CHECK(canc == 0);
+  MPI_Wait(&mr, &st); CHECK(matched == left);
+  MPI_Irecv(&eager_in, 1, MPI_INT, left, 995, MPI_COMM_WORLD, &er); MPI_Wait(&er, &st); CHECK(eager_in == left);
+  MPI_Barrier(MPI_COMM_WORLD);  /* every cancelled send has been withdrawn */
+  int pending = 1; MPI_Iprobe(left, 998, MPI_COMM_WORLD, &pending, &st); CHECK(pending == 0);
+  MPI_Iprobe(left, 997, MPI_COMM_WORLD, &pending, &st); CHECK(pending == 0);
+  free(bigc);
   /* waitsome */
   MPI_Request ws[3]; int a[3], b[3] = {1,2,3};
   for (int i = 0; i < 3; ++i) MPI_Irecv(&a[i], 1, MPI_INT, left, 10 + i, MPI_COMM_WORLD, &ws[i]);

@@ -302,4 +302,81 @@ TEST_F(DatatypeBindings, ProfilingNames) {
     EXPECT_EQ(MPI_Aint_add(100, -4), 96);
 }
 
+// MPI_Type_create_f90_*: one cached handle per (p, r), laid out as the predefined type it stands
+// for, never freed (and not counted as a live derived handle), with an F90 envelope.
+TEST_F(DatatypeBindings, F90Types) {
+    MPI_Datatype r = MPI_DATATYPE_NULL, again = MPI_DATATYPE_NULL;
+    ASSERT_EQ(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &r), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &again), MPI_SUCCESS);
+    EXPECT_EQ(r, again);
+    EXPECT_GE(r & 0xffffff, MPC_DATATYPE_PREDEFINED_COUNT);
+    int size = 0;
+    MPI_Aint lb = -1, extent = 0, packed = 0;
+    EXPECT_EQ(MPI_Type_size(r, &size), MPI_SUCCESS);
+    EXPECT_EQ(size, 8);
+    EXPECT_EQ(MPI_Type_get_extent(r, &lb, &extent), MPI_SUCCESS);
+    EXPECT_EQ(lb, 0);
+    EXPECT_EQ(extent, 8);
+    EXPECT_EQ(MPI_Pack_external_size("external32", 3, r, &packed), MPI_SUCCESS);
+    EXPECT_EQ(packed, 24);
+    int ni = -1, na = -1, nd = -1, comb = 0, ints[2] = {};
+    EXPECT_EQ(MPI_Type_get_envelope(r, &ni, &na, &nd, &comb), MPI_SUCCESS);
+    EXPECT_EQ(comb, MPI_COMBINER_F90_REAL);
+    EXPECT_EQ(ni, 2);
+    EXPECT_EQ(na + nd, 0);
+    EXPECT_EQ(MPI_Type_get_contents(r, 2, 0, 0, ints, nullptr, nullptr), MPI_SUCCESS);
+    EXPECT_EQ(ints[0], 10);
+    EXPECT_EQ(ints[1], MPI_UNDEFINED);
+    again = r;
+    EXPECT_EQ(MPI_Type_free(&again), MPI_ERR_TYPE);
+    EXPECT_EQ(again, r);
+    EXPECT_NE(mpc::mpi::datatype_for_comm(r), nullptr);  // committed
+
+    MPI_Datatype i = MPI_DATATYPE_NULL;
+    ASSERT_EQ(MPI_Type_create_f90_integer(3, &i), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Type_size(i, &size), MPI_SUCCESS);
+    EXPECT_EQ(size, 2);
+    EXPECT_EQ(MPI_Type_create_f90_integer(40, &i), MPI_ERR_ARG);
+    EXPECT_EQ(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &i), MPI_ERR_ARG);
+}
+
+// Datatype attributes from plain threads (no rank), each on its own types, all at once.
+TEST_F(DatatypeBindings, ConcurrentAttributes) {
+    int kv = MPI_KEYVAL_INVALID;
+    auto count = +[](MPI_Datatype, int, void* value, void*) -> int {
+        ++*static_cast<int*>(value);
+        return MPI_SUCCESS;
+    };
+    ASSERT_EQ(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, count, &kv, nullptr), MPI_SUCCESS);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 4; ++k) {
+        threads.emplace_back([&] {
+            int deletes = 0;
+            for (int n = 0; n < 500; ++n) {
+                MPI_Datatype t = MPI_DATATYPE_NULL, d = MPI_DATATYPE_NULL;
+                void* got = nullptr;
+                int flag = 0;
+                MPI_Type_contiguous(3, MPI_INT, &t);
+                MPI_Type_set_attr(t, kv, &deletes);
+                MPI_Type_dup(t, &d);
+                MPI_Type_get_attr(d, kv, &got, &flag);
+                if (flag != 1 || got != &deletes) {
+                    ++failures;
+                }
+                MPI_Type_free(&t);
+                MPI_Type_free(&d);
+            }
+            if (deletes != 1000) {
+                ++failures;
+            }
+        });
+    }
+    for (auto& t : threads) {
+        t.join();
+    }
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(MPI_Type_free_keyval(&kv), MPI_SUCCESS);
+}
+
 }  // namespace

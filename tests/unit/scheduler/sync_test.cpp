@@ -742,4 +742,122 @@ TEST_P(SyncTest, PingPongWithMutexAndConditionVariable) {
     EXPECT_EQ(hits, 2L * rounds);
 }
 
+// ---- park_publish / spin_until: lock-free one-shot events --------------------------------------
+
+/// An event as MPI requests use it: 0 pending, 1 done, else the address of the parked waiter.
+struct one_shot {
+    std::atomic<std::uintptr_t> state{0};
+    long payload = 0;  // written by the signaller before `done`, read by the waiter after
+
+    void signal(long v) noexcept {
+        payload = v;
+        std::uintptr_t old = state.exchange(1, std::memory_order_acq_rel);  // last access
+        if (old > 1) {
+            sched::wake(reinterpret_cast<sched::ult*>(old));
+        }
+    }
+    long wait(bool spin) noexcept {
+        auto done = [](void* self) noexcept {
+            return static_cast<one_shot*>(self)->state.load(std::memory_order_acquire) == 1;
+        };
+        if (!(spin && sched::spin_until(done, this, 20'000)) && !done(this)) {
+            sched::park_publish(
+                [](void* self, sched::ult* me) noexcept {
+                    std::uintptr_t expect = 0;
+                    return static_cast<one_shot*>(self)->state.compare_exchange_strong(
+                        expect, reinterpret_cast<std::uintptr_t>(me), std::memory_order_acq_rel);
+                },
+                this, "one_shot");
+        }
+        EXPECT_EQ(state.load(std::memory_order_acquire), 1u) << "resumed before the event";
+        return payload;
+    }
+};
+
+TEST_P(SyncTest, ParkPublishOneShotEventsAcrossVps) {
+    // Pairs of ULTs on different VPs: the waiter puts a fresh event on its stack, hands it to
+    // its signaller through a slot, and waits (parking or spinning); the event dies when wait
+    // returns, so a signaller touching it late, or a lost or early wake-up, shows (as a hang, a
+    // wrong payload, or under TSan/ASan).
+    constexpr int pairs = 8;
+    constexpr int rounds = 3000;
+    struct slot {
+        std::atomic<one_shot*> ev{nullptr};
+    };
+    std::vector<slot> slots(pairs);
+    std::atomic<long> wrong{0};
+    std::vector<sched::ult*> us;
+    for (int p = 0; p < pairs; ++p) {
+        us.push_back(spawn_or_fail(
+            [&, p]() noexcept {
+                for (int i = 0; i < rounds; ++i) {
+                    one_shot ev;
+                    slots[p].ev.store(&ev, std::memory_order_release);
+                    if (ev.wait(i % 2 == 0) != i) {
+                        wrong.fetch_add(1);
+                    }
+                }
+            },
+            on_vp(p % vps())));
+        us.push_back(spawn_or_fail(
+            [&, p]() noexcept {
+                for (int i = 0; i < rounds; ++i) {
+                    one_shot* ev = nullptr;
+                    while ((ev = slots[p].ev.exchange(nullptr, std::memory_order_acq_rel)) == nullptr) {
+                        sched::yield();
+                    }
+                    if (i % 3 == 0) {
+                        sched::yield();  // let the waiter park first
+                    }
+                    ev->signal(i);
+                }
+            },
+            on_vp((p + 1) % vps())));
+    }
+    join_all(us);
+    EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_P(SyncTest, SpinUntilStopsWhenOtherUltsAreReady) {
+    // Alone on its VP a spinner sees a flag set from another VP; with a ready ULT on its own
+    // VP it gives up at once (returns false) instead of delaying it.
+    std::atomic<bool> flag{false};
+    auto is_set = [](void* f) noexcept { return static_cast<std::atomic<bool>*>(f)->load(); };
+    bool seen = false;
+    sched::ult* spinner = spawn_or_fail([&]() noexcept { seen = sched::spin_until(is_set, &flag, 5'000'000'000ULL); },
+                                        on_vp(0));
+    sched::ult* setter = spawn_or_fail(
+        [&]() noexcept {
+            sched::sleep_for(2ms);
+            flag.store(true);
+        },
+        on_vp(1));
+    join_or_fail(spinner);
+    join_or_fail(setter);
+    EXPECT_TRUE(seen);
+
+    std::atomic<bool> never{false};
+    bool result = true;
+    std::atomic<bool> other_ran{false};
+    sched::ult* a = spawn_or_fail(
+        [&]() noexcept {
+            // `b` is ready on this VP: the spin must give way (not run for 5 s).
+            auto t0 = std::chrono::steady_clock::now();
+            result = sched::spin_until(is_set, &never, 5'000'000'000ULL);
+            EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+        },
+        on_vp(0));
+    sched::ult* b = spawn_or_fail([&]() noexcept { other_ran.store(true); }, on_vp(0));
+    join_or_fail(a);
+    join_or_fail(b);
+    EXPECT_FALSE(result);
+    EXPECT_TRUE(other_ran.load());
+    // From a plain thread: one check.
+    auto t0 = std::chrono::steady_clock::now();
+    bool plain = true;
+    std::thread([&] { plain = sched::spin_until(is_set, &never, 5'000'000'000ULL); }).join();
+    EXPECT_FALSE(plain);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+}
+
 }  // namespace
