@@ -6,6 +6,8 @@
 
 #include <atomic>
 
+#include "lib/tsan.hpp"
+
 namespace mpc {
 
 /// Tells the CPU that we are spinning (PAUSE on x86, YIELD on arm).
@@ -24,6 +26,7 @@ public:
     void lock() noexcept {
         for (;;) {
             if (!locked_.exchange(true, std::memory_order_acquire)) {
+                tsan_acquire(&locked_);
                 return;
             }
             while (locked_.load(std::memory_order_relaxed)) {
@@ -32,9 +35,16 @@ public:
         }
     }
     bool try_lock() noexcept {
-        return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
+        if (!locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire)) {
+            tsan_acquire(&locked_);
+            return true;
+        }
+        return false;
     }
-    void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+    void unlock() noexcept {
+        tsan_release(&locked_);
+        locked_.store(false, std::memory_order_release);
+    }
     bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed); }
 
 private:

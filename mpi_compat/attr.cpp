@@ -131,7 +131,7 @@ int on_comm_dup(task& self, const comm& from, MPI_Comm* newcomm) noexcept {
                      : MPI_SUCCESS;
         if (rc != MPI_SUCCESS) {
             (void)delete_all(self, *to);  // best effort: the copy failure is what gets reported
-            self.comm_locals.erase(to);
+            drop_local(self, to);
             release_comm(to);
             *newcomm = MPI_COMM_NULL;
             return rc;

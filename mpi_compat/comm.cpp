@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <utility>
 
 #include "mpi_compat/runtime.hpp"
 
@@ -138,6 +139,33 @@ void release_comm(comm* c) noexcept {
 
 std::uint32_t new_context_pair() noexcept { return next_context.fetch_add(2, std::memory_order_relaxed); }
 
-comm_local& local_of(task& t, const comm* c) { return t.comm_locals[c]; }
+comm* new_intercomm(std::vector<int> a, std::vector<int> b) {
+    auto* c = new comm();
+    c->is_inter = true;
+    c->world_of = std::move(a);
+    c->remote_of = std::move(b);
+    c->context = new_context_pair();
+    c->members.store(static_cast<int>(c->world_of.size() + c->remote_of.size()), std::memory_order_relaxed);
+    c->index_ranks();
+    std::uint32_t views = new_context_pair();
+    for (int g = 0; g < 2; ++g) {
+        auto v = std::make_unique<comm>();
+        v->world_of = g == 0 ? c->world_of : c->remote_of;
+        v->context = views;
+        v->index_ranks();
+        c->group_view[g] = std::move(v);
+    }
+    return c;
+}
+
+comm_local& local_of(task& t, const comm* c) {
+    spin_guard g(t.comm_locals_lock);
+    return t.comm_locals[c];
+}
+
+void drop_local(task& t, const comm* c) noexcept {
+    spin_guard g(t.comm_locals_lock);
+    t.comm_locals.erase(c);
+}
 
 }  // namespace mpc::mpi

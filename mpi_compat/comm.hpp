@@ -42,6 +42,12 @@ struct comm {
     bool is_inter = false;
     std::vector<int> remote_of;
     std::vector<std::pair<int, int>> remote_index;  ///< (world rank, rank in B), sorted
+    /// Intercommunicator: one unregistered intra-communicator per group (0: A, 1: B) that carries
+    /// the internal traffic inside a group (the allgathers, broadcasts and handle deliveries of
+    /// the constructors), apart from the traffic between the groups on coll_context(). Both
+    /// views share one context pair of their own: a member only ever receives on it from its
+    /// own group, so the two groups' messages cannot meet.
+    std::unique_ptr<comm> group_view[2];
     bool predefined = false;
     std::atomic<int> members{0};   ///< members that have not freed it yet
 
@@ -75,6 +81,8 @@ struct comm {
     const std::vector<int>& remote_group_or_self(const task& t) const noexcept {
         return is_inter ? remote_group(t) : world_of;
     }
+    /// The intra-communicator view of t's local group (intercommunicators only).
+    const comm& local_view(const task& t) const noexcept { return *group_view[in_group_a(t) ? 0 : 1]; }
 };
 
 /// What each member keeps about a communicator.
@@ -93,8 +101,13 @@ MPI_Comm register_comm(comm* c);
 void release_comm(comm* c) noexcept;
 /// A fresh pair of context ids.
 std::uint32_t new_context_pair() noexcept;
+/// A new, unregistered intercommunicator between groups a and b (world ranks in rank order,
+/// disjoint), with fresh contexts, its group views and one reference per member.
+comm* new_intercomm(std::vector<int> a, std::vector<int> b);
 
 /// The calling member's local data for c (created with defaults on first use).
 comm_local& local_of(task& t, const comm* c);
+/// Drops the member's local data for c (MPI_Comm_free).
+void drop_local(task& t, const comm* c) noexcept;
 
 }  // namespace mpc::mpi

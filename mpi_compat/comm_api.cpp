@@ -5,6 +5,7 @@
 /// Creation protocol: the members agree on the new groups (split: an allgather of color and
 /// key over the parent), then the member that becomes rank 0 of each new communicator
 /// allocates it and sends its handle to the others over the parent's collective context.
+/// Dup and split of an intercommunicator are intercomm.cpp's (intercomm.hpp).
 
 #include <algorithm>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/group.hpp"
+#include "mpi_compat/intercomm.hpp"
 #include "mpi_compat/internal.hpp"
 
 using namespace mpc::mpi;
@@ -56,6 +58,17 @@ MPI_Comm create_comm(task& self, comm& parent, const std::vector<int>& members, 
     return h;
 }
 
+/// MPI_Group_compare on two member lists: MPI_IDENT (same ranks, same order), MPI_SIMILAR (same
+/// ranks) or MPI_UNEQUAL.
+int compare_members(std::vector<int> a, std::vector<int> b) {
+    if (a == b) {
+        return MPI_IDENT;
+    }
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
 }  // namespace
 
 extern "C" {
@@ -65,20 +78,10 @@ int PMPI_Comm_dup(MPI_Comm h, MPI_Comm* newcomm) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Comm_dup", "not supported on intercommunicators yet");
-    }
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_dup", "null output pointer");
     }
-    std::vector<int> members(static_cast<std::size_t>(k.c->size()));
-    for (int r = 0; r < k.c->size(); ++r) {
-        members[static_cast<std::size_t>(r)] = k.c->world_rank(*k.self, r);
-    }
-    if (k.c->is_self) {
-        members = {k.self->world_rank};
-    }
-    *newcomm = create_comm(*k.self, *k.c, members, 0);
+    *newcomm = k.c->is_inter ? intercomm_dup(*k.self, *k.c) : create_comm(*k.self, *k.c, members_of(*k.self, *k.c), 0);
     if (int e = on_comm_dup(*k.self, *k.c, newcomm); e != MPI_SUCCESS) {  // attributes, topology
         return raise(h, e, "MPI_Comm_dup", "an attribute copy callback returned %d", e);
     }
@@ -90,14 +93,15 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm* newcomm) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Comm_split", "not supported on intercommunicators yet");
-    }
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_split", "null output pointer");
     }
     if (color < 0 && color != MPI_UNDEFINED) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_split", "negative color %d", color);
+    }
+    if (k.c->is_inter) {
+        *newcomm = intercomm_split(*k.self, *k.c, color, key);
+        return MPI_SUCCESS;
     }
     int n = k.c->size();
     int mine[2] = {color, key};
@@ -138,7 +142,7 @@ int PMPI_Comm_free(MPI_Comm* h) {
     if (int e = on_comm_free(*k.self, *k.c); e != MPI_SUCCESS) {  // attribute delete callbacks
         return raise(*h, e, "MPI_Comm_free", "an attribute delete callback returned %d", e);
     }
-    k.self->comm_locals.erase(k.c);
+    drop_local(*k.self, k.c);
     release_comm(k.c);
     *h = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -158,24 +162,20 @@ int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
     }
     if (ka.c == kb.c) {
         *result = MPI_IDENT;
-        return MPI_SUCCESS;
-    }
-    auto members = [&](const ctx& k) {
-        std::vector<int> m;
-        for (int r = 0; r < k.c->size(); ++r) {
-            m.push_back(k.c->world_rank(*k.self, r));
+    } else if (ka.c->is_inter != kb.c->is_inter) {
+        *result = MPI_UNEQUAL;  // MPI 3.1 section 6.6.1: an intra- and an intercommunicator
+    } else {
+        // Intercommunicators: both the local and the remote groups must compare for CONGRUENT
+        // or SIMILAR (one similar pair of groups makes the result SIMILAR).
+        int local = compare_members(members_of(*ka.self, *ka.c), members_of(*kb.self, *kb.c));
+        int remote =
+            ka.c->is_inter ? compare_members(ka.c->remote_group(*ka.self), kb.c->remote_group(*kb.self)) : MPI_IDENT;
+        if (local == MPI_UNEQUAL || remote == MPI_UNEQUAL) {
+            *result = MPI_UNEQUAL;
+        } else {
+            *result = local == MPI_IDENT && remote == MPI_IDENT ? MPI_CONGRUENT : MPI_SIMILAR;
         }
-        return m;
-    };
-    std::vector<int> ma = members(ka);
-    std::vector<int> mb = members(kb);
-    if (ma == mb) {
-        *result = MPI_CONGRUENT;
-        return MPI_SUCCESS;
     }
-    std::sort(ma.begin(), ma.end());
-    std::sort(mb.begin(), mb.end());
-    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
     return MPI_SUCCESS;
 }
 

@@ -1,8 +1,9 @@
 /// \file
 /// Communicators from groups and the smaller communicator calls: MPI_Comm_create,
 /// MPI_Comm_create_group, MPI_Comm_split_type, MPI_Comm_idup, MPI_Comm_dup_with_info,
-/// MPI_Comm_set_info/get_info, and the intercommunicator queries (there are no
-/// intercommunicators yet: every communicator is an intracommunicator).
+/// MPI_Comm_set_info/get_info, and the intercommunicator queries. MPI_Comm_create on an
+/// intercommunicator is intercomm.cpp's (intercomm.hpp); MPI_Comm_create_group and
+/// MPI_Comm_split_type are defined on intra-communicators only (MPI 3.1 section 6.4.2).
 ///
 /// Creation (make_comm) follows comm_api.cpp's protocol: the member that becomes rank 0 creates
 /// the object and sends its handle to the other members over the parent's collective context.
@@ -17,6 +18,7 @@
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/group.hpp"
 #include "mpi_compat/info.hpp"
+#include "mpi_compat/intercomm.hpp"
 #include "mpi_compat/internal.hpp"
 
 namespace mpc::mpi {
@@ -71,17 +73,20 @@ using namespace mpc::mpi;
 namespace {
 
 /// Resolves the group argument of a creation call on `h` and checks that it is a subgroup of
-/// the communicator's group.
+/// the communicator's group (of the caller's local group, for an intercommunicator).
 int subgroup(const char* call, MPI_Comm h, const comm& c, MPI_Group gh, std::shared_ptr<const group>& g) noexcept {
     g = lookup_group(gh);
     if (g == nullptr) {
         return raise(h, MPI_ERR_GROUP, call, "invalid group %#x", gh);
     }
     const world_state& w = world();
+    const task& self = *current();
+    const comm& local = c.is_inter ? c.local_view(self) : c;
     for (int wr : g->world_of) {
-        if (c.is_self ? wr != current()->world_rank
-                      : c.rank_of(*w.tasks[static_cast<std::size_t>(wr)]) == MPI_UNDEFINED) {
-            return raise(h, MPI_ERR_GROUP, call, "world rank %d of the group is not in the communicator", wr);
+        if (local.is_self ? wr != self.world_rank
+                          : local.rank_of(*w.tasks[static_cast<std::size_t>(wr)]) == MPI_UNDEFINED) {
+            return raise(h, MPI_ERR_GROUP, call, "world rank %d of the group is not in the %s", wr,
+                         c.is_inter ? "local group of the intercommunicator" : "communicator");
         }
     }
     return MPI_SUCCESS;
@@ -115,9 +120,6 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group gh, MPI_Comm* newcomm) {
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Comm_create", "not supported on intercommunicators yet");
-    }
     std::shared_ptr<const group> g;
     if (int e = subgroup("MPI_Comm_create", h, *k.c, gh, g); e != MPI_SUCCESS) {
         return e;
@@ -125,7 +127,12 @@ int PMPI_Comm_create(MPI_Comm h, MPI_Group gh, MPI_Comm* newcomm) {
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_create", "null output pointer");
     }
-    if (g->rank_of_world(k.self->world_rank) == MPI_UNDEFINED) {
+    int grank = g->rank_of_world(k.self->world_rank);
+    if (k.c->is_inter) {  // every member takes part: the other group must learn this side's group
+        *newcomm = intercomm_split(*k.self, *k.c, grank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, grank);
+        return MPI_SUCCESS;
+    }
+    if (grank == MPI_UNDEFINED) {
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
@@ -139,7 +146,7 @@ int PMPI_Comm_create_group(MPI_Comm h, MPI_Group gh, int tag, MPI_Comm* newcomm)
         return k.err;
     }
     if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Comm_create_group", "not supported on intercommunicators yet");
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_create_group", "the communicator must be an intra-communicator");
     }
     std::shared_ptr<const group> g;
     if (int e = subgroup("MPI_Comm_create_group", h, *k.c, gh, g); e != MPI_SUCCESS) {
@@ -165,7 +172,7 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
         return k.err;
     }
     if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Comm_split_type", "not supported on intercommunicators yet");
+        return raise(h, MPI_ERR_COMM, "MPI_Comm_split_type", "the communicator must be an intra-communicator");
     }
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_split_type", "invalid split type %d", split_type);
@@ -202,9 +209,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm h, MPI_Info info, MPI_Comm* newcomm) {
     comm_call k = enter_comm("MPI_Comm_dup_with_info", h);
     if (k.err != MPI_SUCCESS) {
         return k.err;
-    }
-    if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Comm_dup_with_info", "not supported on intercommunicators yet");
     }
     if (int e = check_info("MPI_Comm_dup_with_info", h, info); e != MPI_SUCCESS) {
         return e;

@@ -3,6 +3,7 @@
 /// of the collectives and of communicator creation. Blocking calls may yield.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,7 +30,26 @@ void coll_barrier(task& self, const comm& c) noexcept;
 void coll_bcast(task& self, const comm& c, void* buf, std::size_t bytes, int root) noexcept;
 void coll_allgather(task& self, const comm& c, const void* mine, void* out, std::size_t bytes) noexcept;
 
-/// Reserved tags of internal traffic on the collective context.
-enum internal_tag : int { tag_barrier = 1, tag_bcast, tag_allgather, tag_comm_create, tag_intercomm = 8, tag_merge };
+/// Reserved tags of internal traffic on the collective context (coll_basic.cpp uses 16-20,
+/// group.hpp 64 and up). On an intercommunicator, tag_comm_create delivers new handles both
+/// over the intercommunicator and inside a group view (comm::group_view); tag_merge and
+/// tag_inter_exchange are the leaders' exchanges of MPI_Intercomm_merge and MPI_Comm_split.
+enum internal_tag : int {
+    tag_barrier = 1,
+    tag_bcast,
+    tag_allgather,
+    tag_comm_create,
+    tag_merge = 8,
+    tag_inter_exchange,
+};
+
+/// The internal tag of MPI_Intercomm_create's exchange between the leaders on the peer
+/// communicator's collective context: user tags map one to one onto the negative tags below
+/// MPI_ANY_TAG (tags no other internal traffic uses, so the exchange cannot meet a collective
+/// or a construction running on the peer communicator in another thread); only MPI_TAG_UB
+/// shares its internal tag, with MPI_TAG_UB - 1.
+constexpr int intercomm_create_tag(int user_tag) noexcept {
+    return user_tag < INT_MAX ? INT_MIN + user_tag : INT_MIN + (INT_MAX - 1);
+}
 
 }  // namespace mpc::mpi

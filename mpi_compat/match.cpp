@@ -51,8 +51,10 @@ void request::reset() noexcept {
 }
 
 void request::complete() noexcept {
+    tsan_release(&state);
     std::uintptr_t old = state.exchange(completed, std::memory_order_acq_rel);  // last access to *this
     if (old > completed) {
+        tsan_acquire(&state);  // the waiter is parked until signalled: *this still exists
         auto* w = reinterpret_cast<completion_waiter*>(old);
         if (w->sem != nullptr) {
             w->sem->release();

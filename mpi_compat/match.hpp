@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lib/spinlock.hpp"
+#include "lib/tsan.hpp"
 #include "mpi_compat/datatype/datatype.hpp"
 #include "scheduler/sync.hpp"
 
@@ -123,25 +124,37 @@ struct request {
     request& operator=(const request&) = delete;
 
     void reset() noexcept;
-    bool is_done() const noexcept { return state.load(std::memory_order_acquire) == completed; }
+    bool is_done() const noexcept {
+        if (state.load(std::memory_order_acquire) != completed) {
+            return false;
+        }
+        tsan_acquire(&state);
+        return true;
+    }
     /// Marks complete and wakes the waiter (any thread). The status must be written already.
     void complete() noexcept;
     /// complete() for a request nobody can be waiting on yet: the calling operation has not
     /// returned its handle (a plain store instead of an exchange).
-    void complete_unwatched() noexcept { state.store(completed, std::memory_order_release); }
+    void complete_unwatched() noexcept {
+        tsan_release(&state);
+        state.store(completed, std::memory_order_release);
+    }
     /// Returns once complete (may spin briefly, then park). One waiter at a time, as MPI
     /// requires; a second concurrent waiter polls.
     void wait(const char* what) noexcept;
     /// Registers w to be signalled on completion (Waitany); false if already complete.
     bool watch(completion_waiter* w) noexcept {
         std::uintptr_t expect = pending;
+        tsan_release(&state);  // may run in a post-switch action: see lib/tsan.hpp
         return state.compare_exchange_strong(expect, reinterpret_cast<std::uintptr_t>(w), std::memory_order_acq_rel,
                                              std::memory_order_acquire);
     }
     /// Withdraws a watch(); false if the completer took w (it signals w exactly once).
     bool unwatch(completion_waiter* w) noexcept {
         std::uintptr_t expect = reinterpret_cast<std::uintptr_t>(w);
-        return state.compare_exchange_strong(expect, pending, std::memory_order_acq_rel, std::memory_order_acquire);
+        bool ok = state.compare_exchange_strong(expect, pending, std::memory_order_acq_rel, std::memory_order_acquire);
+        tsan_acquire(&state);
+        return ok;
     }
 };
 

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/spinlock.hpp"
 #include "mpi_compat/comm.hpp"
 #include "mpi_compat/match.hpp"
 #include "scheduler/sched.hpp"
@@ -30,6 +31,10 @@ struct task {
     int thread_level = MPI_THREAD_SINGLE;
     int exit_code = 0;
     std::unordered_map<const comm*, comm_local> comm_locals;  ///< see comm.hpp
+    /// Guards comm_locals' structure: threads of the rank may create and free communicators
+    /// concurrently (MPI_THREAD_MULTIPLE). Entries never move, so a reference that local_of()
+    /// returned stays valid while other entries come and go.
+    spinlock comm_locals_lock;
 };
 
 struct world_state {

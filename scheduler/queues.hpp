@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "lib/spinlock.hpp"
+#include "lib/tsan.hpp"
 
 namespace mpc::sched::detail {
 
@@ -102,6 +103,7 @@ public:
     /// Any thread. Returns true when the inbox was empty before (the consumer may be asleep).
     bool push(T* e) noexcept {
         T* old = head_.load(std::memory_order_relaxed);
+        tsan_release(&head_);  // see lib/tsan.hpp
         do {
             e->next = old;
         } while (!head_.compare_exchange_weak(old, e, std::memory_order_seq_cst, std::memory_order_relaxed));
@@ -116,6 +118,7 @@ public:
         if (lifo == nullptr) {
             return 0;
         }
+        tsan_acquire(&head_);
         T* first = nullptr;
         T* last = lifo;
         std::size_t n = 0;
