@@ -16,12 +16,14 @@
     } while (0)
 
 static int column_exchange(int rank, int size, int n) {
-    /* n x n matrix of doubles; send column 1, receive into column 2 of the neighbour's matrix */
-    double *a = malloc(sizeof(double) * (size_t)n * (size_t)n);
-    for (int i = 0; i < n * n; ++i) a[i] = -1.0;
-    for (int i = 0; i < n; ++i) a[i * n + 1] = rank * 1e6 + i;
+    /* n rows x W columns of doubles (the row stride is what makes it a column, W keeps the
+     * memory small at 64 ranks); send column 1, receive into column 2 of the neighbour's */
+    enum { W = 5 };
+    double *a = malloc(sizeof(double) * (size_t)n * W);
+    for (int i = 0; i < n * W; ++i) a[i] = -1.0;
+    for (int i = 0; i < n; ++i) a[i * W + 1] = rank * 1e6 + i;
     MPI_Datatype col;
-    MPI_Type_vector(n, 1, n, MPI_DOUBLE, &col);
+    MPI_Type_vector(n, 1, W, MPI_DOUBLE, &col);
     MPI_Type_commit(&col);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Request r;
@@ -35,9 +37,8 @@ static int column_exchange(int rank, int size, int n) {
     MPI_Get_count(&st, MPI_DOUBLE, &cnt);
     CHECK(cnt == n);
     for (int i = 0; i < n; ++i) {
-        CHECK(a[i * n + 2] == left * 1e6 + i);                /* received column */
-        CHECK(a[i * n + 0] == -1.0 && a[i * n + 3 % n] != -2); /* holes untouched */
-        if (n > 3) CHECK(a[i * n + 3] == -1.0);
+        CHECK(a[i * W + 2] == left * 1e6 + i); /* received column */
+        CHECK(a[i * W + 0] == -1.0 && a[i * W + 3] == -1.0 && a[i * W + 4] == -1.0); /* holes untouched */
     }
     /* column into a contiguous buffer, receive posted after the send (eager or rendezvous; a
      * large standard send may wait for its receive, hence Isend) */
