@@ -9,30 +9,29 @@
 namespace mpc::mpi {
 namespace {
 
-/// Handle index -> comm, in chunks that are never freed: every MPI call looks its communicator
-/// up, so lookups take no lock (two acquire loads); registration and release take the mutex.
-constexpr std::size_t chunk_bits = 10;
-constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
-constexpr std::size_t max_chunks = (std::size_t{1} << 24) / chunk_size;
+/// Registration and release of handles take the mutex; lookups (comm.hpp) take no lock.
+using detail::comm_chunk_bits;
+using detail::comm_chunk_size;
+using detail::comm_chunks;
 
 struct comm_table {
     std::mutex lock;
-    std::atomic<std::atomic<comm*>*> chunks[max_chunks] = {};
     std::size_t next_index = 16;  ///< below 16: predefined (0: MPI_COMM_NULL, 1: WORLD, 2: SELF)
     std::vector<std::size_t> free_slots;
 };
 
 /// The slot of index idx, created if needed (table mutex held).
 std::atomic<comm*>* slot_locked(comm_table& t, std::size_t idx) {
-    std::atomic<comm*>* chunk = t.chunks[idx >> chunk_bits].load(std::memory_order_relaxed);
+    (void)t;  // the chunks are global (comm_chunks); t.lock is held
+    std::atomic<comm*>* chunk = comm_chunks[idx >> comm_chunk_bits].load(std::memory_order_relaxed);
     if (chunk == nullptr) {
-        chunk = new std::atomic<comm*>[chunk_size];
-        for (std::size_t i = 0; i < chunk_size; ++i) {
+        chunk = new std::atomic<comm*>[comm_chunk_size];
+        for (std::size_t i = 0; i < comm_chunk_size; ++i) {
             chunk[i].store(nullptr, std::memory_order_relaxed);
         }
-        t.chunks[idx >> chunk_bits].store(chunk, std::memory_order_release);
+        comm_chunks[idx >> comm_chunk_bits].store(chunk, std::memory_order_release);
     }
-    return &chunk[idx & (chunk_size - 1)];
+    return &chunk[idx & (comm_chunk_size - 1)];
 }
 
 comm_table& table() {
@@ -43,6 +42,8 @@ comm_table& table() {
 std::atomic<std::uint32_t> next_context{16};  // 1..15 are reserved for predefined communicators
 
 }  // namespace
+
+std::atomic<std::atomic<comm*>*> detail::comm_chunks[detail::comm_max_chunks] = {};
 
 int comm::rank_of(const task& t) const noexcept {
     if (is_self) {
@@ -94,15 +95,6 @@ void comm::index_ranks() {
         remote_index.emplace_back(remote_of[i], static_cast<int>(i));
     }
     std::sort(remote_index.begin(), remote_index.end());
-}
-
-comm* lookup_comm(MPI_Comm h) noexcept {
-    if ((static_cast<unsigned>(h) >> 24) != MPC_HANDLE_KIND_COMM) {
-        return nullptr;
-    }
-    auto idx = static_cast<std::size_t>(h & 0xffffff);
-    std::atomic<comm*>* chunk = table().chunks[idx >> chunk_bits].load(std::memory_order_acquire);
-    return chunk != nullptr ? chunk[idx & (chunk_size - 1)].load(std::memory_order_acquire) : nullptr;
 }
 
 MPI_Comm register_comm(comm* c) {

@@ -93,8 +93,24 @@ struct comm_local {
     std::vector<cached_attr> attrs;                ///< in the order they were set (attr.cpp)
 };
 
+namespace detail {
+/// The handle table (comm.cpp): index -> comm, in chunks that are never freed, so that every
+/// MPI call looks its communicator up inline, with two acquire loads and no lock.
+inline constexpr std::size_t comm_chunk_bits = 10;
+inline constexpr std::size_t comm_chunk_size = std::size_t{1} << comm_chunk_bits;
+inline constexpr std::size_t comm_max_chunks = (std::size_t{1} << 24) / comm_chunk_size;
+extern std::atomic<std::atomic<comm*>*> comm_chunks[comm_max_chunks];
+}  // namespace detail
+
 /// The communicator behind a handle, or nullptr for an invalid or freed one.
-comm* lookup_comm(MPI_Comm h) noexcept;
+inline comm* lookup_comm(MPI_Comm h) noexcept {
+    if ((static_cast<unsigned>(h) >> 24) != MPC_HANDLE_KIND_COMM) {
+        return nullptr;
+    }
+    auto idx = static_cast<std::size_t>(h & 0xffffff);
+    std::atomic<comm*>* chunk = detail::comm_chunks[idx >> detail::comm_chunk_bits].load(std::memory_order_acquire);
+    return chunk != nullptr ? chunk[idx & (detail::comm_chunk_size - 1)].load(std::memory_order_acquire) : nullptr;
+}
 /// Gives a new communicator a handle.
 MPI_Comm register_comm(comm* c);
 /// Drops one member's reference; the object goes when the last member has freed it.
