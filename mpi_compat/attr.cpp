@@ -5,7 +5,8 @@
 /// programs working whose keyval sits in a global shared by the ranks until globals are
 /// privatized); their handles are never reused. Attributes are per member (comm_local::attrs):
 /// each entry holds a shared_ptr to its keyval, so callbacks still run after
-/// MPI_Comm_free_keyval. Callbacks run without any lock held: they may call MPI.
+/// MPI_Comm_free_keyval. Callbacks run, and errors are raised, without any lock held: callbacks
+/// and error handlers may call MPI.
 ///
 /// Predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE,
 /// MPI_APPNUM, MPI_LASTUSEDCODE) are answered on every communicator, as pointers to int.
@@ -163,19 +164,23 @@ int create_keyval(const char* call, MPI_Comm_copy_attr_function* copy_fn, MPI_Co
     if (keyval == nullptr) {
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, call, "null keyval pointer");
     }
+    // raise() only once the table is unlocked: an error handler may call MPI (keyvals included).
     keyval_table& t = keyvals();
+    int h = MPI_KEYVAL_INVALID;
     try {
         auto k = std::make_shared<keyval_info>(keyval_info{copy_fn, delete_fn, extra});
         std::lock_guard<std::mutex> g(t.lock);
-        if (t.next >= 0xffffff) {
-            return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no keyval left");
+        if (t.next < 0xffffff) {
+            t.live.emplace(keyval_base + t.next, std::move(k));
+            h = keyval_base + t.next++;
         }
-        int h = keyval_base + t.next++;
-        t.live.emplace(h, std::move(k));
-        *keyval = h;
     } catch (const std::bad_alloc&) {
         return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
     }
+    if (h == MPI_KEYVAL_INVALID) {
+        return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no keyval left");
+    }
+    *keyval = h;
     return MPI_SUCCESS;
 }
 

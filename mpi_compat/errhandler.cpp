@@ -4,7 +4,9 @@
 ///
 /// Handlers: a process-wide table of function pointers, indices from 3 (1 and 2 are
 /// MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN). A handler is a few bytes and communicators keep
-/// using it after MPI_Errhandler_free, so entries are never deleted or reused.
+/// using it after MPI_Errhandler_free, so entries are never deleted or reused. Errors are raised
+/// with no table locked: raise() looks the caller's handler up in the handler table, and a user
+/// handler may call MPI.
 ///
 /// Codes: one process-wide table, so that any rank can decode a code any rank added. The values
 /// are still deterministic per rank, as MPI advises: each rank numbers its additions from
@@ -166,17 +168,22 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler
     if (fn == nullptr || eh == nullptr) {
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "null function or output pointer");
     }
+    // raise() only once the table is unlocked: applying a handler looks it up in the table.
     handler_table& t = handlers();
-    std::lock_guard<std::mutex> g(t.lock);
-    if (t.fns.size() >= 0xffffff) {
-        return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler", "no handler left");
-    }
+    std::size_t idx = 0;
     try {
-        t.fns.push_back(fn);
+        std::lock_guard<std::mutex> g(t.lock);
+        if (t.fns.size() < 0xffffff) {
+            t.fns.push_back(fn);
+            idx = t.fns.size() - 1;
+        }
     } catch (...) {
         return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler", "out of memory");
     }
-    *eh = MPC_HANDLE(MPC_HANDLE_KIND_ERRHANDLER, static_cast<int>(t.fns.size() - 1));
+    if (idx == 0) {
+        return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler", "no handler left");
+    }
+    *eh = MPC_HANDLE(MPC_HANDLE_KIND_ERRHANDLER, static_cast<int>(idx));
     return MPI_SUCCESS;
 }
 
@@ -239,20 +246,22 @@ int PMPI_Add_error_string(int errorcode, const char* string) {
                      string == nullptr ? "null string" : "string longer than %d characters", MPI_MAX_ERROR_STRING - 1);
     }
     code_table& t = codes();
-    {
-        std::lock_guard<std::mutex> g(t.lock);
+    bool known = false;
+    try {
+        std::lock_guard<std::mutex> g(t.lock);  // released before raise(): handlers may call MPI
         auto it = t.codes.find(errorcode);
         if (it != t.codes.end()) {
-            try {
-                it->second.text = string;
-            } catch (...) {
-                return MPI_ERR_NO_MEM;
-            }
-            return MPI_SUCCESS;
+            known = true;
+            it->second.text = string;
         }
+    } catch (...) {
+        return raise(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Add_error_string", "out of memory");
     }
-    return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_string", "%d is not a user error code or class",
-                 errorcode);
+    if (!known) {
+        return raise(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_string", "%d is not a user error code or class",
+                     errorcode);
+    }
+    return MPI_SUCCESS;
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function*, MPI_Errhandler*) MPC_WEAK(MPI_Comm_create_errhandler);

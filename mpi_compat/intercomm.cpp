@@ -8,9 +8,11 @@
 /// source is the sender's rank in its own group, so it names the remote rank); inside one group
 /// on that group's view (comm::group_view), an intra-communicator with a context of its own.
 ///
-/// Create: the two leaders exchange their groups over the peer communicator; the leader with the
-/// lower world rank builds the object (its group is group A) and sends the handle to the other
-/// leader; each leader broadcasts the handle in its local communicator.
+/// Create: each group reduces its members' argument checks to its leader; the two leaders
+/// exchange their status and, if both are fine, their groups over the peer communicator; the
+/// leader with the lower world rank builds the object (its group is group A) and sends the handle
+/// to the other leader; each leader broadcasts the outcome (the handle, or the error class and
+/// where it was found) in its local communicator, so that every member returns the same class.
 
 #include "mpi_compat/intercomm.hpp"
 
@@ -94,15 +96,120 @@ std::vector<int> members_with(const std::vector<int>& colors, const std::vector<
     return out;
 }
 
-/// The leaders swap their group lists over peer (collective context, internal tag `tag`).
-std::vector<int> swap_groups(task& self, const comm& peer, int remote_leader, int tag, const std::vector<int>& mine) {
-    int n = static_cast<int>(mine.size());
-    int rn = 0;
-    coll_sendrecv(self, peer, remote_leader, &n, sizeof(n), remote_leader, &rn, sizeof(rn), tag);
-    std::vector<int> theirs(static_cast<std::size_t>(rn));
-    coll_sendrecv(self, peer, remote_leader, mine.data(), mine.size() * sizeof(int), remote_leader, theirs.data(),
-                  theirs.size() * sizeof(int), tag);
-    return theirs;
+/// Where MPI_Intercomm_create failed, as the leaders report it to their groups.
+enum class create_failure : int {
+    none,
+    member,         ///< a member of the local group (null newintercomm)
+    peer,           ///< the local leader's peer communicator is invalid or an intercommunicator
+    remote_leader,  ///< the local leader's remote leader is not a rank of the peer communicator
+    leader_inside,  ///< the local leader's remote leader belongs to the local group
+    overlap,        ///< the two groups share a process
+    remote,         ///< the remote group failed (its leader said so)
+};
+
+/// What a leader broadcasts to its local group: the new handle, or the error class and where
+/// it was found.
+struct create_outcome {
+    int err = MPI_SUCCESS;
+    create_failure where = create_failure::none;
+    MPI_Comm handle = MPI_COMM_NULL;
+};
+
+/// The status a leader sends the other before the groups: its group's error class (0: none)
+/// and size.
+struct leader_header {
+    int err = MPI_SUCCESS;
+    int size = 0;
+};
+
+/// Binomial reduction of the members' error classes (MPI_SUCCESS: none) to member `root` of
+/// intra-communicator c: the root gets MPI_SUCCESS or the first class in rank order from the
+/// root on; the others get a partial result.
+int reduce_error(task& self, const comm& c, int root, int err) {
+    int n = c.size();
+    int rel = (c.rank_of(self) - root + n) % n;
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if ((rel & mask) != 0) {
+            coll_send(self, c, (rel - mask + root) % n, tag_inter_status, &err, sizeof(err));
+            break;
+        }
+        if (rel + mask < n) {
+            int child = MPI_SUCCESS;
+            coll_recv(self, c, (rel + mask + root) % n, tag_inter_status, &child, sizeof(child));
+            if (err == MPI_SUCCESS) {
+                err = child;
+            }
+        }
+    }
+    return err;
+}
+
+/// The local leader's part of MPI_Intercomm_create: checks its peer arguments, exchanges status
+/// and groups with the remote leader over `peer_h` (internal tag `itag`) and builds or receives
+/// the new intercommunicator. `group_err` is its group's reduced error class. A failure that
+/// leaves the peer arguments usable is also reported to the remote leader; an invalid peer
+/// communicator or remote leader names nobody to report to.
+create_outcome lead_intercomm(task& self, const comm& local, MPI_Comm peer_h, int remote_leader, int itag,
+                              int group_err) {
+    comm* peer = lookup_comm(peer_h);
+    if (peer == nullptr || peer->is_inter) {
+        return {MPI_ERR_COMM, create_failure::peer};
+    }
+    if (remote_leader < 0 || remote_leader >= peer->size()) {
+        return {MPI_ERR_RANK, create_failure::remote_leader};
+    }
+    std::vector<int> mine = members_of(self, local);
+    const int remote_world = peer->world_rank(self, remote_leader);
+    if (std::find(mine.begin(), mine.end(), remote_world) != mine.end()) {
+        return {MPI_ERR_RANK, create_failure::leader_inside};
+    }
+    leader_header out{group_err, static_cast<int>(mine.size())};
+    leader_header in;
+    coll_sendrecv(self, *peer, remote_leader, &out, sizeof(out), remote_leader, &in, sizeof(in), itag);
+    if (group_err != MPI_SUCCESS) {
+        return {group_err, create_failure::member};
+    }
+    if (in.err != MPI_SUCCESS) {
+        return {in.err, create_failure::remote};
+    }
+    std::vector<int> theirs(static_cast<std::size_t>(in.size));
+    coll_sendrecv(self, *peer, remote_leader, mine.data(), mine.size() * sizeof(int), remote_leader, theirs.data(),
+                  theirs.size() * sizeof(int), itag);
+    // Both leaders see both lists: they agree on an overlap without another message.
+    for (int w : theirs) {
+        if (std::find(mine.begin(), mine.end(), w) != mine.end()) {
+            return {MPI_ERR_COMM, create_failure::overlap};
+        }
+    }
+    create_outcome ok;
+    if (self.world_rank < remote_world) {
+        ok.handle = register_comm(new_intercomm(std::move(mine), std::move(theirs)));
+        coll_send(self, *peer, remote_leader, itag, &ok.handle, sizeof(ok.handle));
+    } else {
+        coll_recv(self, *peer, remote_leader, itag, &ok.handle, sizeof(ok.handle));
+    }
+    return ok;
+}
+
+/// The reason a member gives for a failed MPI_Intercomm_create.
+const char* failure_text(create_failure f) noexcept {
+    switch (f) {
+        case create_failure::member:
+            return "a member of the local group gave a null newintercomm pointer";
+        case create_failure::peer:
+            return "the local leader's peer communicator is invalid or an intercommunicator";
+        case create_failure::remote_leader:
+            return "the local leader's remote leader is not a rank of its peer communicator";
+        case create_failure::leader_inside:
+            return "the local leader's remote leader is a member of the local group";
+        case create_failure::overlap:
+            return "the local and remote groups overlap";
+        case create_failure::remote:
+            return "the call failed in the remote group";
+        case create_failure::none:
+            break;
+    }
+    return "no error";
 }
 
 }  // namespace
@@ -149,43 +256,44 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
     if (self == nullptr || local == nullptr) {
         return raise(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid local communicator %#x", local_h);
     }
+    // What every member checks on its own, and finds alike: local_leader and tag are the same on
+    // all members of a group (MPI 3.1 section 6.6.2), so the whole group returns at once.
     if (local->is_inter) {
         return raise(local_h, MPI_ERR_COMM, call, "the local communicator must be an intra-communicator");
     }
-    int lsize = local->local_size(*self);
-    if (local_leader < 0 || local_leader >= lsize) {
-        return raise(local_h, MPI_ERR_RANK, call, "invalid local leader %d", local_leader);
+    if (local_leader < 0 || local_leader >= local->size()) {
+        return raise(local_h, MPI_ERR_RANK, call, "invalid local leader %d (the local communicator has %d ranks)",
+                     local_leader, local->size());
     }
-    if (newcomm == nullptr || tag < 0) {
-        return raise(local_h, newcomm == nullptr ? MPI_ERR_ARG : MPI_ERR_TAG, call, "bad output pointer or tag");
+    if (tag < 0) {
+        return raise(local_h, MPI_ERR_TAG, call, "invalid tag %d", tag);
     }
-    const int itag = intercomm_create_tag(tag);
-    MPI_Comm h = MPI_COMM_NULL;
-    if (local->rank_of(*self) == local_leader) {
-        comm* peer = lookup_comm(peer_h);
-        if (peer == nullptr || peer->is_inter) {
-            return raise(local_h, MPI_ERR_COMM, call, "invalid peer communicator %#x", peer_h);
-        }
-        if (remote_leader < 0 || remote_leader >= peer->size()) {
-            return raise(local_h, MPI_ERR_RANK, call, "invalid remote leader %d", remote_leader);
-        }
-        std::vector<int> mine = members_of(*self, *local);
-        std::vector<int> theirs = swap_groups(*self, *peer, remote_leader, itag, mine);
-        for (int w : theirs) {
-            if (std::find(mine.begin(), mine.end(), w) != mine.end()) {
-                return raise(local_h, MPI_ERR_COMM, call, "the two groups overlap (world rank %d is in both)", w);
-            }
-        }
-        if (self->world_rank < peer->world_rank(*self, remote_leader)) {
-            h = register_comm(new_intercomm(std::move(mine), std::move(theirs)));
-            coll_send(*self, *peer, remote_leader, itag, &h, sizeof(h));
-        } else {
-            coll_recv(*self, *peer, remote_leader, itag, &h, sizeof(h));
-        }
+    // The rest is agreed on, so that no member is left waiting: the members' checks are reduced
+    // to the leader, which adds its own (peer communicator, remote leader, the groups' overlap)
+    // and the remote group's, and broadcasts the outcome.
+    const int mine = newcomm == nullptr ? MPI_ERR_ARG : MPI_SUCCESS;
+    const int group_err = reduce_error(*self, *local, local_leader, mine);
+    create_outcome out;
+    const bool leader = local->rank_of(*self) == local_leader;
+    if (leader) {
+        out = lead_intercomm(*self, *local, peer_h, remote_leader, intercomm_create_tag(tag), group_err);
     }
-    coll_bcast(*self, *local, &h, sizeof(h), local_leader);
-    local_of(*self, lookup_comm(h)).errhandler = local_of(*self, local).errhandler;
-    *newcomm = h;
+    coll_bcast(*self, *local, &out, sizeof(out), local_leader);
+    if (out.err != MPI_SUCCESS) {
+        if (newcomm == nullptr) {
+            return raise(local_h, MPI_ERR_ARG, call, "null newintercomm pointer");
+        }
+        *newcomm = MPI_COMM_NULL;
+        if (leader && out.where == create_failure::peer) {
+            return raise(local_h, out.err, call, "invalid peer communicator %#x", peer_h);
+        }
+        if (leader && out.where == create_failure::remote_leader) {
+            return raise(local_h, out.err, call, "invalid remote leader %d", remote_leader);
+        }
+        return raise(local_h, out.err, call, "%s", failure_text(out.where));
+    }
+    local_of(*self, lookup_comm(out.handle)).errhandler = local_of(*self, local).errhandler;
+    *newcomm = out.handle;
     return MPI_SUCCESS;
 }
 

@@ -23,27 +23,6 @@ void start_recv(task& self, const comm& c, int source, int tag, void* buf, std::
 void finish(request& r, const char* what) noexcept { r.wait(what); }
 }  // namespace
 
-void raw_send(task& self, std::uint32_t context, int world_dest, int label, int tag, const void* buf,
-              std::size_t bytes) noexcept {
-    (void)self;
-    request r;
-    r.kind = req_kind::send;
-    world().tasks[static_cast<std::size_t>(world_dest)]->engine.deliver(context, label, tag, raw_bytes(buf, bytes), &r,
-                                                                        false);
-    finish(r, "internal send");
-}
-
-void raw_recv(task& self, std::uint32_t context, int tag, void* buf, std::size_t bytes) noexcept {
-    request r;
-    r.kind = req_kind::recv;
-    r.target = raw_bytes(buf, bytes);
-    r.context = context;
-    r.source = MPI_ANY_SOURCE;
-    r.tag = tag;
-    self.engine.post(&r);
-    finish(r, "internal receive");
-}
-
 void coll_send(task& self, const comm& c, int dest, int tag, const void* buf, std::size_t bytes) noexcept {
     request r;
     start_send(self, c, dest, tag, buf, bytes, &r);

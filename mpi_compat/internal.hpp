@@ -5,7 +5,6 @@
 
 #include <climits>
 #include <cstddef>
-#include <cstdint>
 
 #include "mpi_compat/runtime.hpp"
 
@@ -17,13 +16,6 @@ void coll_recv(task& self, const comm& c, int source, int tag, void* buf, std::s
 void coll_sendrecv(task& self, const comm& c, int dest, const void* sbuf, std::size_t sbytes, int source, void* rbuf,
                    std::size_t rbytes, int tag) noexcept;
 
-/// Point-to-point addressed by world rank on an explicit context (`label` is the source rank
-/// the receiver sees), for exchanges that communicator ranks cannot name (inside one group of an
-/// intercommunicator). raw_recv takes the first message with `tag` from any source.
-void raw_send(task& self, std::uint32_t context, int world_dest, int label, int tag, const void* buf,
-              std::size_t bytes) noexcept;
-void raw_recv(task& self, std::uint32_t context, int tag, void* buf, std::size_t bytes) noexcept;
-
 /// Basic algorithms over coll_*: dissemination barrier, binomial broadcast, and an allgather of
 /// `bytes` per rank (ring) into `out` (size * bytes).
 void coll_barrier(task& self, const comm& c) noexcept;
@@ -34,6 +26,8 @@ void coll_allgather(task& self, const comm& c, const void* mine, void* out, std:
 /// group.hpp 64 and up). On an intercommunicator, tag_comm_create delivers new handles both
 /// over the intercommunicator and inside a group view (comm::group_view); tag_merge and
 /// tag_inter_exchange are the leaders' exchanges of MPI_Intercomm_merge and MPI_Comm_split.
+/// tag_inter_status gathers the members' argument checks of MPI_Intercomm_create at the local
+/// leader (on the local communicator).
 enum internal_tag : int {
     tag_barrier = 1,
     tag_bcast,
@@ -41,6 +35,7 @@ enum internal_tag : int {
     tag_comm_create,
     tag_merge = 8,
     tag_inter_exchange,
+    tag_inter_status,
 };
 
 /// The internal tag of MPI_Intercomm_create's exchange between the leaders on the peer

@@ -107,8 +107,7 @@ void request::wait(const char* what) noexcept {
     if (sched::spin_until(done_cond, this, wait_spin_ns())) {
         return;
     }
-    sched::set_wait_reason(what);
-    park_args a{this, completion_waiter{me, nullptr}};
+    park_args a{this, completion_waiter{me, nullptr}};  // park_publish records `what` for deadlock reports
     sched::park_publish(&publish_waiter, &a, what);
     while (!is_done()) {  // only when a second waiter found the slot taken
         sched::yield();

@@ -13,14 +13,20 @@
 /// type (or an MPI_Type_create_f90_* type) is one object of the process here but one per rank in
 /// MPI's model, so each rank has its own attributes on it. MPI_Type_dup and MPI_Type_free read
 /// one atomic counter and take no lock while no datatype has attributes.
+///
+/// Names follow the same model: a derived type's name lives on its object (datatype::set_name);
+/// the names that ranks give predefined and f90 types are in attr_state::names, keyed by owner
+/// (rank and handle). Those handles are never freed, so the entries last as long as the process.
 
 #include "mpi_compat/type_attr.hpp"
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -56,6 +62,8 @@ struct attr_state {
     std::unordered_map<std::uint64_t, std::vector<type_attr>> attrs;
     /// attrs.size(), for the lock-free test of MPI_Type_dup and MPI_Type_free.
     std::atomic<std::size_t> owners{0};
+    /// Names that ranks gave predefined and f90 types, by owner (owner_of()).
+    std::unordered_map<std::uint64_t, std::string> names;
 };
 
 attr_state& state() {
@@ -215,6 +223,34 @@ int on_type_free(MPI_Datatype h) noexcept {
         return MPI_SUCCESS;
     }
     return delete_all(s, h, derived_owner(h));
+}
+
+int set_type_name(MPI_Datatype h, const datatype& t, const char* name) noexcept {
+    if (!t.is_predefined()) {
+        t.set_name(name);
+        return MPI_SUCCESS;
+    }
+    attr_state& s = state();
+    try {
+        std::string n(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+        std::lock_guard<std::mutex> g(s.lock);
+        s.names[owner_of(h, t)] = std::move(n);
+    } catch (const std::bad_alloc&) {
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+int get_type_name(MPI_Datatype h, const datatype& t, char* buf) noexcept {
+    if (t.is_predefined()) {
+        attr_state& s = state();
+        std::lock_guard<std::mutex> g(s.lock);
+        if (auto it = s.names.find(owner_of(h, t)); it != s.names.end()) {
+            std::memcpy(buf, it->second.c_str(), it->second.size() + 1);
+            return static_cast<int>(it->second.size());
+        }
+    }
+    return t.get_name(buf);
 }
 
 }  // namespace mpc::mpi

@@ -1,11 +1,14 @@
 /// \file
 /// Attribute caching on datatypes (type_attr.cpp): the hooks that MPI_Type_dup and
-/// MPI_Type_free (datatype/bindings.cpp) call.
+/// MPI_Type_free (datatype/bindings.cpp) call; and datatype names, which MPI_Type_set_name and
+/// MPI_Type_get_name read and write here because predefined types have them per rank.
 #pragma once
 
 #include <mpi.h>
 
 namespace mpc::mpi {
+
+class datatype;
 
 /// MPI_Type_dup, right after `newtype` was made as a duplicate of `from`: gives it the
 /// attributes of `from` that their copy callbacks keep. If a copy callback fails, the
@@ -17,5 +20,16 @@ int on_type_dup(MPI_Datatype from, MPI_Datatype newtype) noexcept;
 /// attributes, last set first. On a callback failure the remaining attributes stay, the type
 /// must not be freed, and the callback's code is returned. Calls user code.
 int on_type_free(MPI_Datatype h) noexcept;
+
+/// MPI_Type_set_name on handle h, naming t (valid; name not null): a derived type's name is its
+/// object's; a predefined or f90 type is named for the calling rank only (each rank has its own
+/// in MPI's model). Truncated to MPI_MAX_OBJECT_NAME - 1 characters. MPI_ERR_NO_MEM if the
+/// name cannot be stored.
+int set_type_name(MPI_Datatype h, const datatype& t, const char* name) noexcept;
+
+/// MPI_Type_get_name: copies the name the calling rank sees on h, naming t, into buf
+/// (MPI_MAX_OBJECT_NAME chars); returns its length. A predefined or f90 type the rank has not
+/// named has its MPI name ("MPI_INT"; that of the type it stands for).
+int get_type_name(MPI_Datatype h, const datatype& t, char* buf) noexcept;
 
 }  // namespace mpc::mpi

@@ -2,7 +2,8 @@
 /// C bindings of the datatype constructors, life cycle, queries, envelope/contents and names.
 /// Each validates its handles (MPI_ERR_TYPE), counts (MPI_ERR_COUNT) and pointers (MPI_ERR_ARG),
 /// calls the engine, and passes the error class to dtb::report(). MPI_Type_dup and
-/// MPI_Type_free run the attribute callbacks (type_attr.hpp).
+/// MPI_Type_free run the attribute callbacks, and names are read and written through
+/// type_attr.hpp (predefined types have one per rank).
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -349,8 +350,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
         if (type_name == nullptr) {
             return MPI_ERR_ARG;
         }
-        t->set_name(type_name);
-        return MPI_SUCCESS;
+        return set_type_name(datatype, *t, type_name);  // per rank for predefined types
     }());
 }
 
@@ -360,7 +360,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
         if (type_name == nullptr || resultlen == nullptr) {
             return MPI_ERR_ARG;
         }
-        *resultlen = t->get_name(type_name);
+        *resultlen = get_type_name(datatype, *t, type_name);
         return MPI_SUCCESS;
     }());
 }

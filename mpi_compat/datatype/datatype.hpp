@@ -132,7 +132,9 @@ public:
     /// The equivalent type of a subarray or darray, else nullptr.
     const datatype* impl() const noexcept { return impl_; }
 
-    // ---- name (MPI_Type_set_name / get_name); thread-safe ----
+    // ---- name; thread-safe ----
+    // MPI_Type_set_name / get_name use it for derived types; a predefined or f90 type keeps its
+    // MPI name here, and the names ranks give it are kept per rank (type_attr.hpp).
     /// Sets the name, truncated to MPI_MAX_OBJECT_NAME - 1 characters.
     void set_name(const char* name) const noexcept;
     /// Copies the name (possibly empty) into buf, which holds MPI_MAX_OBJECT_NAME chars; returns its length.
