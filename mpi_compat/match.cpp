@@ -86,10 +86,7 @@ bool publish_waiter(void* arg, sched::ult*) noexcept {
 }
 }  // namespace
 
-void request::wait(const char* what) noexcept {
-    if (is_done()) {
-        return;
-    }
+void request::wait_slow(const char* what) noexcept {
     sched::ult* me = sched::self();
     if (me == nullptr) {
         // A plain thread (one that a rank created): poll, backing off to short sleeps.
@@ -252,16 +249,6 @@ std::size_t match_engine::eager_limit() noexcept {
         return v ? *v : std::size_t{16384};
     }();
     return limit;
-}
-
-typed_buf typed(const void* buf, count_t count, const datatype* type) noexcept {
-    typed_buf t;
-    t.buf = buf;
-    t.count = count;
-    t.type = type;
-    t.bytes = static_cast<std::size_t>(count * type->size());
-    t.contig = count <= 1 ? type->is_contiguous() || t.bytes == 0 : type->is_contiguous();
-    return t;
 }
 
 typed_buf raw_bytes(const void* buf, std::size_t n) noexcept {

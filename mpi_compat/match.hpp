@@ -33,19 +33,29 @@ enum class req_kind : std::uint8_t { send, recv, generalized };
 
 /// A typed buffer: `count` elements of `type` at `buf` (layout per the datatype), `bytes` of
 /// packed data. `contig`: the data is one block of `bytes` at buf + type->true_lb().
+/// No member initializers: a request on the stack leaves its unused one unset (typed_buf{}
+/// is all zero: no buffer, no type, 0 bytes).
 struct typed_buf {
-    const void* buf = nullptr;
-    count_t count = 0;
-    const datatype* type = nullptr;
-    std::size_t bytes = 0;
-    bool contig = true;
+    const void* buf;
+    count_t count;
+    const datatype* type;
+    std::size_t bytes;
+    bool contig;
 
     /// The contiguous block (valid when contig).
     const char* base() const noexcept { return static_cast<const char*>(buf) + (type ? type->true_lb() : 0); }
 };
 
 /// `count` elements of `type` at `buf` (the type must be valid for communication).
-typed_buf typed(const void* buf, count_t count, const datatype* type) noexcept;
+[[gnu::always_inline]] inline typed_buf typed(const void* buf, count_t count, const datatype* type) noexcept {
+    typed_buf t;  // NOLINT: every field set below
+    t.buf = buf;
+    t.count = count;
+    t.type = type;
+    t.bytes = static_cast<std::size_t>(count * type->size());
+    t.contig = count <= 1 ? type->is_contiguous() || t.bytes == 0 : type->is_contiguous();
+    return t;
+}
 /// `n` raw bytes at buf (MPI_BYTE).
 typed_buf raw_bytes(const void* buf, std::size_t n) noexcept;
 
@@ -106,9 +116,9 @@ struct request {
     std::uint32_t context = 0;
     int source = MPI_ANY_SOURCE;  ///< comm rank or MPI_ANY_SOURCE
     int tag = MPI_ANY_TAG;
-    typed_buf target;  ///< where a receive lands (target.bytes: its capacity)
+    typed_buf target;  ///< where a receive lands (target.bytes: its capacity); set by start_recv
     // send side (rendezvous: the receiver copies from here)
-    typed_buf source_data;
+    typed_buf source_data;  ///< set by deliver() when it queues a rendezvous
     class match_engine* queued_at = nullptr;  ///< rendezvous send: the engine holding its message
     const datatype* held = nullptr;  ///< type retained while a non-blocking operation uses it
     // result (written by the completer before `done`)
@@ -141,7 +151,12 @@ struct request {
     }
     /// Returns once complete (may spin briefly, then park). One waiter at a time, as MPI
     /// requires; a second concurrent waiter polls.
-    void wait(const char* what) noexcept;
+    void wait(const char* what) noexcept {
+        if (!is_done()) {
+            wait_slow(what);
+        }
+    }
+    void wait_slow(const char* what) noexcept;
     /// Registers w to be signalled on completion (Waitany); false if already complete.
     bool watch(completion_waiter* w) noexcept {
         std::uintptr_t expect = pending;

@@ -14,7 +14,7 @@ namespace mpc::mpi::p2p {
 struct checked {
     task* self = nullptr;
     comm* c = nullptr;
-    typed_buf data;  ///< the buffer as a typed layout (data.bytes: packed size)
+    typed_buf data{};  ///< the buffer as a typed layout (data.bytes: packed size)
     int err = MPI_SUCCESS;
 };
 

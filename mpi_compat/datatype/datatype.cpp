@@ -89,7 +89,11 @@ const plan& datatype::layout() const { return compile(plan_, false); }
 
 const plan& datatype::typed_layout() const { return compile(typed_plan_, true); }
 
-bool datatype::is_contiguous() const { return layout().contiguous; }
+bool datatype::compute_contiguous() const {
+    bool c = layout().contiguous;
+    contig_.store(c ? 1 : 0, std::memory_order_relaxed);
+    return c;
+}
 
 status datatype::commit() const noexcept {
     try {

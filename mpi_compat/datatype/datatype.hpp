@@ -153,14 +153,18 @@ public:
     /// The plan whose runs are split by basic type (for external32 and MPI_Get_elements).
     const plan& typed_layout() const;
     /// True when `count` consecutive elements are one contiguous block of count * size() bytes
-    /// starting at true_lb() (compiles the layout).
-    bool is_contiguous() const;
+    /// starting at true_lb() (compiles the layout on first use, then one load).
+    bool is_contiguous() const {
+        std::int8_t c = contig_.load(std::memory_order_relaxed);  // a pure function of the type
+        return c >= 0 ? c != 0 : compute_contiguous();
+    }
 
 private:
     friend struct predefined_table;
     datatype() = default;
     ~datatype();
     const plan& compile(std::atomic<const plan*>& slot, bool typed) const;
+    bool compute_contiguous() const;
 
     type_bounds b_;
     combiner kind_ = combiner::named;
@@ -174,6 +178,7 @@ private:
     mutable std::atomic<bool> committed_{false};
     mutable std::atomic<const plan*> plan_{nullptr};
     mutable std::atomic<const plan*> typed_plan_{nullptr};
+    mutable std::atomic<std::int8_t> contig_{-1};  ///< is_contiguous(): -1 not known yet
     mutable std::mutex compile_lock_;
     mutable spinlock name_lock_;
     mutable char name_[MPI_MAX_OBJECT_NAME] = {};
@@ -209,9 +214,23 @@ private:
 
 // ---- predefined types (predefined.cpp) ----------------------------------------------------------
 
+namespace detail {
+/// The predefined types' array (predefined.cpp), published once built; never freed.
+extern std::atomic<const datatype*> predefined_base;
+/// Builds the array on first use (thread-safe) and returns it.
+const datatype* init_predefined() noexcept;
+}  // namespace detail
+
 /// The predefined type with handle index `index` (1 .. MPC_DATATYPE_PREDEFINED_COUNT-1), or
-/// nullptr for 0 (MPI_DATATYPE_NULL) and out-of-range indices. Never freed.
-const datatype* predefined(int index) noexcept;
+/// nullptr for 0 (MPI_DATATYPE_NULL) and out-of-range indices. Never freed. Inline: every
+/// communication call resolves its datatype.
+[[gnu::always_inline]] inline const datatype* predefined(int index) noexcept {
+    if (index <= 0 || index >= MPC_DATATYPE_PREDEFINED_COUNT) {
+        return nullptr;
+    }
+    const datatype* base = detail::predefined_base.load(std::memory_order_acquire);
+    return (base != nullptr ? base : detail::init_predefined()) + index;
+}
 
 /// Facts about a basic (non-pair) predefined type, used by the copy engine.
 struct basic_info {

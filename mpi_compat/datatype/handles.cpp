@@ -71,25 +71,9 @@ int take_index(table& t) noexcept {
 
 }  // namespace
 
-const datatype* datatype_from_handle(MPI_Datatype h) noexcept {
-    const auto u = static_cast<unsigned>(h);
-    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE) {
-        return nullptr;
-    }
-    const int index = int(u & 0xffffff);
-    if (index < MPC_DATATYPE_PREDEFINED_COUNT) {
-        return predefined(index);
-    }
+const datatype* derived_from_handle(int index) noexcept {
     std::atomic<const datatype*>* s = slot_of(index);
     return s ? s->load(std::memory_order_acquire) : nullptr;
-}
-
-const datatype* datatype_for_comm(MPI_Datatype h) noexcept {
-    if (h == MPI_LB || h == MPI_UB) {
-        return nullptr;
-    }
-    const datatype* t = datatype_from_handle(h);
-    return t && t->is_committed() ? t : nullptr;
 }
 
 result<MPI_Datatype> datatype_handle_add(const datatype* t) noexcept {

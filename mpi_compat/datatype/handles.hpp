@@ -15,14 +15,31 @@
 
 namespace mpc::mpi {
 
+/// A derived (or f90) type's handle (index >= MPC_DATATYPE_PREDEFINED_COUNT): its live type or
+/// nullptr.
+const datatype* derived_from_handle(int index) noexcept;
+
 /// The datatype named by h (predefined or live derived), or nullptr for MPI_DATATYPE_NULL,
 /// a freed or never-issued handle, or a handle of another kind.
-const datatype* datatype_from_handle(MPI_Datatype h) noexcept;
+[[gnu::always_inline]] inline const datatype* datatype_from_handle(MPI_Datatype h) noexcept {
+    const auto u = static_cast<unsigned>(h);
+    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE) {
+        return nullptr;
+    }
+    const int index = int(u & 0xffffff);
+    return index < MPC_DATATYPE_PREDEFINED_COUNT ? predefined(index) : derived_from_handle(index);
+}
 
 /// The datatype named by h if it may be used to communicate: valid, committed (predefined types
 /// always are), and not MPI_LB or MPI_UB; nullptr otherwise (the caller reports MPI_ERR_TYPE).
 /// Hold a reference (retain()) for as long as a request uses it.
-const datatype* datatype_for_comm(MPI_Datatype h) noexcept;
+[[gnu::always_inline]] inline const datatype* datatype_for_comm(MPI_Datatype h) noexcept {
+    if (h == MPI_LB || h == MPI_UB) {
+        return nullptr;
+    }
+    const datatype* t = datatype_from_handle(h);
+    return t && t->is_committed() ? t : nullptr;
+}
 
 /// Issues a new handle naming t, taking over one reference of t (released by
 /// datatype_handle_free). errc::no_memory when the table is full. Predefined types keep their

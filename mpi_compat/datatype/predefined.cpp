@@ -148,13 +148,13 @@ struct predefined_table {
     }
 };
 
-const datatype* predefined(int index) noexcept {
+std::atomic<const datatype*> detail::predefined_base{nullptr};
+
+const datatype* detail::init_predefined() noexcept {
     // Leaked on purpose: predefined types must outlive every static destructor that may use them.
     static predefined_table* const tbl = new predefined_table;
-    if (index <= 0 || index >= MPC_DATATYPE_PREDEFINED_COUNT) {
-        return nullptr;
-    }
-    return &tbl->objs[index];
+    predefined_base.store(tbl->objs, std::memory_order_release);
+    return tbl->objs;
 }
 
 }  // namespace mpc::mpi
