@@ -144,6 +144,7 @@ bool parse_size(const char* s, std::size_t* out) noexcept {
         case 'k': case 'K': shift = 10; ++end; break;
         case 'm': case 'M': shift = 20; ++end; break;
         case 'g': case 'G': shift = 30; ++end; break;
+        case 't': case 'T': shift = 40; ++end; break;
         default: break;
     }
     if (*end == 'b' || *end == 'B') {

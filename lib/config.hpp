@@ -46,7 +46,7 @@ bool validate(const knob& k, const char* value) noexcept;
 const char* raw(const char* env) noexcept;
 
 result<std::int64_t> get_int(const char* env) noexcept;
-/// Sizes accept suffixes k, m, g (powers of 1024) and an optional trailing 'b'/'B'.
+/// Sizes accept suffixes k, m, g, t (powers of 1024) and an optional trailing 'b'/'B'.
 result<std::size_t> get_size(const char* env) noexcept;
 result<bool> get_bool(const char* env) noexcept;
 /// For choice knobs: the index of the value within the choices list.

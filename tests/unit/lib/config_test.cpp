@@ -58,7 +58,8 @@ INSTANTIATE_TEST_SUITE_P(Config, ParseSizeGood,
                                            size_case{"4kb", 4 * KiB}, size_case{"4KB", 4 * KiB},
                                            size_case{"8M", 8 * MiB}, size_case{"8m", 8 * MiB},
                                            size_case{"1g", GiB}, size_case{"3G", 3 * GiB}, size_case{"12b", 12},
-                                           size_case{"12B", 12},
+                                           size_case{"12B", 12}, size_case{"16T", 16 * GiB * 1024},
+                                           size_case{"2tb", 2 * GiB * 1024},
                                            // the largest multiple of 1 GiB that fits in 64 bits
                                            size_case{"17179869183g", std::size_t{17179869183ULL} * GiB}));
 
@@ -73,6 +74,7 @@ TEST_P(ParseSizeBad, RejectedAndOutputUntouched) {
 INSTANTIATE_TEST_SUITE_P(Config, ParseSizeBad,
                          ::testing::Values("", "-1", "-64k", "abc", "k", "12x", "64kk", "1.5k", "64 k", "0x10",
                                            "12bb", "99999999999999999999",  // > 2^64
+                                           "16777216t",                     // 2^64 bytes
                                            "99999999999999999999g",         // > 2^64 before the suffix
                                            "17179869184g",                  // 2^34 GiB = 2^64: overflows
                                            "18014398509481984k"));           // 2^54 KiB = 2^64

@@ -1,0 +1,633 @@
+#include "allocator/heap.hpp"
+
+#include <sys/mman.h>
+
+#include <array>
+#include <cstring>
+#include <new>
+
+namespace mpc::alloc {
+
+// ---- size classes: 16..128 by 16, then four per doubling up to 8 KiB -------------------------
+
+namespace {
+constexpr std::array<std::uint32_t, num_classes> make_sizes() {
+    std::array<std::uint32_t, num_classes> s{};
+    int c = 0;
+    for (std::uint32_t v = 16; v <= 128; v += 16) {
+        s[static_cast<std::size_t>(c++)] = v;
+    }
+    for (std::uint32_t base = 128; base < small_max; base *= 2) {
+        for (std::uint32_t q = 1; q <= 4; ++q) {
+            s[static_cast<std::size_t>(c++)] = base + base / 4 * q;
+        }
+    }
+    return s;
+}
+constexpr std::array<std::uint32_t, num_classes> class_sizes = make_sizes();
+static_assert(class_sizes[num_classes - 1] == small_max);
+
+constexpr std::array<std::uint8_t, small_max / 16 + 1> make_lookup() {
+    std::array<std::uint8_t, small_max / 16 + 1> t{};
+    int c = 0;
+    for (std::size_t i = 0; i <= small_max / 16; ++i) {
+        while (class_sizes[static_cast<std::size_t>(c)] < i * 16) {
+            ++c;
+        }
+        t[i] = static_cast<std::uint8_t>(c);
+    }
+    return t;
+}
+constexpr std::array<std::uint8_t, small_max / 16 + 1> class_lookup = make_lookup();
+}  // namespace
+
+int size_class(std::size_t n) noexcept { return class_lookup[(n + 15) / 16]; }
+std::size_t class_size(int cls) noexcept { return class_sizes[static_cast<std::size_t>(cls)]; }
+
+// ---- spans and the span map -----------------------------------------------------------------
+
+namespace {
+/// Span map entry: kind in the top 4 bits; a run's first span holds its length, its last span
+/// (when longer than one) the distance back to the first. Only those two entries of a run are
+/// kept exact: nothing reads the entries inside a run.
+enum kind : std::uint32_t { k_unused = 0, k_small = 1, k_large = 2, k_large_tail = 3, k_free = 4, k_free_tail = 5 };
+constexpr std::uint32_t entry(kind k, std::size_t v) noexcept { return (static_cast<std::uint32_t>(k) << 28) | static_cast<std::uint32_t>(v); }
+constexpr kind kind_of(std::uint32_t e) noexcept { return static_cast<kind>(e >> 28); }
+constexpr std::size_t value_of(std::uint32_t e) noexcept { return e & 0x0fffffffU; }
+
+constexpr std::size_t npos = ~std::size_t{0};
+constexpr std::size_t span_header = 128;
+constexpr std::size_t purge_min = std::size_t{256} << 10;  ///< remote frees from this size purge at once
+/// Free spans that may still hold touched pages, per heap, before they all go back to the
+/// kernel (8 MiB): purging every free at once would make each reuse fault its pages in again.
+constexpr std::size_t purge_threshold = 128;
+constexpr std::size_t commit_chunk = 16;                   ///< spans committed at a time, at least
+
+/// The links of a free run, stored in its first bytes.
+struct free_links {
+    std::size_t next;   ///< span index + 1, 0: none
+    std::size_t prev;
+    std::size_t dirty;  ///< spans of the run that may hold touched pages (0: all purged)
+};
+
+std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) / a * a; }
+}  // namespace
+
+struct span {
+    heap* owner;
+    void* free;           ///< owner's free list
+    std::uintptr_t bump;  ///< next never-used block
+    std::uintptr_t end;   ///< end of the blocks
+    std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
+    std::atomic<bool> full;     ///< owner took it out of avail_ (a remote free puts it back)
+    span* next;           ///< avail_ list
+    span* prev;
+    span* reclaim_next;   ///< heap::reclaim_ chain
+    std::uint32_t block;
+    std::uint32_t used;   ///< blocks out, as the owner counts them
+    std::uint16_t cls;
+    bool in_avail;
+
+    static span* of(const void* p) noexcept {
+        return reinterpret_cast<span*>(reinterpret_cast<std::uintptr_t>(p) & ~(span_size - 1));
+    }
+};
+static_assert(sizeof(span) <= span_header);
+
+// ---- creation and lookup --------------------------------------------------------------------
+
+heap* heap::create_in(slice& s) noexcept {
+    spin_guard g(s.lock);  // two tasks never share a slice, but be safe against double creation
+    if (s.heap != nullptr) {
+        return static_cast<heap*>(s.heap);
+    }
+    std::uintptr_t start = s.heap_top;  // lo + header_size on a fresh slice
+    std::size_t max_spans = (s.hi - s.lo) / span_size;
+    std::uintptr_t map_at = round_up(start + sizeof(heap), 64);
+    std::uintptr_t spans_lo = round_up(map_at + max_spans * sizeof(std::uint32_t), span_size);
+    std::size_t bytes = spans_lo - start;
+    if (spans_lo >= s.stack_lo ||
+        ::mprotect(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE) != 0) {
+        return nullptr;
+    }
+    s.heap_top = spans_lo;
+    auto* h = new (reinterpret_cast<void*>(start)) heap();
+    h->slice_ = &s;
+    h->spans_lo_ = spans_lo;
+    h->spans_max_ = (s.hi - spans_lo) / span_size;
+    h->map_ = reinterpret_cast<std::uint32_t*>(map_at);
+    s.heap = h;
+    return h;
+}
+
+heap* heap::of(const void* p) noexcept {
+    int r = rank_of(p);
+    if (r < 0) {
+        return nullptr;
+    }
+    slice* s = slice_of(r);
+    return s != nullptr ? static_cast<heap*>(s->heap) : nullptr;
+}
+
+// ---- span runs ------------------------------------------------------------------------------
+
+namespace {
+int bin_of(std::size_t nspans) noexcept { return nspans <= 32 ? static_cast<int>(nspans) - 1 : 32; }
+}  // namespace
+
+void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty) noexcept {
+    auto links = [this](std::size_t i) { return reinterpret_cast<free_links*>(addr_of(i)); };
+    auto unlink = [&](std::size_t i, std::size_t len) {
+        free_links* l = links(i);
+        if (l->prev != 0) {
+            links(l->prev - 1)->next = l->next;
+        } else {
+            bin_head_[bin_of(len)] = l->next;
+        }
+        if (l->next != 0) {
+            links(l->next - 1)->prev = l->prev;
+        }
+        return l->dirty;
+    };
+    dirty_ += dirty;
+    // Merge with the free runs around it.
+    std::size_t after = first + n;
+    if (after < spans_committed_ && kind_of(map_[after]) == k_free) {
+        std::size_t len = value_of(map_[after]);
+        dirty += unlink(after, len);
+        n += len;
+    }
+    if (first > 0) {
+        std::uint32_t e = map_[first - 1];
+        std::size_t head = kind_of(e) == k_free ? first - 1 : kind_of(e) == k_free_tail ? first - 1 - value_of(e) : npos;
+        if (head != npos) {
+            std::size_t len = value_of(map_[head]);
+            dirty += unlink(head, len);
+            n += len;
+            first = head;
+        }
+    }
+    map_[first] = entry(k_free, n);
+    if (n > 1) {
+        map_[first + n - 1] = entry(k_free_tail, n - 1);
+    }
+    free_links* l = links(first);
+    int b = bin_of(n);
+    l->prev = 0;
+    l->next = bin_head_[b];
+    l->dirty = dirty < n ? dirty : n;
+    if (l->next != 0) {
+        links(l->next - 1)->prev = first + 1;
+    }
+    bin_head_[b] = first + 1;
+    if (dirty_ > purge_threshold) {
+        purge();
+    }
+}
+
+void heap::purge() noexcept {
+    for (int b = 0; b < bins; ++b) {
+        for (std::size_t i1 = bin_head_[b]; i1 != 0;) {
+            auto* l = reinterpret_cast<free_links*>(addr_of(i1 - 1));
+            if (l->dirty != 0) {
+                // Keep the first page: it holds the links.
+                ::madvise(reinterpret_cast<char*>(l) + page_size, value_of(map_[i1 - 1]) * span_size - page_size,
+                          MADV_DONTNEED);
+                l->dirty = 0;
+            }
+            i1 = l->next;
+        }
+    }
+    dirty_ = 0;
+}
+
+std::size_t heap::take_run(std::size_t k) noexcept {
+    drain_returned();
+    for (int b = bin_of(k); b < bins; ++b) {
+        for (std::size_t i1 = bin_head_[b]; i1 != 0;) {
+            std::size_t i = i1 - 1;
+            std::size_t len = value_of(map_[i]);
+            auto* l = reinterpret_cast<free_links*>(addr_of(i));
+            if (len >= k) {
+                if (l->prev != 0) {
+                    reinterpret_cast<free_links*>(addr_of(l->prev - 1))->next = l->next;
+                } else {
+                    bin_head_[b] = l->next;
+                }
+                if (l->next != 0) {
+                    reinterpret_cast<free_links*>(addr_of(l->next - 1))->prev = l->prev;
+                }
+                // Label the taken part's ends before the rest goes back: give_run() looks at the
+                // span before the rest, which must not read as a stale free entry.
+                std::size_t d = l->dirty;
+                dirty_ = dirty_ > d ? dirty_ - d : 0;
+                map_[i] = entry(k_unused, 0);
+                map_[i + k - 1] = entry(k_unused, 0);
+                if (len > k) {
+                    give_run(i + k, len - k, d < len - k ? d : len - k);
+                }
+                return i;
+            }
+            i1 = l->next;
+        }
+    }
+    // Commit more at the top of the heap area: at least commit_chunk spans, the rest free.
+    std::size_t grow = k > commit_chunk ? k : commit_chunk;
+    if (spans_committed_ + grow > spans_max_) {
+        grow = k;
+    }
+    if (spans_committed_ + grow > spans_max_ || !slice_->grow_heap(grow * span_size)) {
+        return npos;
+    }
+    std::size_t i = spans_committed_;
+    spans_committed_ += grow;
+    map_[i] = entry(k_unused, 0);
+    map_[i + k - 1] = entry(k_unused, 0);
+    if (grow > k) {
+        give_run(i + k, grow - k, 0);  // never touched
+    }
+    return i;
+}
+
+void heap::drain_returned() noexcept {
+    if (returned_.load(std::memory_order_relaxed) == 0) {
+        return;
+    }
+    std::uintptr_t chain = returned_.exchange(0, std::memory_order_acquire);
+    while (chain != 0) {
+        std::size_t i = chain - 1;
+        chain = *reinterpret_cast<std::uintptr_t*>(addr_of(i));
+        free_large_run(i);
+    }
+}
+
+// ---- small blocks ---------------------------------------------------------------------------
+
+span* heap::new_small_span(int cls) noexcept {
+    // Spans that got remote frees while full come back first.
+    if (reclaim_.load(std::memory_order_relaxed) != nullptr) {
+        relink_reclaimed();
+        if (avail_[cls] != nullptr) {
+            return avail_[cls];
+        }
+    }
+    std::size_t i = take_run(1);
+    if (i == npos) {
+        return nullptr;
+    }
+    auto* s = reinterpret_cast<span*>(addr_of(i));
+    s->owner = this;
+    s->free = nullptr;
+    s->block = class_sizes[static_cast<std::size_t>(cls)];
+    s->bump = addr_of(i) + span_header;
+    s->end = s->bump + (span_size - span_header) / s->block * s->block;
+    s->remote.store(nullptr, std::memory_order_relaxed);
+    s->full.store(false, std::memory_order_relaxed);
+    s->reclaim_next = nullptr;
+    s->used = 0;
+    s->cls = static_cast<std::uint16_t>(cls);
+    s->prev = nullptr;
+    s->next = avail_[cls];
+    if (s->next != nullptr) {
+        s->next->prev = s;
+    }
+    avail_[cls] = s;
+    s->in_avail = true;
+    map_[i] = entry(k_small, 1);
+    return s;
+}
+
+void heap::relink_reclaimed() noexcept {
+    span* r = reclaim_.exchange(nullptr, std::memory_order_acquire);
+    while (r != nullptr) {
+        span* nx = r->reclaim_next;
+        if (!r->in_avail) {
+            r->next = avail_[r->cls];
+            r->prev = nullptr;
+            if (r->next != nullptr) {
+                r->next->prev = r;
+            }
+            avail_[r->cls] = r;
+            r->in_avail = true;
+        }
+        r = nx;
+    }
+}
+
+void* heap::alloc_small(int cls) noexcept {
+    for (;;) {
+        span* s = avail_[cls];
+        if (s == nullptr && (s = new_small_span(cls)) == nullptr) {
+            return nullptr;
+        }
+        if (void* b = s->free; b != nullptr) {
+            s->free = *static_cast<void**>(b);
+            ++s->used;
+            return b;
+        }
+        if (s->bump < s->end) {
+            void* b = reinterpret_cast<void*>(s->bump);
+            s->bump += s->block;
+            ++s->used;
+            return b;
+        }
+        if (s->remote.load(std::memory_order_relaxed) != nullptr) {
+            void* r = s->remote.exchange(nullptr, std::memory_order_acquire);
+            std::uint32_t n = 0;
+            for (void* b = r; b != nullptr; b = *static_cast<void**>(b)) {
+                ++n;
+            }
+            s->free = r;
+            s->used -= n;
+            continue;
+        }
+        // Full: out of the list until a free brings it back.
+        avail_[cls] = s->next;
+        if (s->next != nullptr) {
+            s->next->prev = nullptr;
+        }
+        s->in_avail = false;
+        s->full.store(true, std::memory_order_seq_cst);
+        if (s->remote.load(std::memory_order_seq_cst) != nullptr && s->full.exchange(false, std::memory_order_acq_rel)) {
+            s->next = avail_[cls];  // a remote free raced with us: keep it
+            s->prev = nullptr;
+            if (s->next != nullptr) {
+                s->next->prev = s;
+            }
+            avail_[cls] = s;
+            s->in_avail = true;
+        }
+    }
+}
+
+void heap::free_local_small(span* s, void* p) noexcept {
+    *static_cast<void**>(p) = s->free;
+    s->free = p;
+    --s->used;
+    int cls = s->cls;
+    if (!s->in_avail) {
+        s->full.store(false, std::memory_order_relaxed);
+        s->next = avail_[cls];
+        s->prev = nullptr;
+        if (s->next != nullptr) {
+            s->next->prev = s;
+        }
+        avail_[cls] = s;
+        s->in_avail = true;
+        return;
+    }
+    if (s->used == 0 && avail_[cls] != s) {
+        // Empty and not the class's current span: back to the runs. A span queued on reclaim_
+        // must not be reused under that queue: take the queue in first.
+        relink_reclaimed();
+        if (s->prev != nullptr) {
+            s->prev->next = s->next;
+        } else {
+            avail_[cls] = s->next;
+        }
+        if (s->next != nullptr) {
+            s->next->prev = s->prev;
+        }
+        s->in_avail = false;
+        give_run(index_of(reinterpret_cast<std::uintptr_t>(s)), 1, 1);
+    }
+}
+
+// ---- large blocks ---------------------------------------------------------------------------
+
+void* heap::alloc_large(std::size_t n, std::size_t align) noexcept {
+    std::size_t k = round_up(n == 0 ? 1 : n, span_size) / span_size;
+    std::size_t extra = align > span_size ? align / span_size - 1 : 0;
+    std::size_t i = take_run(k + extra);
+    if (i == npos) {
+        return nullptr;
+    }
+    std::size_t j = i;
+    while (addr_of(j) % align != 0) {
+        ++j;
+    }
+    // Label the block first: the leftovers given back on either side look at its ends.
+    map_[j] = entry(k_large, k);
+    if (k > 1) {
+        map_[j + k - 1] = entry(k_large_tail, k - 1);
+    }
+    if (j > i) {
+        map_[j - 1] = entry(k_unused, 0);
+        give_run(i, j - i, j - i);
+    }
+    if (j + k < i + k + extra) {
+        give_run(j + k, i + k + extra - (j + k), i + k + extra - (j + k));
+    }
+    ++large_live_;
+    return reinterpret_cast<void*>(addr_of(j));
+}
+
+void heap::free_large_run(std::size_t first) noexcept {
+    std::size_t k = value_of(map_[first]);
+    --large_live_;
+    give_run(first, k, k);
+}
+
+bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
+    std::size_t k = value_of(map_[first]);
+    std::size_t after = first + k;
+    std::size_t need = want - k;
+    std::size_t have = 0;  // free spans right after the block
+    if (after < spans_committed_ && kind_of(map_[after]) == k_free) {
+        have = value_of(map_[after]);
+    }
+    bool at_top = after + have == spans_committed_;
+    if (have < need && !at_top) {
+        return false;
+    }
+    if (have < need) {  // commit the rest at the top
+        std::size_t more = need - have;
+        if (spans_committed_ + more > spans_max_ || !slice_->grow_heap(more * span_size)) {
+            return false;
+        }
+        spans_committed_ += more;
+    }
+    std::size_t have_dirty = 0;
+    if (have != 0) {  // take the free run after the block
+        std::size_t bin_len = have;
+        auto* l = reinterpret_cast<free_links*>(addr_of(after));
+        have_dirty = l->dirty;
+        dirty_ = dirty_ > have_dirty ? dirty_ - have_dirty : 0;
+        if (l->prev != 0) {
+            reinterpret_cast<free_links*>(addr_of(l->prev - 1))->next = l->next;
+        } else {
+            bin_head_[bin_of(bin_len)] = l->next;
+        }
+        if (l->next != 0) {
+            reinterpret_cast<free_links*>(addr_of(l->next - 1))->prev = l->prev;
+        }
+        map_[after] = entry(k_unused, 0);
+    }
+    map_[first] = entry(k_large, want);
+    map_[first + want - 1] = entry(k_large_tail, want - 1);
+    if (have > need) {  // the part of the free run not needed goes back
+        give_run(first + want, have - need, have_dirty < have - need ? have_dirty : have - need);
+    }
+    return true;
+}
+
+// ---- the API --------------------------------------------------------------------------------
+
+void* heap::alloc(std::size_t n) noexcept {
+    if (n <= small_max) {
+        return alloc_small(size_class(n));
+    }
+    if (n > spans_max_ * span_size) {
+        return nullptr;
+    }
+    return alloc_large(n, span_size);
+}
+
+void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
+    if (align <= min_align) {
+        return alloc(n);
+    }
+    if (align <= span_header && n <= small_max) {
+        // Blocks start at span + 128 + i * size: aligned when the size is a multiple of align.
+        std::size_t want = round_up(n == 0 ? 1 : n, align);
+        for (int c = size_class(want); c < num_classes; ++c) {
+            if (class_sizes[static_cast<std::size_t>(c)] % align == 0) {
+                return alloc_small(c);
+            }
+        }
+    }
+    if (n > spans_max_ * span_size || align > spans_max_ * span_size) {
+        return nullptr;
+    }
+    return alloc_large(n, align > span_size ? align : span_size);
+}
+
+void heap::free(heap* current, void* p) noexcept {
+    if (p == nullptr) {
+        return;
+    }
+    heap* h = of(p);
+    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
+    std::uint32_t e = h->map_[i];
+    if (kind_of(e) == k_small) {
+        span* s = span::of(p);
+        if (h == current) {
+            h->free_local_small(s, p);
+            return;
+        }
+        void* old = s->remote.load(std::memory_order_relaxed);
+        do {
+            *static_cast<void**>(p) = old;
+        } while (!s->remote.compare_exchange_weak(old, p, std::memory_order_seq_cst, std::memory_order_relaxed));
+        if (s->full.load(std::memory_order_seq_cst) && s->full.exchange(false, std::memory_order_acq_rel)) {
+            span* top = h->reclaim_.load(std::memory_order_relaxed);
+            do {
+                s->reclaim_next = top;
+            } while (!h->reclaim_.compare_exchange_weak(top, s, std::memory_order_release, std::memory_order_relaxed));
+        }
+        return;
+    }
+    // Large (the block starts on its run's first span).
+    if (h == current) {
+        h->free_large_run(i);
+        return;
+    }
+    std::size_t k = value_of(e);
+    if (k * span_size >= purge_min) {  // give the memory back now, from this thread
+        ::madvise(p, k * span_size, MADV_DONTNEED);
+    }
+    auto* link = static_cast<std::uintptr_t*>(p);
+    std::uintptr_t top = h->returned_.load(std::memory_order_relaxed);
+    do {
+        *link = top;
+    } while (!h->returned_.compare_exchange_weak(top, i + 1, std::memory_order_release, std::memory_order_relaxed));
+}
+
+std::size_t heap::usable_size(const void* p) noexcept {
+    if (p == nullptr) {
+        return 0;
+    }
+    heap* h = of(p);
+    std::uint32_t e = h->map_[h->index_of(reinterpret_cast<std::uintptr_t>(p))];
+    return kind_of(e) == k_small ? span::of(p)->block : value_of(e) * span_size;
+}
+
+bool heap::is_live_block(const void* p) noexcept {
+    heap* h = of(p);
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (h == nullptr || a < h->spans_lo_ || a % min_align != 0) {
+        return false;
+    }
+    std::size_t i = h->index_of(a);
+    if (i >= h->spans_committed_) {
+        return false;
+    }
+    std::uint32_t e = h->map_[i];
+    if (kind_of(e) == k_large) {
+        return a == h->addr_of(i);
+    }
+    if (kind_of(e) != k_small) {
+        return false;
+    }
+    const span* s = span::of(p);
+    std::uintptr_t first = h->addr_of(i) + span_header;
+    if (a < first || a >= s->bump || (a - first) % s->block != 0) {
+        return false;
+    }
+    for (void* b = s->free; b != nullptr; b = *static_cast<void**>(b)) {  // debug only: O(free)
+        if (b == p) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void* heap::realloc(void* p, std::size_t n) noexcept {
+    if (p == nullptr) {
+        return alloc(n);
+    }
+    heap* h = of(p);
+    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
+    std::size_t have = usable_size(p);
+    if (h == this && kind_of(map_[i]) == k_large && n > small_max) {
+        std::size_t want = round_up(n, span_size) / span_size;
+        std::size_t k = value_of(map_[i]);
+        if (want <= k) {
+            if (want < k) {  // shrink: give the tail back
+                map_[i] = entry(k_large, want);
+                if (want > 1) {
+                    map_[i + want - 1] = entry(k_large_tail, want - 1);
+                }
+                give_run(i + want, k - want, k - want);
+            }
+            return p;
+        }
+        if (grow_large_in_place(i, want)) {
+            return p;
+        }
+    } else if (n <= have && (kind_of(h->map_[i]) == k_small ? n > have / 2 : n > small_max)) {
+        return p;  // fits, and not worth moving to a smaller block
+    }
+    void* q = alloc(n);
+    if (q == nullptr) {
+        return nullptr;
+    }
+    std::memcpy(q, p, n < have ? n : have);
+    free(this, p);
+    return q;
+}
+
+heap::stats heap::get_stats() const noexcept {
+    stats st;
+    st.spans_total = spans_committed_;
+    for (int b = 0; b < bins; ++b) {
+        for (std::size_t i1 = bin_head_[b]; i1 != 0;) {
+            st.spans_free += value_of(map_[i1 - 1]);
+            i1 = reinterpret_cast<const free_links*>(addr_of(i1 - 1))->next;
+        }
+    }
+    st.large_live = large_live_;
+    return st;
+}
+
+}  // namespace mpc::alloc

@@ -1,0 +1,118 @@
+/// \file
+/// A task's heap, inside its address slice (allocator/slice.hpp), metadata included.
+///
+/// Layout of the slice's heap area, all of it inside the slice:
+///
+///     | heap state + span map | span | span | span | ...            -> grows with the slice
+///                             ^ 64 KiB aligned
+///
+/// The heap area is cut into 64 KiB spans. A span serves either one small size class (blocks up
+/// to 8 KiB; its header, with the free lists, sits at the span's start, so a block never starts
+/// on a span boundary) or belongs to a run of whole spans holding one large block (which starts
+/// on the run's first span: large blocks are 64 KiB aligned). The span map (4 bytes per span of
+/// the slice, committed with the heap state, touched as spans come into use) says what each span
+/// is, so free() finds a block's kind and size from its address alone.
+///
+/// Ownership (Hoard, "Hoard: A Scalable Memory Allocator for Multithreaded Applications",
+/// Berger et al., ASPLOS 2000; mimalloc's free-list sharding, Leijen et al., 2019): only the
+/// owning task allocates from its heap and frees into its free lists, with plain loads and
+/// stores; another task freeing a block pushes it on its span's lock-free `remote` list, which
+/// the owner takes in one exchange when the span runs dry. Large blocks freed by another task
+/// go to the heap's lock-free list of returned runs.
+///
+/// Freed runs are merged with their free neighbours and reused from size bins; their pages go
+/// back to the kernel (madvise MADV_DONTNEED) once a heap holds more than 8 MiB of such
+/// touched free spans (a large block freed by another task: at once, by that task); a large block that grows (realloc)
+/// takes the free spans after it, or the slice's next uncommitted spans when it is the last run:
+/// a growing realloc chain neither moves nor leaves holes.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "allocator/slice.hpp"
+
+namespace mpc::alloc {
+
+inline constexpr std::size_t span_size = std::size_t{64} << 10;
+inline constexpr std::size_t small_max = std::size_t{8} << 10;
+inline constexpr int num_classes = 32;
+/// Alignment of every block (max_align_t).
+inline constexpr std::size_t min_align = 16;
+
+struct span;
+
+class heap {
+public:
+    /// Creates the heap of slice s inside it (commits the heap state and span map); returns the
+    /// existing one if s has a heap. nullptr if the slice cannot hold it.
+    static heap* create_in(slice& s) noexcept;
+    /// The heap owning a block (nullptr when p is not in any slice or its slice has no heap).
+    static heap* of(const void* p) noexcept;
+
+    /// Owner only. nullptr when the slice is full (n == 0 gives a unique minimal block).
+    void* alloc(std::size_t n) noexcept;
+    /// Owner only. align: a power of two.
+    void* alloc_aligned(std::size_t n, std::size_t align) noexcept;
+    /// Owner only (p may belong to another heap: it is then copied into this one). Grows large
+    /// blocks in place when it can. nullptr (and p untouched) when out of memory.
+    void* realloc(void* p, std::size_t n) noexcept;
+    /// Any thread; `current` is the caller's heap (nullptr: none). p from alloc*/realloc of any heap.
+    static void free(heap* current, void* p) noexcept;
+    /// Bytes usable at p (>= what was asked).
+    static std::size_t usable_size(const void* p) noexcept;
+
+    slice& owner_slice() const noexcept { return *slice_; }
+    /// Debug check: true when p is the start of a live block of some heap.
+    static bool is_live_block(const void* p) noexcept;
+
+    /// Statistics (owner only; for tests and introspection).
+    struct stats {
+        std::size_t spans_total = 0;  ///< spans the heap area has committed
+        std::size_t spans_free = 0;   ///< of which free (in runs)
+        std::size_t large_live = 0;   ///< live large blocks
+    };
+    stats get_stats() const noexcept;
+
+private:
+    friend struct span;
+    heap() = default;
+
+    void* alloc_small(int cls) noexcept;
+    void* alloc_large(std::size_t n, std::size_t align) noexcept;
+    void free_local_small(span* s, void* p) noexcept;
+    void free_large_run(std::size_t first) noexcept;
+    bool grow_large_in_place(std::size_t first, std::size_t want) noexcept;
+    std::size_t take_run(std::size_t nspans) noexcept;  ///< index of a run of nspans, or npos
+    /// Returns a run to the free bins, merged with its free neighbours; `dirty` of its spans may
+    /// hold touched pages (purged, all together, past purge_threshold).
+    void give_run(std::size_t first, std::size_t nspans, std::size_t dirty) noexcept;
+    void purge() noexcept;
+    void drain_returned() noexcept;
+    /// Puts the spans that remote frees queued on reclaim_ back in avail_. Before any span goes
+    /// back to the runs: a queued span must not be reused under the queue's links.
+    void relink_reclaimed() noexcept;
+    span* new_small_span(int cls) noexcept;
+    std::size_t index_of(std::uintptr_t a) const noexcept { return (a - spans_lo_) / span_size; }
+    std::uintptr_t addr_of(std::size_t i) const noexcept { return spans_lo_ + i * span_size; }
+
+    slice* slice_ = nullptr;
+    std::uintptr_t spans_lo_ = 0;     ///< first span
+    std::size_t spans_committed_ = 0;  ///< spans [0, spans_committed_) are committed
+    std::size_t spans_max_ = 0;        ///< spans the slice could ever hold
+    std::uint32_t* map_ = nullptr;     ///< one entry per span (see heap.cpp)
+    span* avail_[num_classes] = {};    ///< spans of each class with free blocks
+    std::atomic<std::uintptr_t> returned_{0};  ///< large runs freed by other tasks (span index + 1 chain)
+    std::atomic<span*> reclaim_{nullptr};      ///< full spans that got remote frees
+    static constexpr int bins = 33;            ///< free runs of 1..32 spans, and longer
+    std::size_t bin_head_[bins] = {};          ///< span index + 1 of a free run, 0: empty
+    std::size_t large_live_ = 0;
+    std::size_t dirty_ = 0;  ///< free spans not yet given back to the kernel
+};
+
+/// The size class of a small request (n <= small_max), and its block size.
+int size_class(std::size_t n) noexcept;
+std::size_t class_size(int cls) noexcept;
+
+}  // namespace mpc::alloc

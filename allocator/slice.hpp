@@ -1,0 +1,105 @@
+/// \file
+/// Address slices (DESIGN.md decision 2): one fixed range of virtual addresses per global rank,
+/// at the same address in every process, `base + rank * slice_size`. The whole space is
+/// reserved once, PROT_NONE and MAP_NORESERVE (no memory, no commit charge); a slice commits
+/// (mprotect read-write) what it uses, from both ends:
+///
+///     lo                                                                         hi
+///     | header | heap: committed, grows up -> |   reserved   | <- stacks, grow down |
+///              ^ lo + header_size           ^ heap_top     ^ stack_lo
+///
+/// The header (this struct) lives in the slice's first page, and everything the heap needs
+/// lives above it, so a slice's memory describes itself: checkpoint and migration copy the
+/// committed ranges and the state comes back with them. A slice never shrinks its committed
+/// ranges (freed memory is given back with madvise(MADV_DONTNEED) by the heap), so it costs at
+/// most three kernel VMAs however it is used.
+///
+/// Thread-safe: the heap grows from the task's own ULT, stacks are taken by whoever spawns the
+/// task; both take the slice's spinlock for the few instructions that move a boundary.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lib/spinlock.hpp"
+#include "lib/status.hpp"
+
+namespace mpc::alloc {
+
+inline constexpr std::size_t page_size = 4096;
+
+/// Where the slices go. Zero fields take the defaults (see reserve_space()).
+struct space_options {
+    std::uintptr_t base = 0;     ///< first slice's address (MPC_SLICE_BASE; default 16 TiB)
+    std::size_t slice_size = 0;  ///< bytes per slice (MPC_SLICE_SIZE; default: see reserve_space)
+};
+
+/// A committed range [lo, hi).
+struct range {
+    std::uintptr_t lo = 0;
+    std::uintptr_t hi = 0;
+    std::size_t size() const noexcept { return hi - lo; }
+};
+
+struct slice {
+    static constexpr std::uint64_t magic_value = 0x6d70635f534c4943ULL;  // "mpc_SLIC"
+    static constexpr std::size_t header_size = page_size;
+
+    std::uint64_t magic;
+    int rank;
+    int numa_node;          ///< node its pages are bound to, -1: none
+    std::uintptr_t lo;      ///< the slice: [lo, hi)
+    std::uintptr_t hi;
+    std::uintptr_t heap_top;  ///< heap area committed: [lo + header_size, heap_top)
+    std::uintptr_t stack_lo;  ///< stack area committed: [stack_lo, hi)
+    void* heap;               ///< the heap's state (inside the slice), set by its owner
+    spinlock lock;
+
+    /// Commits `bytes` (a multiple of page_size) more at the top of the heap area and returns
+    /// their start; errc::no_memory when they would meet the stack area (the slice is full) or
+    /// the kernel refuses (errno in the message).
+    result<std::uintptr_t> grow_heap(std::size_t bytes) noexcept;
+    /// Commits `bytes` (a multiple of page_size) below the stack area and returns their start.
+    result<std::uintptr_t> grow_stacks(std::size_t bytes) noexcept;
+    /// Calls fn(r, arg) for each committed range, lowest first (at most three: header + heap,
+    /// stacks). Does not allocate.
+    void for_each_committed(void (*fn)(range r, void* arg), void* arg) const noexcept;
+    /// Binds the slice's pages, present and future, to NUMA node `node` (mbind, MPOL_PREFERRED:
+    /// a full node falls back to another rather than failing the allocation).
+    [[nodiscard]] status bind(int node) noexcept;
+    /// Moves the slice's committed pages to `node` (move_pages) and binds the slice there: for a
+    /// task that moved to a VP of another node. Pages never touched are skipped.
+    [[nodiscard]] status move_to_node(int node) noexcept;
+    /// Bytes of heap area still uncommitted (what grow_heap can still give).
+    std::size_t heap_room() const noexcept;
+};
+
+/// Reserves the address space for `count` slices (once per process; errc::busy if done). The
+/// default slice size is the largest power of two, at most 1 TiB and at least 64 MiB, such that
+/// `count` slices fit between the base and space_end_limit() (0x7e0000000000, below the
+/// kernel's mmap area). Clear errors: errc::invalid_argument when the slices do not fit (says how
+/// much is needed and what to set), errc::busy when part of the range is already mapped.
+[[nodiscard]] status reserve_space(int count, const space_options& opts = {}) noexcept;
+/// reserve_space() with MPC_SLICE_BASE / MPC_SLICE_SIZE from the environment.
+[[nodiscard]] status reserve_space_from_config(int count) noexcept;
+/// Unmaps the space (tests; every slice pointer becomes invalid).
+void release_space() noexcept;
+
+/// Where the slices go by default (16 TiB; 64 GiB under ThreadSanitizer, whose shadow memory
+/// takes the high ranges), and the address they must end below.
+std::uintptr_t default_space_base() noexcept;
+std::uintptr_t space_end_limit() noexcept;
+
+bool space_reserved() noexcept;
+std::uintptr_t space_base() noexcept;
+std::size_t space_slice_size() noexcept;
+int space_count() noexcept;
+
+/// The slice of `rank` (0 <= rank < space_count()), its header committed and initialized on
+/// first use; nullptr if no space is reserved, the rank is out of range, or the header page
+/// cannot be committed.
+slice* slice_of(int rank) noexcept;
+/// The rank whose slice contains p, or -1 when p lies outside every slice. Two loads.
+int rank_of(const void* p) noexcept;
+
+}  // namespace mpc::alloc

@@ -1,0 +1,321 @@
+// The task heap (allocator/heap.hpp) inside address slices: random sizes and alignments with
+// content checks, frees from other tasks (threads here, each owning one slice's heap), realloc
+// chains that grow in place, exhaustion of a slice, coalescing and reuse of large runs.
+#include "allocator/heap.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace mpc::alloc;
+
+const std::uintptr_t test_base = default_space_base() + (std::uintptr_t{8} << 30);
+constexpr std::size_t MiB = std::size_t{1} << 20;
+
+class HeapTest : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_TRUE(reserve_space(8, {test_base, 1024 * MiB})); }
+    void TearDown() override { release_space(); }
+    static heap* heap_of_rank(int r) {
+        slice* s = slice_of(r);
+        return s != nullptr ? heap::create_in(*s) : nullptr;
+    }
+};
+
+/// Fills a block with a pattern derived from its address and size; check() verifies it.
+void fill(void* p, std::size_t n) {
+    auto* c = static_cast<unsigned char*>(p);
+    auto seed = static_cast<unsigned char>(reinterpret_cast<std::uintptr_t>(p) >> 4);
+    for (std::size_t i = 0; i < n; i += (i < 256 ? 1 : 65521)) {
+        c[i] = static_cast<unsigned char>(seed + i);
+    }
+}
+bool check(const void* p, std::size_t n) {
+    auto* c = static_cast<const unsigned char*>(p);
+    auto seed = static_cast<unsigned char>(reinterpret_cast<std::uintptr_t>(p) >> 4);
+    for (std::size_t i = 0; i < n; i += (i < 256 ? 1 : 65521)) {
+        if (c[i] != static_cast<unsigned char>(seed + i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+TEST(SizeClasses, CoverEverySmallSizeTightly) {
+    for (std::size_t n = 0; n <= small_max; ++n) {
+        int c = size_class(n);
+        ASSERT_GE(class_size(c), n);
+        ASSERT_EQ(class_size(c) % min_align, 0u);
+        if (c > 0) {
+            ASSERT_LT(class_size(c - 1), n == 0 ? 1 : n) << "the smallest class that fits";
+        }
+        ASSERT_LE(class_size(c), n <= 128 ? (n == 0 ? 1 : n) + 15 : n + n / 4) << "at most 25% waste";
+    }
+}
+
+TEST_F(HeapTest, HeapStateLivesInsideTheSlice) {
+    slice* s = slice_of(0);
+    heap* h = heap_of_rank(0);
+    ASSERT_NE(h, nullptr);
+    auto a = reinterpret_cast<std::uintptr_t>(h);
+    EXPECT_GE(a, s->lo);
+    EXPECT_LT(a, s->hi);
+    EXPECT_EQ(s->heap, h);
+    EXPECT_EQ(heap::create_in(*s), h) << "one heap per slice";
+    void* p = h->alloc(100);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(heap::of(p), h);
+    EXPECT_EQ(rank_of(p), 0);
+    heap::free(h, p);
+}
+
+TEST_F(HeapTest, RandomSizesKeepTheirContents) {
+    heap* h = heap_of_rank(1);
+    ASSERT_NE(h, nullptr);
+    std::mt19937_64 rng(42);
+    struct blk {
+        void* p;
+        std::size_t n;
+    };
+    std::vector<blk> live;
+    for (int it = 0; it < 200000; ++it) {
+        if (live.empty() || (live.size() < 3000 && rng() % 2 == 0)) {
+            std::size_t n = rng() % 8 == 0 ? rng() % (2 * MiB) : rng() % 2048;
+            void* p = h->alloc(n);
+            ASSERT_NE(p, nullptr) << n;
+            ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % min_align, 0u);
+            ASSERT_GE(heap::usable_size(p), n);
+            ASSERT_TRUE(heap::is_live_block(p));
+            fill(p, n);
+            live.push_back({p, n});
+        } else {
+            std::size_t i = rng() % live.size();
+            ASSERT_TRUE(check(live[i].p, live[i].n)) << "block " << live[i].p << " of " << live[i].n << " overwritten";
+            heap::free(h, live[i].p);
+            live[i] = live.back();
+            live.pop_back();
+        }
+    }
+    for (const blk& b : live) {
+        ASSERT_TRUE(check(b.p, b.n));
+        heap::free(h, b.p);
+    }
+    auto st = h->get_stats();
+    EXPECT_EQ(st.large_live, 0u);
+    EXPECT_LE(st.spans_total - st.spans_free, 40u) << "empty small spans go back to the runs";
+}
+
+TEST_F(HeapTest, AlignedAllocationsAreAligned) {
+    heap* h = heap_of_rank(2);
+    ASSERT_NE(h, nullptr);
+    std::vector<void*> blocks;
+    for (std::size_t align = 16; align <= 4 * MiB; align *= 2) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{24}, std::size_t{100}, std::size_t{5000}, 3 * align / 2,
+                              std::size_t{200000}}) {
+            void* p = h->alloc_aligned(n, align);
+            ASSERT_NE(p, nullptr) << n << " aligned to " << align;
+            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u) << n << " aligned to " << align;
+            EXPECT_GE(heap::usable_size(p), n);
+            fill(p, n);
+            blocks.push_back(p);
+        }
+    }
+    for (void* p : blocks) {
+        heap::free(h, p);
+    }
+}
+
+TEST_F(HeapTest, FreesFromOtherTasksComeBackToTheOwner) {
+    // Thread 0 owns heap 3 and allocates; thread 1 owns heap 4 and frees what thread 0 sends it
+    // (remote frees). Heap 3 must reuse the returned blocks: its span count stays bounded.
+    heap* a = heap_of_rank(3);
+    heap* b = heap_of_rank(4);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    constexpr int rounds = 200;
+    constexpr int per_round = 2000;
+    std::vector<std::atomic<void*>> box(per_round);
+    std::atomic<int> round_ready{-1}, round_done{-1};
+    std::atomic<bool> bad{false};
+    std::thread consumer([&] {
+        for (int r = 0; r < rounds; ++r) {
+            while (round_ready.load(std::memory_order_acquire) < r) {
+                std::this_thread::yield();
+            }
+            for (int i = 0; i < per_round; ++i) {
+                void* p = box[static_cast<std::size_t>(i)].exchange(nullptr);
+                std::size_t n = static_cast<std::size_t>(16 + (i * 37) % 3000);
+                if (i % 100 == 0) {
+                    n = 100000 + static_cast<std::size_t>(i);  // some large blocks too
+                }
+                if (!check(p, n)) {
+                    bad = true;
+                }
+                heap::free(b, p);  // b is the current heap: every free here is remote
+            }
+            round_done.store(r, std::memory_order_release);
+        }
+    });
+    std::size_t max_spans = 0;
+    for (int r = 0; r < rounds; ++r) {
+        for (int i = 0; i < per_round; ++i) {
+            std::size_t n = static_cast<std::size_t>(16 + (i * 37) % 3000);
+            if (i % 100 == 0) {
+                n = 100000 + static_cast<std::size_t>(i);
+            }
+            void* p = a->alloc(n);
+            ASSERT_NE(p, nullptr);
+            fill(p, n);
+            box[static_cast<std::size_t>(i)].store(p);
+        }
+        round_ready.store(r, std::memory_order_release);
+        while (round_done.load(std::memory_order_acquire) < r) {
+            std::this_thread::yield();
+        }
+        std::size_t spans = a->get_stats().spans_total;
+        max_spans = spans > max_spans ? spans : max_spans;
+    }
+    consumer.join();
+    EXPECT_FALSE(bad.load()) << "a block was damaged between its allocation and its remote free";
+    // One round needs about 2000 x ~1.5 KiB + 20 x 100 KiB ~ 5 MiB ~ 80 spans; without reuse
+    // 200 rounds would take 16000.
+    EXPECT_LT(max_spans, 400u);
+    EXPECT_EQ(b->get_stats().spans_total, 0u) << "remote frees do not allocate in the freeing heap";
+}
+
+TEST_F(HeapTest, AGrowingReallocChainStaysInPlace) {
+    heap* h = heap_of_rank(5);
+    ASSERT_NE(h, nullptr);
+    void* p = h->alloc(100);
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 7, 100);
+    void* large_at = nullptr;
+    int moves_after_large = 0;
+    std::size_t n = 100 + 4096;
+    std::size_t last = 0;  // where the previous size's last byte was marked
+    for (; n < 256 * MiB; n += n / 16 + 4096) {
+        void* q = h->realloc(p, n);
+        ASSERT_NE(q, nullptr) << n;
+        ASSERT_EQ(static_cast<unsigned char*>(q)[99], 7) << "contents survive";
+        ASSERT_TRUE(last == 0 || static_cast<unsigned char*>(q)[last] == 9) << "contents survive";
+        last = n - 1;
+        if (n > small_max) {
+            if (large_at == nullptr) {
+                large_at = q;
+            } else if (q != p) {
+                ++moves_after_large;
+            }
+        }
+        static_cast<unsigned char*>(q)[n - 1] = 9;
+        p = q;
+    }
+    EXPECT_EQ(moves_after_large, 0) << "a large block at the top of the heap grows in place";
+    auto st = h->get_stats();
+    std::size_t used = st.spans_total - st.spans_free;
+    EXPECT_LE(used * span_size, n + 2 * MiB) << "no holes left behind by the chain";
+    heap::free(h, p);
+}
+
+TEST_F(HeapTest, LargeRunsMergeWhenFreedAndAreReused) {
+    heap* h = heap_of_rank(6);
+    ASSERT_NE(h, nullptr);
+    void* a = h->alloc(3 * span_size);
+    void* b = h->alloc(3 * span_size);
+    void* c = h->alloc(3 * span_size);
+    ASSERT_TRUE(a && b && c);
+    heap::free(h, b);
+    heap::free(h, a);
+    heap::free(h, c);
+    auto st = h->get_stats();
+    EXPECT_EQ(st.large_live, 0u);
+    EXPECT_EQ(st.spans_free, st.spans_total) << "everything free";
+    void* big = h->alloc(9 * span_size);
+    EXPECT_EQ(big, a) << "the three runs merged into one that fits 9 spans";
+    EXPECT_EQ(h->get_stats().spans_total, st.spans_total) << "reused, not committed anew";
+    heap::free(h, big);
+}
+
+TEST_F(HeapTest, AFullSliceReturnsNullAndRecovers) {
+    heap* h = heap_of_rank(7);
+    ASSERT_NE(h, nullptr);
+    std::vector<void*> blocks;
+    for (;;) {
+        void* p = h->alloc(64 * MiB);
+        if (p == nullptr) {
+            break;
+        }
+        blocks.push_back(p);
+        ASSERT_LT(blocks.size(), 100u) << "a 1 GiB slice cannot hold 100 blocks of 64 MiB";
+    }
+    EXPECT_GE(blocks.size(), 10u);
+    EXPECT_EQ(h->alloc(std::size_t{1} << 40), nullptr) << "larger than the slice";
+    void* small = h->alloc(64);
+    EXPECT_NE(small, nullptr) << "small blocks still fit in the committed spans";
+    for (void* p : blocks) {
+        heap::free(h, p);
+    }
+    heap::free(h, small);
+    EXPECT_NE(h->alloc(64 * MiB), nullptr) << "freed runs are reused";
+}
+
+TEST_F(HeapTest, DoubleFreeAndForeignPointersAreRecognised) {
+    heap* h = heap_of_rank(0);
+    ASSERT_NE(h, nullptr);
+    void* p = h->alloc(48);
+    void* q = h->alloc(MiB);
+    ASSERT_TRUE(heap::is_live_block(p));
+    ASSERT_TRUE(heap::is_live_block(q));
+    EXPECT_FALSE(heap::is_live_block(static_cast<char*>(p) + 16)) << "not a block start";
+    EXPECT_FALSE(heap::is_live_block(static_cast<char*>(q) + 64));
+    int local = 0;
+    EXPECT_FALSE(heap::is_live_block(&local)) << "not in any slice";
+    EXPECT_EQ(heap::of(&local), nullptr);
+    heap::free(h, p);
+    EXPECT_FALSE(heap::is_live_block(p)) << "freed";
+    heap::free(h, q);
+}
+
+TEST_F(HeapTest, ManyHeapsAllocateConcurrently) {
+    std::vector<std::thread> ts;
+    std::atomic<int> failures{0};
+    for (int r = 0; r < 8; ++r) {
+        ts.emplace_back([r, &failures] {
+            heap* h = heap::create_in(*slice_of(r));
+            std::mt19937 rng(static_cast<unsigned>(r));
+            std::vector<std::pair<void*, std::size_t>> live;
+            for (int i = 0; i < 50000; ++i) {
+                std::size_t n = rng() % 1500;
+                void* p = h->alloc(n);
+                if (p == nullptr) {
+                    ++failures;
+                    return;
+                }
+                fill(p, n);
+                live.emplace_back(p, n);
+                if (live.size() > 500) {
+                    auto [q, m] = live[rng() % live.size()];
+                    if (!check(q, m)) {
+                        ++failures;
+                    }
+                    heap::free(h, q);
+                    live.erase(std::find(live.begin(), live.end(), std::make_pair(q, m)));
+                }
+            }
+            for (auto [q, m] : live) {
+                heap::free(h, q);
+            }
+        });
+    }
+    for (auto& t : ts) {
+        t.join();
+    }
+    EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
