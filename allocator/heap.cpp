@@ -47,6 +47,8 @@ std::size_t class_size(int cls) noexcept { return class_sizes[static_cast<std::s
 // ---- spans and the span map -----------------------------------------------------------------
 
 namespace {
+enum : std::uint8_t { span_active = 0, span_full = 1, span_queued = 2 };
+
 /// Span map entry: kind in the top 4 bits; a run's first span holds its length, its last span
 /// (when longer than one) the distance back to the first. Only those two entries of a run are
 /// kept exact: nothing reads the entries inside a run.
@@ -79,7 +81,10 @@ struct span {
     std::uintptr_t bump;  ///< next never-used block
     std::uintptr_t end;   ///< end of the blocks
     std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
-    std::atomic<bool> full;     ///< owner took it out of avail_ (a remote free puts it back)
+    /// span_active: in avail_ or being filled; span_full: the owner took it out of avail_;
+    /// span_queued: a remote free found it full and pushed it on heap::reclaim_ (it is on that
+    /// stack exactly while in this state, so it is never pushed twice).
+    std::atomic<std::uint8_t> state;
     span* next;           ///< avail_ list
     span* prev;
     span* reclaim_next;   ///< heap::reclaim_ chain
@@ -121,11 +126,12 @@ heap* heap::create_in(slice& s) noexcept {
 }
 
 heap* heap::of(const void* p) noexcept {
-    int r = rank_of(p);
-    if (r < 0) {
-        return nullptr;
+    slice* s = nullptr;
+    if (int r = rank_of(p); r >= 0) {
+        s = slice_of(r);
+    } else if (int t = thread_slot_of(p); t >= 0) {
+        s = thread_slice_at(t);
     }
-    slice* s = slice_of(r);
     return s != nullptr ? static_cast<heap*>(s->heap) : nullptr;
 }
 
@@ -282,7 +288,7 @@ span* heap::new_small_span(int cls) noexcept {
     s->bump = addr_of(i) + span_header;
     s->end = s->bump + (span_size - span_header) / s->block * s->block;
     s->remote.store(nullptr, std::memory_order_relaxed);
-    s->full.store(false, std::memory_order_relaxed);
+    s->state.store(span_active, std::memory_order_relaxed);
     s->reclaim_next = nullptr;
     s->used = 0;
     s->cls = static_cast<std::uint16_t>(cls);
@@ -301,6 +307,7 @@ void heap::relink_reclaimed() noexcept {
     span* r = reclaim_.exchange(nullptr, std::memory_order_acquire);
     while (r != nullptr) {
         span* nx = r->reclaim_next;
+        r->state.store(span_active, std::memory_order_release);  // off the stack
         if (!r->in_avail) {
             r->next = avail_[r->cls];
             r->prev = nullptr;
@@ -347,16 +354,23 @@ void* heap::alloc_small(int cls) noexcept {
             s->next->prev = nullptr;
         }
         s->in_avail = false;
-        s->full.store(true, std::memory_order_seq_cst);
-        if (s->remote.load(std::memory_order_seq_cst) != nullptr && s->full.exchange(false, std::memory_order_acq_rel)) {
-            s->next = avail_[cls];  // a remote free raced with us: keep it
-            s->prev = nullptr;
-            if (s->next != nullptr) {
-                s->next->prev = s;
+        std::uint8_t expect = span_active;
+        if (s->state.compare_exchange_strong(expect, span_full, std::memory_order_seq_cst)) {
+            // A remote free may have come in before the flag was visible: look again (the
+            // freeing side pushes, then looks at the flag; both seq_cst).
+            expect = span_full;
+            if (s->remote.load(std::memory_order_seq_cst) != nullptr &&
+                s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel)) {
+                s->next = avail_[cls];
+                s->prev = nullptr;
+                if (s->next != nullptr) {
+                    s->next->prev = s;
+                }
+                avail_[cls] = s;
+                s->in_avail = true;
             }
-            avail_[cls] = s;
-            s->in_avail = true;
         }
+        // Else it is queued on reclaim_ already: it comes back when that is taken.
     }
 }
 
@@ -366,7 +380,10 @@ void heap::free_local_small(span* s, void* p) noexcept {
     --s->used;
     int cls = s->cls;
     if (!s->in_avail) {
-        s->full.store(false, std::memory_order_relaxed);
+        // Back in the class list. A span queued on reclaim_ stays queued (state and stack agree
+        // until the stack is taken); only a merely full one becomes active again.
+        std::uint8_t expect = span_full;
+        s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel);
         s->next = avail_[cls];
         s->prev = nullptr;
         if (s->next != nullptr) {
@@ -376,10 +393,10 @@ void heap::free_local_small(span* s, void* p) noexcept {
         s->in_avail = true;
         return;
     }
-    if (s->used == 0 && avail_[cls] != s) {
-        // Empty and not the class's current span: back to the runs. A span queued on reclaim_
-        // must not be reused under that queue: take the queue in first.
-        relink_reclaimed();
+    // Empty and not the class's current span: back to the runs, unless a remote free has
+    // queued it on reclaim_ (or is about to: it found it full and has not pushed it yet; its
+    // block was counted back already). It must never be reused while on that stack.
+    if (s->used == 0 && avail_[cls] != s && s->state.load(std::memory_order_acquire) == span_active) {
         if (s->prev != nullptr) {
             s->prev->next = s->next;
         } else {
@@ -474,6 +491,7 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
 // ---- the API --------------------------------------------------------------------------------
 
 void* heap::alloc(std::size_t n) noexcept {
+
     if (n <= small_max) {
         return alloc_small(size_class(n));
     }
@@ -519,7 +537,9 @@ void heap::free(heap* current, void* p) noexcept {
         do {
             *static_cast<void**>(p) = old;
         } while (!s->remote.compare_exchange_weak(old, p, std::memory_order_seq_cst, std::memory_order_relaxed));
-        if (s->full.load(std::memory_order_seq_cst) && s->full.exchange(false, std::memory_order_acq_rel)) {
+        std::uint8_t expect = span_full;
+        if (s->state.load(std::memory_order_seq_cst) == span_full &&
+            s->state.compare_exchange_strong(expect, span_queued, std::memory_order_acq_rel)) {
             span* top = h->reclaim_.load(std::memory_order_relaxed);
             do {
                 s->reclaim_next = top;

@@ -14,6 +14,10 @@
 #include "lib/log.hpp"
 
 MPC_CONFIG_TABLE(alloc, {
+    {"MPC_ALLOCATOR", ::mpc::config::knob_type::choice, "mpc",
+     "mpc: libmpc's malloc (task heaps in address slices); system: glibc's (for valgrind); sanitizer builds always "
+     "use the sanitizer's",
+     "mpc|system"},
     {"MPC_SLICE_BASE", ::mpc::config::knob_type::size, "0",
      "address of the first task's address slice, the same in every process (suffixes k, M, G, T); 0: 16T"},
     {"MPC_SLICE_SIZE", ::mpc::config::knob_type::size, "0",
@@ -199,26 +203,115 @@ slice* slice_of(int rank) noexcept {
     }
     std::uint8_t expect = hdr_none;
     if (st.compare_exchange_strong(expect, hdr_busy, std::memory_order_acq_rel)) {
-        if (!commit(lo, slice::header_size)) {
-            st.store(hdr_none, std::memory_order_release);
-            return nullptr;
-        }
-        s->magic = slice::magic_value;
-        s->rank = rank;
-        s->numa_node = -1;
-        s->lo = lo;
-        s->hi = lo + g_size;
-        s->heap_top = lo + slice::header_size;
-        s->stack_lo = lo + g_size;
-        s->heap = nullptr;
-        new (&s->lock) spinlock();
-        st.store(hdr_ready, std::memory_order_release);
-        return s;
+        bool ok = detail::init_header(lo, g_size, rank);
+        st.store(ok ? hdr_ready : hdr_none, std::memory_order_release);
+        return ok ? s : nullptr;
     }
     while (st.load(std::memory_order_acquire) == hdr_busy) {
         cpu_relax();
     }
     return st.load(std::memory_order_acquire) == hdr_ready ? s : nullptr;
+}
+
+// ---- the thread space: heaps of threads that run no task --------------------------------------
+
+namespace {
+#if defined(__SANITIZE_THREAD__)
+constexpr std::size_t thread_region = std::size_t{1} << 30;  // 1 GiB
+constexpr int thread_regions = 64;
+#else
+constexpr std::size_t thread_region = std::size_t{16} << 30;  // 16 GiB
+constexpr int thread_regions = 256;
+#endif
+
+std::uintptr_t t_base = 0;  // set once, under t_lock; read racily by thread_slot_of()
+spinlock t_lock;
+bool t_tried = false;
+/// Per region: 0 never used, 1 owned by a live thread, 2 abandoned (its heap waits for a thread).
+std::atomic<std::uint8_t> t_state[thread_regions];
+
+bool reserve_threads() noexcept {
+    spin_guard g(t_lock);
+    if (!t_tried) {
+        t_tried = true;
+        // Anywhere the kernel likes: nothing needs these addresses to be the same elsewhere.
+        void* p = ::mmap(nullptr, thread_region * (thread_regions + 1), PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            auto a = reinterpret_cast<std::uintptr_t>(p);
+            std::uintptr_t aligned = (a + thread_region - 1) / thread_region * thread_region;
+            __atomic_store_n(&t_base, aligned, __ATOMIC_RELEASE);
+        } else {
+            MPC_LOG(warn, alloc, "cannot reserve the thread heaps' address space: %s", std::strerror(errno));
+        }
+    }
+    return __atomic_load_n(&t_base, __ATOMIC_ACQUIRE) != 0;
+}
+}  // namespace
+
+bool detail::init_header(std::uintptr_t lo, std::size_t size, int id) noexcept {
+    if (!commit(lo, slice::header_size)) {
+        return false;
+    }
+    auto* s = reinterpret_cast<slice*>(lo);
+    s->magic = slice::magic_value;
+    s->rank = id;
+    s->numa_node = -1;
+    s->lo = lo;
+    s->hi = lo + size;
+    s->heap_top = lo + slice::header_size;
+    s->stack_lo = lo + size;
+    s->heap = nullptr;
+    new (&s->lock) spinlock();
+    return true;
+}
+
+slice* claim_thread_slice() noexcept {
+    if (!reserve_threads()) {
+        return nullptr;
+    }
+    std::uintptr_t base = __atomic_load_n(&t_base, __ATOMIC_ACQUIRE);
+    // Adopt an abandoned heap first (its blocks may still be in use), else a fresh region.
+    for (std::uint8_t want : {std::uint8_t{2}, std::uint8_t{0}}) {
+        for (int i = 0; i < thread_regions; ++i) {
+            std::uint8_t expect = want;
+            if (t_state[i].load(std::memory_order_relaxed) == want &&
+                t_state[i].compare_exchange_strong(expect, 1, std::memory_order_acq_rel)) {
+                std::uintptr_t lo = base + static_cast<std::uintptr_t>(i) * thread_region;
+                if (want == 0 && !detail::init_header(lo, thread_region, -2 - i)) {
+                    t_state[i].store(0, std::memory_order_release);
+                    return nullptr;
+                }
+                return reinterpret_cast<slice*>(lo);
+            }
+        }
+    }
+    return nullptr;
+}
+
+void release_thread_slice(slice* s) noexcept {
+    int i = thread_slot_of(s);
+    if (i >= 0) {
+        t_state[i].store(2, std::memory_order_release);
+    }
+}
+
+int thread_slot_of(const void* p) noexcept {
+    std::uintptr_t base = __atomic_load_n(&t_base, __ATOMIC_RELAXED);
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (base == 0 || a < base) {
+        return -1;
+    }
+    std::uintptr_t i = (a - base) / thread_region;
+    return i < static_cast<std::uintptr_t>(thread_regions) ? static_cast<int>(i) : -1;
+}
+
+slice* thread_slice_at(int slot) noexcept {
+    std::uintptr_t base = __atomic_load_n(&t_base, __ATOMIC_ACQUIRE);
+    if (base == 0 || slot < 0 || slot >= thread_regions || t_state[slot].load(std::memory_order_acquire) == 0) {
+        return nullptr;
+    }
+    return reinterpret_cast<slice*>(base + static_cast<std::uintptr_t>(slot) * thread_region);
 }
 
 // ---- slice ---------------------------------------------------------------------------------

@@ -102,4 +102,25 @@ slice* slice_of(int rank) noexcept;
 /// The rank whose slice contains p, or -1 when p lies outside every slice. Two loads.
 int rank_of(const void* p) noexcept;
 
+// ---- thread slices ---------------------------------------------------------------------------
+// Threads that run no task (plain threads, the runtime's own, a program without mpc_run) get
+// their heap in a slice of a second space, reserved on first use wherever the kernel puts it
+// (256 regions of 16 GiB; 64 of 1 GiB under ThreadSanitizer). A thread that ends abandons its
+// slice and the next thread to start adopts it, heap and live blocks included. Thread slices have
+// rank -2 - slot.
+
+/// A slice for the calling thread (an abandoned one first); nullptr when all are taken.
+slice* claim_thread_slice() noexcept;
+/// The thread ends: its slice (and heap) wait for another thread.
+void release_thread_slice(slice* s) noexcept;
+/// The thread slot containing p, or -1.
+int thread_slot_of(const void* p) noexcept;
+/// The slice of a claimed or abandoned slot, or nullptr.
+slice* thread_slice_at(int slot) noexcept;
+
+namespace detail {
+/// Commits and fills a slice header at lo (size bytes, id = rank or -2 - slot); false on failure.
+bool init_header(std::uintptr_t lo, std::size_t size, int id) noexcept;
+}  // namespace detail
+
 }  // namespace mpc::alloc

@@ -1,0 +1,316 @@
+/// \file
+/// The malloc family and C++ new/delete, interposed by libmpc for the whole process.
+///
+/// Which heap serves a call: the running task's (the scheduler sets it at every switch, see
+/// set_task_heap()), else the calling thread's own heap in a thread slice (created on its first
+/// allocation, abandoned to the next thread when it ends). free() and friends find the owner
+/// from the address; a block of another heap is a remote free. Blocks that are not ours (made
+/// by glibc before this library was in place, or in system mode) go to glibc's functions.
+///
+/// `MPC_ALLOCATOR=system` (read once, at the first call) sends everything to glibc, for
+/// valgrind and for comparisons. Sanitizer builds never define these functions: ASan and TSan
+/// interpose malloc themselves.
+
+#include "allocator/malloc.hpp"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "allocator/heap.hpp"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MPC_SYSTEM_MALLOC_ONLY 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MPC_SYSTEM_MALLOC_ONLY 1
+#endif
+#endif
+
+extern "C" {
+void* __libc_malloc(std::size_t);
+void __libc_free(void*);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+}
+
+namespace mpc::alloc {
+namespace {
+
+enum : int { mode_unknown = 0, mode_mpc = 1, mode_system = 2 };
+int g_mode = mode_unknown;
+
+[[gnu::tls_model("initial-exec")]] thread_local heap* t_task = nullptr;    ///< set by the scheduler
+[[gnu::tls_model("initial-exec")]] thread_local heap* t_thread = nullptr;  ///< this thread's own heap
+[[gnu::tls_model("initial-exec")]] thread_local bool t_failed = false;     ///< no thread slice left
+pthread_key_t g_exit_key;
+
+int mode() noexcept {
+    int m = __atomic_load_n(&g_mode, __ATOMIC_RELAXED);
+    if (m != mode_unknown) {
+        return m;
+    }
+#if MPC_SYSTEM_MALLOC_ONLY
+    m = mode_system;
+#else
+    const char* v = std::getenv("MPC_ALLOCATOR");  // getenv does not allocate
+    m = v != nullptr && std::strcmp(v, "system") == 0 ? mode_system : mode_mpc;
+#endif
+    __atomic_store_n(&g_mode, m, __ATOMIC_RELAXED);
+    return m;
+}
+
+void thread_exit(void* s) noexcept {
+    // What this thread still allocates (other destructors) goes to glibc: the heap is another
+    // thread's as soon as it is released.
+    t_thread = nullptr;
+    t_failed = true;
+    release_thread_slice(static_cast<slice*>(s));
+}
+
+/// The heap of the calling thread, created on first use; nullptr when none can be had (then
+/// glibc serves the thread).
+heap* thread_heap() noexcept {
+    if (t_thread != nullptr || t_failed) {
+        return t_thread;
+    }
+    static const bool key_ok = pthread_key_create(&g_exit_key, thread_exit) == 0;
+    slice* s = claim_thread_slice();
+    heap* h = s != nullptr ? heap::create_in(*s) : nullptr;
+    if (h == nullptr) {
+        t_failed = true;
+        return nullptr;
+    }
+    if (key_ok) {
+        pthread_setspecific(g_exit_key, s);
+    }
+    t_thread = h;
+    return h;
+}
+
+inline heap* current() noexcept {
+    heap* h = t_task;
+    return h != nullptr ? h : thread_heap();
+}
+
+inline bool ours(const void* p) noexcept { return heap::of(p) != nullptr; }
+
+std::size_t (*glibc_usable_size)(void*) = nullptr;
+
+std::size_t foreign_usable_size(void* p) noexcept {
+    if (glibc_usable_size == nullptr) {
+        glibc_usable_size = reinterpret_cast<std::size_t (*)(void*)>(dlsym(RTLD_NEXT, "malloc_usable_size"));
+    }
+    return glibc_usable_size != nullptr ? glibc_usable_size(p) : 0;
+}
+
+}  // namespace
+
+void set_task_heap(heap* h) noexcept { t_task = h; }
+heap* task_heap() noexcept { return t_task; }
+bool interposing() noexcept { return mode() == mode_mpc; }
+
+void* allocate(std::size_t n) noexcept {
+    if (mode() == mode_mpc) {
+        if (heap* h = current(); h != nullptr) {
+            void* p = h->alloc(n);
+            if (p == nullptr) {
+                errno = ENOMEM;
+            }
+            return p;
+        }
+    }
+    return __libc_malloc(n);
+}
+
+void* allocate_aligned(std::size_t n, std::size_t align) noexcept {
+    if (mode() == mode_mpc) {
+        if (heap* h = current(); h != nullptr) {
+            void* p = h->alloc_aligned(n, align);
+            if (p == nullptr) {
+                errno = ENOMEM;
+            }
+            return p;
+        }
+    }
+    return __libc_memalign(align, n);
+}
+
+void release(void* p) noexcept {
+    if (p == nullptr) {
+        return;
+    }
+    if (ours(p)) {
+        heap::free(t_task != nullptr ? t_task : t_thread, p);
+    } else {
+        __libc_free(p);
+    }
+}
+
+void* reallocate(void* p, std::size_t n) noexcept {
+    if (p == nullptr) {
+        return allocate(n);
+    }
+    if (!ours(p)) {
+        return __libc_realloc(p, n);
+    }
+    heap* h = mode() == mode_mpc ? current() : nullptr;
+    if (h == nullptr) {  // a thread without a heap resizes one of ours: copy into glibc's
+        void* q = __libc_malloc(n);
+        if (q != nullptr) {
+            std::size_t have = heap::usable_size(p);
+            std::memcpy(q, p, n < have ? n : have);
+            heap::free(nullptr, p);
+        }
+        return q;
+    }
+    void* q = h->realloc(p, n);
+    if (q == nullptr) {
+        errno = ENOMEM;
+    }
+    return q;
+}
+
+std::size_t usable_size(void* p) noexcept {
+    if (p == nullptr) {
+        return 0;
+    }
+    return ours(p) ? heap::usable_size(p) : foreign_usable_size(p);
+}
+
+}  // namespace mpc::alloc
+
+// ---- the interposed C functions ---------------------------------------------------------------
+
+#if !MPC_SYSTEM_MALLOC_ONLY
+using namespace mpc::alloc;
+
+extern "C" {
+
+void* malloc(std::size_t n) { return allocate(n); }
+
+void free(void* p) { release(p); }
+
+void* calloc(std::size_t n, std::size_t size) {
+    std::size_t total = 0;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    if (mode() != mode_mpc) {
+        return __libc_calloc(n, size);
+    }
+    void* p = allocate(total);
+    if (p != nullptr) {
+        std::memset(p, 0, total);
+    }
+    return p;
+}
+
+void* realloc(void* p, std::size_t n) { return reallocate(p, n); }
+
+void* reallocarray(void* p, std::size_t n, std::size_t size) {
+    std::size_t total = 0;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    return reallocate(p, total);
+}
+
+int posix_memalign(void** out, std::size_t align, std::size_t n) {
+    if (align < sizeof(void*) || (align & (align - 1)) != 0) {
+        return EINVAL;
+    }
+    void* p = allocate_aligned(n, align);
+    if (p == nullptr) {
+        return ENOMEM;
+    }
+    *out = p;
+    return 0;
+}
+
+void* aligned_alloc(std::size_t align, std::size_t n) {
+    if (align == 0 || (align & (align - 1)) != 0) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return allocate_aligned(n, align);
+}
+
+void* memalign(std::size_t align, std::size_t n) {
+    if (align == 0 || (align & (align - 1)) != 0) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return allocate_aligned(n, align);
+}
+
+void* valloc(std::size_t n) { return allocate_aligned(n, mpc::alloc::page_size); }
+
+void* pvalloc(std::size_t n) {
+    std::size_t rounded = (n + mpc::alloc::page_size - 1) / mpc::alloc::page_size * mpc::alloc::page_size;
+    return allocate_aligned(rounded == 0 ? mpc::alloc::page_size : rounded, mpc::alloc::page_size);
+}
+
+std::size_t malloc_usable_size(void* p) { return usable_size(p); }
+
+}  // extern "C"
+
+// ---- C++ new and delete -----------------------------------------------------------------------
+
+namespace {
+void* new_or_throw(std::size_t n, std::size_t align) {
+    for (;;) {
+        void* p = align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
+        if (p != nullptr) {
+            return p;
+        }
+        std::new_handler h = std::get_new_handler();
+        if (h == nullptr) {
+            throw std::bad_alloc();
+        }
+        h();
+    }
+}
+void* new_nothrow(std::size_t n, std::size_t align) noexcept {
+    try {
+        return new_or_throw(n, align);
+    } catch (...) {
+        return nullptr;
+    }
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return new_or_throw(n, 0); }
+void* operator new[](std::size_t n) { return new_or_throw(n, 0); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a) { return new_or_throw(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return new_or_throw(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+    return new_nothrow(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+    return new_nothrow(n, static_cast<std::size_t>(a));
+}
+
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
+#endif

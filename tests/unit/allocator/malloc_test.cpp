@@ -1,0 +1,230 @@
+// The interposed malloc family and new/delete (allocator/malloc.cpp): every entry point, its
+// alignment and error contracts, thread heaps with frees across threads and heaps adopted after
+// their thread ended, fork, and MPC_ALLOCATOR=system (in a child process: the mode is chosen at
+// the first allocation). In sanitizer builds the sanitizer's malloc serves and interposing() is
+// false; the contracts are checked all the same.
+#include <gtest/gtest.h>
+#include <malloc.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "allocator/heap.hpp"
+#include "allocator/malloc.hpp"
+
+// Sanitizer builds: the sanitizer's malloc must honour the same contracts (return null / an
+// error code) instead of aborting on the bad requests below.
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
+extern "C" const char* __tsan_default_options() { return "allocator_may_return_null=1"; }
+
+namespace {
+
+using namespace mpc::alloc;
+
+bool is_ours(const void* p) { return heap::of(p) != nullptr; }
+bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
+
+TEST(Malloc, EveryEntryPointServesAndFrees) {
+    void* a = std::malloc(100);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(is_ours(a), interposing());
+    EXPECT_GE(malloc_usable_size(a), 100u);
+    EXPECT_TRUE(aligned(a, alignof(std::max_align_t)));
+    std::memset(a, 0xab, 100);
+
+    auto* z = static_cast<unsigned char*>(std::calloc(1000, 3));
+    ASSERT_NE(z, nullptr);
+    for (int i = 0; i < 3000; ++i) {
+        ASSERT_EQ(z[i], 0) << i;
+    }
+    std::memset(z, 0xcd, 3000);
+    std::free(z);
+    z = static_cast<unsigned char*>(std::calloc(3000, 1));  // the same block again, zeroed again
+    for (int i = 0; i < 3000; ++i) {
+        ASSERT_EQ(z[i], 0) << i;
+    }
+
+    void* b = std::realloc(a, 100000);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(static_cast<unsigned char*>(b)[99], 0xab);
+    b = reallocarray(b, 1000, 300);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(static_cast<unsigned char*>(b)[99], 0xab);
+
+    for (std::size_t al : {8u, 16u, 64u, 256u, 4096u, 65536u, 1u << 21}) {
+        void* p = nullptr;
+        ASSERT_EQ(posix_memalign(&p, al, 1000), 0) << al;
+        EXPECT_TRUE(aligned(p, al)) << al;
+        void* q = aligned_alloc(al, 3 * al);
+        EXPECT_TRUE(q != nullptr && aligned(q, al)) << al;
+        void* r = memalign(al, 10);
+        EXPECT_TRUE(r != nullptr && aligned(r, al)) << al;
+        std::free(p);
+        std::free(q);
+        std::free(r);
+    }
+    void* v = valloc(10);
+    EXPECT_TRUE(v != nullptr && aligned(v, 4096));
+    void* pv = pvalloc(5000);
+    EXPECT_TRUE(pv != nullptr && aligned(pv, 4096));
+    EXPECT_GE(malloc_usable_size(pv), 8192u);
+    std::free(v);
+    std::free(pv);
+    std::free(b);
+    std::free(z);
+    std::free(nullptr);
+    EXPECT_EQ(malloc_usable_size(nullptr), 0u);
+}
+
+TEST(Malloc, BadRequestsFailCleanly) {
+    void* p = reinterpret_cast<void*>(0x1);
+    EXPECT_EQ(posix_memalign(&p, 3, 100), EINVAL);
+    EXPECT_EQ(posix_memalign(&p, 4, 100), EINVAL) << "less than sizeof(void*)";
+    EXPECT_EQ(p, reinterpret_cast<void*>(0x1)) << "untouched on failure";
+    volatile std::size_t big = SIZE_MAX / 2;  // opaque to the compiler's size checks
+    errno = 0;
+    EXPECT_EQ(std::calloc(big, 3), nullptr);
+    EXPECT_EQ(errno, ENOMEM);
+    errno = 0;
+    EXPECT_EQ(reallocarray(nullptr, big, 3), nullptr);
+    EXPECT_EQ(errno, ENOMEM);
+    errno = 0;
+    void* huge = std::malloc(big);
+    EXPECT_EQ(huge, nullptr);
+    EXPECT_EQ(errno, ENOMEM);
+    if (interposing()) {  // ASan's operator new reports the failure and ends the process
+        EXPECT_THROW((void)::operator new(big), std::bad_alloc);
+    }
+    EXPECT_EQ(::operator new(big, std::nothrow), nullptr);
+}
+
+TEST(Malloc, NewAndDeleteInAllForms) {
+    auto* i = new int(7);
+    EXPECT_EQ(is_ours(i), interposing());
+    delete i;
+    auto* arr = new double[1000]();
+    EXPECT_EQ(arr[999], 0.0);
+    delete[] arr;
+    struct alignas(256) wide {
+        char c[300];
+    };
+    auto* w = new wide;
+    EXPECT_TRUE(aligned(w, 256));
+    delete w;
+    auto* ws = new wide[5];
+    EXPECT_TRUE(aligned(ws, 256));
+    delete[] ws;
+    void* raw = ::operator new(64, std::align_val_t(4096));
+    EXPECT_TRUE(aligned(raw, 4096));
+    ::operator delete(raw, 64, std::align_val_t(4096));
+    auto* nt = new (std::nothrow) char[100];
+    EXPECT_NE(nt, nullptr);
+    delete[] nt;
+}
+
+TEST(Malloc, ThreadsHaveTheirOwnHeapsAndFreeEachOthersBlocks) {
+    // Each thread allocates from its own heap; blocks are freed by another thread (remote). Then
+    // more threads than there are thread slices start one after the other: ended threads'
+    // heaps are adopted (blocks made by a dead thread can still be freed later).
+    constexpr int n = 1000;
+    std::vector<void*> made(n);
+    std::thread producer([&] {
+        for (int i = 0; i < n; ++i) {
+            made[static_cast<std::size_t>(i)] = std::malloc(static_cast<std::size_t>(16 + i * 7));
+            std::memset(made[static_cast<std::size_t>(i)], 1, static_cast<std::size_t>(16 + i * 7));
+        }
+    });
+    producer.join();
+    void* mine = std::malloc(64);
+    if (interposing()) {
+        EXPECT_NE(heap::of(made[0]), heap::of(mine)) << "another thread, another heap";
+    }
+    std::thread consumer([&] {
+        for (void* p : made) {
+            std::free(p);
+        }
+    });
+    consumer.join();
+    std::free(mine);
+    std::vector<void*> leftovers;
+    for (int t = 0; t < 300; ++t) {
+        std::thread([&leftovers, t] {
+            void* p = std::malloc(static_cast<std::size_t>(100 + t));
+            std::memset(p, 2, static_cast<std::size_t>(100 + t));
+            leftovers.push_back(p);  // threads run one at a time
+        }).join();
+    }
+    for (void* p : leftovers) {
+        std::free(p);
+    }
+}
+
+TEST(Malloc, WorksInAForkedChild) {
+    void* before = std::malloc(1000);
+    std::memset(before, 3, 1000);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        bool ok = static_cast<unsigned char*>(before)[999] == 3;
+        std::free(before);
+        std::vector<void*> v;
+        for (int i = 0; i < 10000; ++i) {
+            v.push_back(std::malloc(static_cast<std::size_t>(i % 5000 + 1)));
+        }
+        for (void* p : v) {
+            std::free(p);
+        }
+        std::_Exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::free(before);
+}
+
+TEST(Malloc, SystemModeLeavesEverythingToGlibc) {
+    // A child with MPC_ALLOCATOR=system: its blocks must not be in our spaces.
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        // The mode of this (forked) process is already chosen; exec a fresh copy of the test.
+        setenv("MPC_ALLOCATOR", "system", 1);
+        dup2(fds[1], 1);
+        execl("/proc/self/exe", "malloc_test", "--gtest_filter=Malloc.ReportWhoServes", nullptr);
+        std::_Exit(127);
+    }
+    close(fds[1]);
+    char buf[4096] = {};
+    std::size_t got = 0;
+    for (ssize_t r; (r = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0;) {
+        got += static_cast<std::size_t>(r);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_NE(std::strstr(buf, "served by: glibc"), nullptr) << buf;
+}
+
+TEST(Malloc, ReportWhoServes) {
+    // Used by SystemModeLeavesEverythingToGlibc (and harmless alone).
+    void* p = std::malloc(100);
+    bool env_system = std::getenv("MPC_ALLOCATOR") != nullptr && std::strcmp(std::getenv("MPC_ALLOCATOR"), "system") == 0;
+    std::printf("served by: %s\n", is_ours(p) ? "mpc" : "glibc");
+    EXPECT_EQ(is_ours(p), interposing());
+    if (env_system) {
+        EXPECT_FALSE(interposing());
+    }
+    std::free(p);
+}
+
+}  // namespace
