@@ -186,6 +186,11 @@ std::size_t usable_size(void* p) noexcept {
 
 }  // namespace mpc::alloc
 
+extern "C" {
+int MPC_Allocator_slice_of(const void* p) { return mpc::alloc::rank_of(p); }
+int MPC_Allocator_active(void) { return mpc::alloc::interposing() ? 1 : 0; }
+}
+
 // ---- the interposed C functions ---------------------------------------------------------------
 
 #if !MPC_SYSTEM_MALLOC_ONLY

@@ -39,6 +39,15 @@ void MPC_Yield(void);
  *  there. May yield. Returns MPC_SUCCESS or an MPC_ERR_ code. */
 int MPC_Move_to_vp(int vp);
 
+/** The task (MPI rank) whose address slice holds p: every block a rank allocates (malloc, C++
+ *  new, ...) and its stack live there. -1 when p is in no rank's slice (memory of plain
+ *  threads, of the runtime, static data, or MPC_ALLOCATOR=system). Does not block. */
+int MPC_Allocator_slice_of(const void *p);
+
+/** 1 when libmpc's allocator serves malloc and new in this process; 0 under
+ *  MPC_ALLOCATOR=system and in sanitizer builds (then the system's does). */
+int MPC_Allocator_active(void);
+
 #ifdef __cplusplus
 }
 #endif

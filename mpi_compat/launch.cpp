@@ -12,6 +12,8 @@
 #include <string>
 
 #include "lib/config.hpp"
+#include "allocator/heap.hpp"
+#include "allocator/malloc.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/runtime.hpp"
@@ -122,16 +124,39 @@ extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, cha
         args[static_cast<std::size_t>(i)] = {t.get(), main_fn, argc, copy_argv(argc, argv), envp};
         w.tasks[static_cast<std::size_t>(i)] = std::move(t);
     }
+    // Every rank allocates from a heap in its own address slice (DESIGN.md decision 2), unless
+    // the allocator is off (MPC_ALLOCATOR=system, sanitizer builds).
+    bool slices = alloc::interposing();
+    if (slices) {
+        if (status st = alloc::reserve_space_from_config(w.size); !st) {
+            std::fprintf(stderr, "mpc: cannot reserve the address slices of %d ranks: %s\n", w.size, st.reason());
+            end_job(2);
+        }
+    }
     char name[32];
     for (int i = 0; i < w.size; ++i) {
         std::snprintf(name, sizeof(name), "rank %d", i);
         sched::attr a;
         a.name = name;
         a.owner = -1;
+        alloc::slice* sl = nullptr;
+        if (slices) {
+            sl = alloc::slice_of(i);
+            a.heap = sl != nullptr ? alloc::heap::create_in(*sl) : nullptr;
+            if (a.heap == nullptr) {
+                std::fprintf(stderr, "mpc: cannot create the heap of rank %d in its address slice\n", i);
+                end_job(2);
+            }
+        }
         auto u = sched::spawn(&rank_main, &args[static_cast<std::size_t>(i)], a);
         if (!u) {
             std::fprintf(stderr, "mpc: cannot create rank %d: %s\n", i, u.error().reason());
             end_job(2);
+        }
+        if (sl != nullptr) {
+            // Pages come from the NUMA node of the rank's VP (best effort: a kernel without
+            // NUMA support refuses, and nothing is lost).
+            (void)sl->bind(sched::numa_node_of(*u));
         }
         ults[static_cast<std::size_t>(i)] = *u;
     }

@@ -28,6 +28,10 @@
 #include "scheduler/sched.hpp"
 #include "scheduler/stack.hpp"
 
+namespace mpc::alloc {
+class heap;
+}
+
 namespace mpc::sched {
 
 enum class ult_state : std::uint8_t { ready, running, blocked, done };
@@ -63,6 +67,7 @@ struct ult {
     ult* reg_next = nullptr;
     const char* wait_reason = nullptr;
     void* task = nullptr;  ///< set_task(): the MPI rank (or other task) this ULT runs for
+    alloc::heap* heap = nullptr;  ///< set_heap(): the task heap its allocations come from
     void** keys = nullptr;
     stack_region stack;
     stack_allocator* stack_alloc = nullptr;

@@ -241,6 +241,7 @@ result<ult*> spawn_with_slot(ult_fn fn, std::size_t size, std::size_t align, voi
     u->stealable = a.stealable;
     u->pinned = a.pinned && !a.stealable;
     u->detached = a.detached;
+    u->heap = static_cast<alloc::heap*>(a.heap);
     if (a.name != nullptr) {
         std::strncpy(u->name, a.name, sizeof(u->name) - 1);
     }
@@ -571,6 +572,14 @@ void set_task(ult* u, void* task) noexcept {
         u->task = task;
     }
 }
+
+void set_heap(ult* u, void* heap) noexcept {
+    if (u != nullptr) {
+        u->heap = static_cast<alloc::heap*>(heap);
+    }
+}
+
+int numa_node_of(const ult* u) noexcept { return u != nullptr && u->home != nullptr ? u->home->place.numa : 0; }
 
 void* current_task() noexcept {
     vp* v = this_vp();

@@ -83,6 +83,7 @@ struct attr {
     bool detached = false;       ///< nobody joins it; its resources go when it ends
     const char* name = nullptr;  ///< label for faults, logs and deadlock reports (copied)
     int owner = -1;              ///< task id whose address slice holds the stack (-1: none)
+    void* heap = nullptr;        ///< task heap its allocations come from (see set_heap())
 };
 
 using ult_fn = void (*)(void*);
@@ -123,6 +124,12 @@ const char* name(const ult* u) noexcept;
 /// The task (MPI rank) a ULT runs for: an opaque pointer owned by the layer above (nullptr by
 /// default). current_task() is one TLS load and two dependent loads.
 void set_task(ult* u, void* task) noexcept;
+/// The task heap (allocator/heap.hpp) u's allocations come from: the scheduler hands it to the
+/// allocator whenever u is switched in (nullptr: the kernel thread's own heap). Set it before u
+/// first runs.
+void set_heap(ult* u, void* heap) noexcept;
+/// The VP's NUMA node of u (0 without NUMA), for binding its task's memory.
+int numa_node_of(const ult* u) noexcept;
 void* current_task() noexcept;
 
 /// Asks overloaded VPs to hand their movable (non-pinned) ULTs to underloaded ones so that

@@ -12,6 +12,7 @@
 #include <climits>
 
 #include "lib/log.hpp"
+#include "allocator/malloc.hpp"
 #include "scheduler/detail.hpp"
 
 namespace mpc::sched::detail {
@@ -53,6 +54,8 @@ inline void after_jump(boost::context::detail::transfer_t t) noexcept {
 /// Leaves the running context `from` for `to`; returns when something jumps back to `from`.
 inline void jump(vp* v, exec_ctx* from, exec_ctx* to, bool exiting) noexcept {
     v->running = to;
+    // The allocator serves the task that is about to run (the scheduler context: nobody's).
+    alloc::set_task_heap(v->current != nullptr ? v->current->heap : nullptr);
     annotate_leave(from, to, exiting);
     after_jump(boost::context::detail::jump_fcontext(to->fctx, from));
 }
