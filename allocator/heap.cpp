@@ -207,7 +207,7 @@ void heap::purge() noexcept {
     dirty_ = 0;
 }
 
-std::size_t heap::take_run(std::size_t k) noexcept {
+std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
     drain_returned();
     for (int b = bin_of(k); b < bins; ++b) {
         for (std::size_t i1 = bin_head_[b]; i1 != 0;) {
@@ -227,6 +227,9 @@ std::size_t heap::take_run(std::size_t k) noexcept {
                 // span before the rest, which must not read as a stale free entry.
                 std::size_t d = l->dirty;
                 dirty_ = dirty_ > d ? dirty_ - d : 0;
+                if (clean != nullptr) {
+                    *clean = d == 0;  // purged: zero but for the first page (the links)
+                }
                 map_[i] = entry(k_unused, 0);
                 map_[i + k - 1] = entry(k_unused, 0);
                 if (len > k) {
@@ -247,6 +250,9 @@ std::size_t heap::take_run(std::size_t k) noexcept {
     }
     std::size_t i = spans_committed_;
     spans_committed_ += grow;
+    if (clean != nullptr) {
+        *clean = true;  // never touched
+    }
     map_[i] = entry(k_unused, 0);
     map_[i + k - 1] = entry(k_unused, 0);
     if (grow > k) {
@@ -277,7 +283,7 @@ span* heap::new_small_span(int cls) noexcept {
             return avail_[cls];
         }
     }
-    std::size_t i = take_run(1);
+    std::size_t i = take_run(1, nullptr);
     if (i == npos) {
         return nullptr;
     }
@@ -412,10 +418,10 @@ void heap::free_local_small(span* s, void* p) noexcept {
 
 // ---- large blocks ---------------------------------------------------------------------------
 
-void* heap::alloc_large(std::size_t n, std::size_t align) noexcept {
+void* heap::alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept {
     std::size_t k = round_up(n == 0 ? 1 : n, span_size) / span_size;
     std::size_t extra = align > span_size ? align / span_size - 1 : 0;
-    std::size_t i = take_run(k + extra);
+    std::size_t i = take_run(k + extra, clean);
     if (i == npos) {
         return nullptr;
     }
@@ -498,7 +504,28 @@ void* heap::alloc(std::size_t n) noexcept {
     if (n > spans_max_ * span_size) {
         return nullptr;
     }
-    return alloc_large(n, span_size);
+    return alloc_large(n, span_size, nullptr);
+}
+
+void* heap::alloc_zeroed(std::size_t n) noexcept {
+    if (n <= small_max) {
+        void* p = alloc_small(size_class(n));
+        if (p != nullptr) {
+            std::memset(p, 0, n);
+        }
+        return p;
+    }
+    if (n > spans_max_ * span_size) {
+        return nullptr;
+    }
+    bool clean = false;
+    void* p = alloc_large(n, span_size, &clean);
+    if (p != nullptr) {
+        // A run never touched, or purged, reads as zeros but for its first page (the links of
+        // the free run): a calloc of 1 GiB does not touch 1 GiB.
+        std::memset(p, 0, clean ? (n < page_size ? n : page_size) : n);
+    }
+    return p;
 }
 
 void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
@@ -517,7 +544,7 @@ void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
     if (n > spans_max_ * span_size || align > spans_max_ * span_size) {
         return nullptr;
     }
-    return alloc_large(n, align > span_size ? align : span_size);
+    return alloc_large(n, align > span_size ? align : span_size, nullptr);
 }
 
 void heap::free(heap* current, void* p) noexcept {

@@ -53,6 +53,8 @@ public:
 
     /// Owner only. nullptr when the slice is full (n == 0 gives a unique minimal block).
     void* alloc(std::size_t n) noexcept;
+    /// Owner only: alloc(n) filled with zeros, without touching pages that are zero already.
+    void* alloc_zeroed(std::size_t n) noexcept;
     /// Owner only. align: a power of two.
     void* alloc_aligned(std::size_t n, std::size_t align) noexcept;
     /// Owner only (p may belong to another heap: it is then copied into this one). Grows large
@@ -80,11 +82,13 @@ private:
     heap() = default;
 
     void* alloc_small(int cls) noexcept;
-    void* alloc_large(std::size_t n, std::size_t align) noexcept;
+    void* alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept;
     void free_local_small(span* s, void* p) noexcept;
     void free_large_run(std::size_t first) noexcept;
     bool grow_large_in_place(std::size_t first, std::size_t want) noexcept;
-    std::size_t take_run(std::size_t nspans) noexcept;  ///< index of a run of nspans, or npos
+    /// Index of a run of nspans, or npos; *clean (if given): its pages read as zero, but for
+    /// the first one.
+    std::size_t take_run(std::size_t nspans, bool* clean) noexcept;
     /// Returns a run to the free bins, merged with its free neighbours; `dirty` of its spans may
     /// hold touched pages (purged, all together, past purge_threshold).
     void give_run(std::size_t first, std::size_t nspans, std::size_t dirty) noexcept;

@@ -18,6 +18,8 @@ bool interposing() noexcept;
 
 void* allocate(std::size_t n) noexcept;
 void* allocate_aligned(std::size_t n, std::size_t align) noexcept;
+/// calloc(n, size) with total = n * size (checked by the caller).
+void* allocate_zeroed(std::size_t total, std::size_t n, std::size_t size) noexcept;
 void release(void* p) noexcept;
 void* reallocate(void* p, std::size_t n) noexcept;
 std::size_t usable_size(void* p) noexcept;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <atomic>
 #include <cstring>
 #include <random>
@@ -387,6 +389,45 @@ TEST_F(HeapTest, LocalAndRemoteFreesMixedUnderLoad) {
         auto st = heap::create_in(*slice_of(r))->get_stats();
         EXPECT_LT(st.spans_total, 200u) << "heap " << r << " keeps reusing its spans";
     }
+}
+
+
+TEST_F(HeapTest, ZeroedBlocksAreZeroWithoutTouchingCleanPages) {
+    heap* h = heap_of_rank(2);
+    ASSERT_NE(h, nullptr);
+    // Dirty memory comes back zeroed: small and large, a block reused right after its free.
+    for (std::size_t n : {std::size_t{40}, std::size_t{5000}, 3 * span_size + 100, 300 * span_size}) {
+        void* p = h->alloc(n);
+        ASSERT_NE(p, nullptr);
+        std::memset(p, 0xff, n);
+        heap::free(h, p);
+        auto* z = static_cast<unsigned char*>(h->alloc_zeroed(n));
+        ASSERT_NE(z, nullptr);
+        for (std::size_t i = 0; i < n; i += (i < 8192 ? 1 : 4093)) {
+            ASSERT_EQ(z[i], 0) << "byte " << i << " of " << n;
+        }
+        ASSERT_EQ(z[n - 1], 0);
+        heap::free(h, z);
+    }
+    // A big zeroed block from never-touched spans costs no resident memory.
+    auto resident_kib = [] {
+        long pages = 0, res = 0;
+        FILE* f = std::fopen("/proc/self/statm", "r");
+        if (f != nullptr) {
+            if (std::fscanf(f, "%ld %ld", &pages, &res) != 2) {
+                res = 0;
+            }
+            std::fclose(f);
+        }
+        return res * 4;
+    };
+    long before = resident_kib();
+    auto* big = static_cast<unsigned char*>(h->alloc_zeroed(256 * MiB));
+    ASSERT_NE(big, nullptr);
+    EXPECT_EQ(big[128 * MiB], 0);
+    EXPECT_EQ(big[256 * MiB - 1], 0);
+    EXPECT_LT(resident_kib() - before, 64 * 1024) << "KiB: the zeroing must not touch 256 MiB";
+    heap::free(h, big);
 }
 
 }  // namespace
