@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -45,6 +46,7 @@ namespace {
 
 enum : int { mode_unknown = 0, mode_mpc = 1, mode_system = 2 };
 int g_mode = mode_unknown;
+bool g_debug = false;  ///< MPC_ALLOC_DEBUG: check every free (read with the mode)
 
 [[gnu::tls_model("initial-exec")]] thread_local heap* t_task = nullptr;    ///< set by the scheduler
 [[gnu::tls_model("initial-exec")]] thread_local heap* t_thread = nullptr;  ///< this thread's own heap
@@ -61,6 +63,9 @@ int mode() noexcept {
 #else
     const char* v = std::getenv("MPC_ALLOCATOR");  // getenv does not allocate
     m = v != nullptr && std::strcmp(v, "system") == 0 ? mode_system : mode_mpc;
+    const char* d = std::getenv("MPC_ALLOC_DEBUG");
+    g_debug = d != nullptr && (std::strcmp(d, "1") == 0 || std::strcmp(d, "yes") == 0 || std::strcmp(d, "true") == 0 ||
+                               std::strcmp(d, "on") == 0);
 #endif
     __atomic_store_n(&g_mode, m, __ATOMIC_RELAXED);
     return m;
@@ -155,9 +160,34 @@ void* allocate_aligned(std::size_t n, std::size_t align) noexcept {
     return __libc_memalign(align, n);
 }
 
+/// MPC_ALLOC_DEBUG: a pointer into our spaces that is not a live block start is reported with
+/// its address and the process ends (async-signal-safe output, no allocation).
+[[noreturn]] void bad_pointer(const char* call, const void* p) noexcept {
+    char line[160];
+    int n = std::snprintf(line, sizeof line,
+                          "mpc: fatal: %s(%p): not a live block of this allocator (double free, or a pointer that "
+                          "malloc did not return)\n",
+                          call, p);
+    if (n > 0) {
+        (void)!::write(2, line, static_cast<std::size_t>(n < static_cast<int>(sizeof line) ? n : sizeof line - 1));
+    }
+    std::abort();
+}
+
+void check_block(const char* call, const void* p) noexcept {
+    if (g_debug && !heap::is_live_block(p)) {
+        bad_pointer(call, p);
+    }
+}
+
+bool in_our_spaces(const void* p) noexcept { return rank_of(p) >= 0 || thread_slot_of(p) >= 0; }
+
 void release(void* p) noexcept {
     if (p == nullptr) {
         return;
+    }
+    if (g_debug && in_our_spaces(p)) {
+        check_block("free", p);
     }
     if (ours(p)) {
         heap::free(t_task != nullptr ? t_task : t_thread, p);
@@ -169,6 +199,9 @@ void release(void* p) noexcept {
 void* reallocate(void* p, std::size_t n) noexcept {
     if (p == nullptr) {
         return allocate(n);
+    }
+    if (g_debug && in_our_spaces(p)) {
+        check_block("realloc", p);
     }
     if (!ours(p)) {
         return __libc_realloc(p, n);

@@ -18,6 +18,9 @@ MPC_CONFIG_TABLE(alloc, {
      "mpc: libmpc's malloc (task heaps in address slices); system: glibc's (for valgrind); sanitizer builds always "
      "use the sanitizer's",
      "mpc|system"},
+    {"MPC_ALLOC_DEBUG", ::mpc::config::knob_type::boolean, "0",
+     "check every free() and realloc(): a double free or a pointer malloc did not return ends the job with its "
+     "address (slower; best effort for blocks freed by another task)"},
     {"MPC_SLICE_BASE", ::mpc::config::knob_type::size, "0",
      "address of the first task's address slice, the same in every process (suffixes k, M, G, T); 0: 16T"},
     {"MPC_SLICE_SIZE", ::mpc::config::knob_type::size, "0",

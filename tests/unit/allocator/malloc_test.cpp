@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -29,6 +31,68 @@ namespace {
 using namespace mpc::alloc;
 
 bool is_ours(const void* p) { return heap::of(p) != nullptr; }
+
+/// Keeps the compiler from eliding an allocation or a free (it may drop malloc/free pairs).
+void escape(void* p) { asm volatile("" : : "r"(p) : "memory"); }
+/// The same pointer, but the compiler no longer knows where it came from (the deliberate bad
+/// frees below would otherwise draw -Wuse-after-free / -Wfree-nonheap-object).
+void* opaque(void* p) {
+    asm volatile("" : "+r"(p));
+    return p;
+}
+
+/// Child modes: the tests below exec this binary with MPC_TEST_CHILD set (and the environment
+/// under test); the child does its part here, before main, and exits.
+const int child_mode_done = [] {
+    const char* m = std::getenv("MPC_TEST_CHILD");
+    if (m == nullptr) {
+        return 0;
+    }
+    if (std::strcmp(m, "who-serves") == 0) {
+        void* p = std::malloc(100);
+        escape(p);
+        std::printf("served by: %s (interposing %d)\n", is_ours(p) ? "mpc" : "glibc", interposing() ? 1 : 0);
+        std::fflush(stdout);
+        std::free(p);
+    } else if (std::strcmp(m, "double-free") == 0) {
+        void* p = std::malloc(48);
+        void* same = opaque(p);
+        std::free(p);
+        std::free(same);  // must abort here
+    } else if (std::strcmp(m, "interior-free") == 0) {
+        auto* p = static_cast<char*>(std::malloc(100000));
+        escape(p);
+        std::free(opaque(p + 64));  // must abort here
+    }
+    std::_Exit(0);
+}();
+
+/// Runs this binary as a child with MPC_TEST_CHILD=mode and env NAME=VALUE; returns its wait
+/// status and what it wrote (stdout and stderr).
+int run_child(const char* mode, const char* name, const char* value, std::string* out) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("MPC_TEST_CHILD", mode, 1);
+        setenv(name, value, 1);
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        execl("/proc/self/exe", "malloc_test", nullptr);
+        std::_Exit(127);
+    }
+    close(fds[1]);
+    char buf[4096];
+    for (ssize_t r; (r = read(fds[0], buf, sizeof buf)) > 0;) {
+        out->append(buf, static_cast<std::size_t>(r));
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
 bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
 
 TEST(Malloc, EveryEntryPointServesAndFrees) {
@@ -190,41 +254,28 @@ TEST(Malloc, WorksInAForkedChild) {
 }
 
 TEST(Malloc, SystemModeLeavesEverythingToGlibc) {
-    // A child with MPC_ALLOCATOR=system: its blocks must not be in our spaces.
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        // The mode of this (forked) process is already chosen; exec a fresh copy of the test.
-        setenv("MPC_ALLOCATOR", "system", 1);
-        dup2(fds[1], 1);
-        execl("/proc/self/exe", "malloc_test", "--gtest_filter=Malloc.ReportWhoServes", nullptr);
-        std::_Exit(127);
-    }
-    close(fds[1]);
-    char buf[4096] = {};
-    std::size_t got = 0;
-    for (ssize_t r; (r = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0;) {
-        got += static_cast<std::size_t>(r);
-    }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    EXPECT_NE(std::strstr(buf, "served by: glibc"), nullptr) << buf;
+    // The mode is chosen at the first allocation: a fresh process with MPC_ALLOCATOR=system.
+    std::string out;
+    int status = run_child("who-serves", "MPC_ALLOCATOR", "system", &out);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+    EXPECT_NE(out.find("served by: glibc (interposing 0)"), std::string::npos) << out;
+    out.clear();
+    status = run_child("who-serves", "MPC_ALLOCATOR", "mpc", &out);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+    EXPECT_NE(out.find(interposing() ? "served by: mpc (interposing 1)" : "served by: glibc"), std::string::npos) << out;
 }
 
-TEST(Malloc, ReportWhoServes) {
-    // Used by SystemModeLeavesEverythingToGlibc (and harmless alone).
-    void* p = std::malloc(100);
-    bool env_system = std::getenv("MPC_ALLOCATOR") != nullptr && std::strcmp(std::getenv("MPC_ALLOCATOR"), "system") == 0;
-    std::printf("served by: %s\n", is_ours(p) ? "mpc" : "glibc");
-    EXPECT_EQ(is_ours(p), interposing());
-    if (env_system) {
-        EXPECT_FALSE(interposing());
+TEST(Malloc, DebugModeReportsBadFreesWithTheAddress) {
+    if (!interposing()) {
+        return;  // sanitizer builds: the sanitizer's malloc reports bad frees itself
     }
-    std::free(p);
+    for (const char* mode : {"double-free", "interior-free"}) {
+        std::string out;
+        int status = run_child(mode, "MPC_ALLOC_DEBUG", "1", &out);
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) << mode << ": " << out;
+        EXPECT_NE(out.find("free(0x"), std::string::npos) << mode << ": names the address: " << out;
+        EXPECT_NE(out.find("not a live block"), std::string::npos) << mode << ": " << out;
+    }
 }
 
 }  // namespace
