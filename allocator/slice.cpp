@@ -266,6 +266,7 @@ bool detail::init_header(std::uintptr_t lo, std::size_t size, int id) noexcept {
     s->stack_lo = lo + size;
     s->heap = nullptr;
     new (&s->lock) spinlock();
+    s->nstacks = 0;
     return true;
 }
 
@@ -332,17 +333,41 @@ result<std::uintptr_t> slice::grow_heap(std::size_t bytes) noexcept {
     return at;
 }
 
-result<std::uintptr_t> slice::grow_stacks(std::size_t bytes) noexcept {
+result<std::uintptr_t> slice::take_stack(std::size_t bytes) noexcept {
     spin_guard g(lock);
-    if (bytes % page_size != 0 || bytes > stack_lo - heap_top) {
+    if (bytes == 0 || bytes % page_size != 0) {
+        return status(errc::invalid_argument, "stack size must be a positive multiple of the page size");
+    }
+    for (int i = 0; i < nstacks; ++i) {
+        if (!stacks[i].used && stacks[i].size == bytes) {
+            stacks[i].used = true;
+            return stacks[i].lo;
+        }
+    }
+    if (nstacks == max_stacks) {
+        return status(errc::busy, "the task's address slice holds as many stacks as it can");
+    }
+    if (bytes + page_size > stack_lo - heap_top) {
         return status(errc::no_memory, "the task's address slice is full (MPC_SLICE_SIZE)");
     }
     std::uintptr_t at = stack_lo - bytes;
     if (status st = commit(at, bytes); !st) {
         return st;
     }
-    stack_lo = at;
+    stack_lo = at - page_size;  // the guard page stays PROT_NONE
+    stacks[nstacks++] = stack_slot{at, bytes, true};
     return at;
+}
+
+void slice::give_stack(std::uintptr_t at) noexcept {
+    spin_guard g(lock);
+    for (int i = 0; i < nstacks; ++i) {
+        if (stacks[i].lo == at && stacks[i].used) {
+            ::madvise(reinterpret_cast<void*>(at), stacks[i].size, MADV_DONTNEED);
+            stacks[i].used = false;
+            return;
+        }
+    }
 }
 
 std::size_t slice::heap_room() const noexcept {
@@ -351,15 +376,17 @@ std::size_t slice::heap_room() const noexcept {
 }
 
 void slice::for_each_committed(void (*fn)(range r, void* arg), void* arg) const noexcept {
-    range low, high;
+    range ranges[1 + max_stacks];
+    int n = 0;
     {
         spin_guard g(const_cast<spinlock&>(lock));
-        low = {lo, heap_top};
-        high = {stack_lo, hi};
+        ranges[n++] = {lo, heap_top};
+        for (int i = nstacks - 1; i >= 0; --i) {  // the last carved is the lowest
+            ranges[n++] = {stacks[i].lo, stacks[i].lo + stacks[i].size};
+        }
     }
-    fn(low, arg);
-    if (high.lo < high.hi) {
-        fn(high, arg);
+    for (int i = 0; i < n; ++i) {
+        fn(ranges[i], arg);
     }
 }
 

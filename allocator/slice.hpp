@@ -4,9 +4,9 @@
 /// reserved once, PROT_NONE and MAP_NORESERVE (no memory, no commit charge); a slice commits
 /// (mprotect read-write) what it uses, from both ends:
 ///
-///     lo                                                                         hi
-///     | header | heap: committed, grows up -> |   reserved   | <- stacks, grow down |
-///              ^ lo + header_size           ^ heap_top     ^ stack_lo
+///     lo                                                                               hi
+///     | header | heap: committed, grows up -> |   reserved   | g | stack | g | stack |
+///              ^ lo + header_size           ^ heap_top     ^ stack_lo  (g: guard page)
 ///
 /// The header (this struct) lives in the slice's first page, and everything the heap needs
 /// lives above it, so a slice's memory describes itself: checkpoint and migration copy the
@@ -44,6 +44,14 @@ struct range {
 struct slice {
     static constexpr std::uint64_t magic_value = 0x6d70635f534c4943ULL;  // "mpc_SLIC"
     static constexpr std::size_t header_size = page_size;
+    static constexpr int max_stacks = 32;
+
+    /// A ULT stack carved from the slice: [lo, lo + size) committed, the page below a guard.
+    struct stack_slot {
+        std::uintptr_t lo;
+        std::size_t size;
+        bool used;
+    };
 
     std::uint64_t magic;
     int rank;
@@ -51,18 +59,24 @@ struct slice {
     std::uintptr_t lo;      ///< the slice: [lo, hi)
     std::uintptr_t hi;
     std::uintptr_t heap_top;  ///< heap area committed: [lo + header_size, heap_top)
-    std::uintptr_t stack_lo;  ///< stack area committed: [stack_lo, hi)
+    std::uintptr_t stack_lo;  ///< stack area (stacks and their guard pages): [stack_lo, hi)
     void* heap;               ///< the heap's state (inside the slice), set by its owner
     spinlock lock;
+    int nstacks;
+    stack_slot stacks[max_stacks];
 
     /// Commits `bytes` (a multiple of page_size) more at the top of the heap area and returns
     /// their start; errc::no_memory when they would meet the stack area (the slice is full) or
     /// the kernel refuses (errno in the message).
     result<std::uintptr_t> grow_heap(std::size_t bytes) noexcept;
-    /// Commits `bytes` (a multiple of page_size) below the stack area and returns their start.
-    result<std::uintptr_t> grow_stacks(std::size_t bytes) noexcept;
-    /// Calls fn(r, arg) for each committed range, lowest first (at most three: header + heap,
-    /// stacks). Does not allocate.
+    /// A stack of `bytes` (a multiple of page_size) with a guard page below it: a released one of
+    /// that size, else carved below the stack area. errc::no_memory when the slice is full,
+    /// errc::busy when it already holds max_stacks stacks.
+    result<std::uintptr_t> take_stack(std::size_t bytes) noexcept;
+    /// Gives a stack back (its pages to the kernel); take_stack() reuses it.
+    void give_stack(std::uintptr_t lo) noexcept;
+    /// Calls fn(r, arg) for each committed range, lowest first (header + heap, then each stack;
+    /// guard pages excluded). Does not allocate.
     void for_each_committed(void (*fn)(range r, void* arg), void* arg) const noexcept;
     /// Binds the slice's pages, present and future, to NUMA node `node` (mbind, MPOL_PREFERRED:
     /// a full node falls back to another rather than failing the allocation).

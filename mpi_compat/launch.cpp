@@ -16,6 +16,7 @@
 #include "allocator/malloc.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/errors.hpp"
+#include "scheduler/stack.hpp"
 #include "mpi_compat/runtime.hpp"
 
 MPC_CONFIG_TABLE(mpi, {
@@ -132,13 +133,14 @@ extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, cha
             std::fprintf(stderr, "mpc: cannot reserve the address slices of %d ranks: %s\n", w.size, st.reason());
             end_job(2);
         }
+        sched::set_stack_allocator(&sched::slice_stack_allocator());  // rank stacks in their slices
     }
     char name[32];
     for (int i = 0; i < w.size; ++i) {
         std::snprintf(name, sizeof(name), "rank %d", i);
         sched::attr a;
         a.name = name;
-        a.owner = -1;
+        a.owner = slices ? i : -1;  // the stack comes from the rank's slice
         alloc::slice* sl = nullptr;
         if (slices) {
             sl = alloc::slice_of(i);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "allocator/slice.hpp"
 #include "lib/log.hpp"
 #include "lib/spinlock.hpp"
 
@@ -165,6 +166,50 @@ stack_allocator& current_stack_allocator() noexcept {
 }
 
 stack_stats default_stack_stats() noexcept { return default_impl().stats(); }
+
+namespace {
+/// Stacks of tasks in their address slices (allocator/slice.hpp), with a guard page below each;
+/// the default allocator for stacks of no task, and when a slice cannot hold one more.
+class slice_stack_allocator final : public stack_allocator {
+public:
+    result<stack_region> allocate(std::size_t size, int owner) noexcept override {
+        alloc::slice* s = owner >= 0 ? alloc::slice_of(owner) : nullptr;
+        if (s != nullptr) {
+            std::size_t bytes = (size + page_size() - 1) / page_size() * page_size();
+            if (auto lo = s->take_stack(bytes); lo) {
+                stack_region r;
+                r.lo = reinterpret_cast<void*>(*lo);
+                r.size = bytes;
+                r.guard_lo = reinterpret_cast<void*>(*lo - page_size());
+                r.guard_size = page_size();
+                r.owner = owner;
+                return r;
+            } else if (!warned_.exchange(true)) {
+                MPC_LOG(warn, alloc, "task %d: stack outside its address slice (%s)", owner, lo.error().reason());
+            }
+        }
+        return default_impl().allocate(size, owner);
+    }
+    void release(const stack_region& r) noexcept override {
+        if (alloc::rank_of(r.lo) >= 0) {
+            if (alloc::slice* s = alloc::slice_of(alloc::rank_of(r.lo)); s != nullptr) {
+                s->give_stack(reinterpret_cast<std::uintptr_t>(r.lo));
+                return;
+            }
+        }
+        default_impl().release(r);
+    }
+    const char* name() const noexcept override { return "slices"; }
+
+private:
+    std::atomic<bool> warned_{false};
+};
+}  // namespace
+
+stack_allocator& slice_stack_allocator() noexcept {
+    static class slice_stack_allocator a;
+    return a;
+}
 
 void set_guard_budget(std::size_t n) noexcept { default_impl().set_budget(n); }
 

@@ -42,6 +42,10 @@ public:
 /// The mmap + guard page allocator described above.
 stack_allocator& default_stack_allocator() noexcept;
 
+/// Stacks of tasks (spawn attr owner >= 0) in their address slices, each with a guard page; the
+/// default allocator for the others (allocator/slice.hpp must have reserved the slices).
+stack_allocator& slice_stack_allocator() noexcept;
+
 /// Installs the allocator used for stacks created from now on (nullptr restores the default).
 /// Stacks are always released to the allocator that made them.
 void set_stack_allocator(stack_allocator* a) noexcept;

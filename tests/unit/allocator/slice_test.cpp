@@ -67,25 +67,38 @@ TEST_F(SliceTest, CommitsFromBothEndsAndReportsTheRanges) {
     ASSERT_TRUE(h);
     EXPECT_EQ(*h, s->lo + slice::header_size);
     std::memset(reinterpret_cast<void*>(*h), 0x5a, 4 * MiB);  // committed: writable
-    auto st = s->grow_stacks(MiB);
+    auto st = s->take_stack(MiB);
     ASSERT_TRUE(st);
     EXPECT_EQ(*st, s->hi - MiB);
     std::memset(reinterpret_cast<void*>(*st), 0xa5, MiB);
+    auto st2 = s->take_stack(64 * 1024);
+    ASSERT_TRUE(st2);
+    EXPECT_EQ(*st2, s->hi - MiB - 4096 - 64 * 1024) << "below the first stack and its guard page";
 
     auto after = committed(*s);
-    ASSERT_EQ(after.size(), 2u);
+    ASSERT_EQ(after.size(), 3u);
     EXPECT_EQ(after[0].lo, s->lo);
     EXPECT_EQ(after[0].hi, *h + 4 * MiB);
-    EXPECT_EQ(after[1].lo, s->hi - MiB);
-    EXPECT_EQ(after[1].hi, s->hi);
-    EXPECT_EQ(s->heap_room(), 64 * MiB - slice::header_size - 4 * MiB - MiB);
+    EXPECT_EQ(after[1].lo, *st2);
+    EXPECT_EQ(after[1].size(), 64u * 1024);
+    EXPECT_EQ(after[2].lo, s->hi - MiB);
+    EXPECT_EQ(after[2].hi, s->hi);
+    unsigned char vec = 0;
+    EXPECT_EQ(::mincore(reinterpret_cast<void*>(*st2 - 4096), 4096, &vec), 0) << "the guard is mapped (reserved)";
+    s->give_stack(*st);
+    auto again = s->take_stack(MiB);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, *st) << "a released stack of the same size is reused";
+    EXPECT_EQ(static_cast<unsigned char*>(reinterpret_cast<void*>(*again))[0], 0) << "given back to the kernel";
+    EXPECT_FALSE(s->take_stack(100)) << "not a multiple of the page size";
+    EXPECT_EQ(s->heap_room(), 64 * MiB - slice::header_size - 4 * MiB - MiB - 4096 - 64 * 1024 - 4096);
 }
 
 TEST_F(SliceTest, AFullSliceRefusesAndKeepsItsState) {
     ASSERT_TRUE(reserve_space(1, {test_base, 64 * MiB}));
     slice* s = slice_of(0);
     ASSERT_NE(s, nullptr);
-    ASSERT_TRUE(s->grow_stacks(16 * MiB));
+    ASSERT_TRUE(s->take_stack(16 * MiB));
     std::size_t room = s->heap_room();
     auto too_much = s->grow_heap(room + 4096);
     ASSERT_FALSE(too_much);
@@ -94,7 +107,7 @@ TEST_F(SliceTest, AFullSliceRefusesAndKeepsItsState) {
     ASSERT_TRUE(s->grow_heap(room));
     EXPECT_EQ(s->heap_room(), 0u);
     EXPECT_FALSE(s->grow_heap(4096));
-    EXPECT_FALSE(s->grow_stacks(4096));
+    EXPECT_FALSE(s->take_stack(4096));
     EXPECT_FALSE(s->grow_heap(100)) << "not a multiple of the page size";
 }
 
