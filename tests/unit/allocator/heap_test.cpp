@@ -430,4 +430,58 @@ TEST_F(HeapTest, ZeroedBlocksAreZeroWithoutTouchingCleanPages) {
     heap::free(h, big);
 }
 
+
+TEST_F(HeapTest, ASliceSavedAndRestoredBringsItsHeapBack) {
+    // What checkpoint/restart and migration will do: copy the committed ranges of a slice out,
+    // let the heap change, copy them back at the same addresses. The heap (its state lives in
+    // the slice) must be exactly as it was: the old blocks intact, and it must go on working.
+    slice* sl = slice_of(4);
+    heap* h = heap::create_in(*sl);
+    ASSERT_NE(h, nullptr);
+    std::vector<std::pair<void*, std::size_t>> blocks;
+    for (int i = 0; i < 2000; ++i) {
+        std::size_t n = i % 10 == 0 ? 200000 + static_cast<std::size_t>(i) : 16 + static_cast<std::size_t>(i) * 3;
+        void* p = h->alloc(n);
+        ASSERT_NE(p, nullptr);
+        fill(p, n);
+        blocks.emplace_back(p, n);
+    }
+    struct saved {
+        range r;
+        std::vector<unsigned char> bytes;
+    };
+    std::vector<saved> image;
+    sl->for_each_committed(
+        [](range r, void* a) noexcept {
+            auto* img = static_cast<std::vector<saved>*>(a);
+            img->push_back({r, std::vector<unsigned char>(reinterpret_cast<unsigned char*>(r.lo),
+                                                          reinterpret_cast<unsigned char*>(r.hi))});
+        },
+        &image);
+    ASSERT_FALSE(image.empty());
+    // Change everything: free the blocks, allocate others over them.
+    for (auto& b : blocks) {
+        heap::free(h, b.first);
+    }
+    for (int i = 0; i < 500; ++i) {
+        void* p = h->alloc(static_cast<std::size_t>(100 + i));
+        std::memset(p, 0xee, static_cast<std::size_t>(100 + i));
+    }
+    // Restore the image at the same addresses.
+    for (const saved& s : image) {
+        std::memcpy(reinterpret_cast<void*>(s.r.lo), s.bytes.data(), s.bytes.size());
+    }
+    EXPECT_EQ(sl->heap, h) << "the slice header says where its heap is";
+    for (auto& b : blocks) {
+        ASSERT_TRUE(check(b.first, b.second)) << "block " << b.first << " restored";
+        ASSERT_TRUE(heap::is_live_block(b.first)) << "and live again in the restored heap";
+    }
+    for (auto& b : blocks) {
+        heap::free(h, b.first);
+    }
+    void* p = h->alloc(1000);
+    EXPECT_NE(p, nullptr) << "the restored heap goes on";
+    heap::free(h, p);
+}
+
 }  // namespace
