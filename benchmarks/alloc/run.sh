@@ -1,0 +1,208 @@
+# benchmarks/run alloc: standard multi-threaded allocator workloads (larson, xmalloc-test's
+# producer/consumer, Hoard's threadtest and cache-scratch, a realloc growth chain), plain C
+# programs in benchmarks/alloc/ built once with gcc and run against glibc's malloc and, through
+# LD_PRELOAD, Debian's jemalloc, tcmalloc (gperftools' tcmalloc_minimal) and mimalloc, and
+# ours (build-bench/allocator/libmpc_malloc.so, preloaded the same way, when it is built).
+# Each workload runs with 1 and 2 threads (and 16 when the machine has at least 16 CPUs).
+# Figures: throughput and the peak RSS of the process. Invoked by benchmarks/run; see
+# benchmarks/lib.sh. After the table it prints the targets of issue 4 with the figures they
+# were judged on.
+#
+# Each program checks which malloc is active (a symbol only that allocator exports, and the
+# library malloc() resolves to) and refuses to run when it is not the one the script preloaded.
+# The workloads run as plain threads; each keeps its thread body a `void* worker(void*)` over
+# a struct and starts threads in one place (bench_run_workers, common.c), so that a later
+# variant can run the same workers as MPC tasks. --quick takes about 15 s, a full run about
+# 80 s on a 2-core machine.
+#
+# Environment: BENCH_ALLOC_ONLY="glibc jemalloc tcmalloc mimalloc mpc" (a subset) runs only
+# those; BENCH_ALLOC_THREADS="1 2" sets the thread counts; BENCH_ALLOC_WORKLOADS="larson ..."
+# the workloads.
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_parse_args "$@"
+BENCH_KEY=threads
+BENCH_VALUE_FMT=auto
+
+src=$BENCH_ROOT/benchmarks/alloc
+out=$BENCH_BUILD_DIR/alloc
+only=" ${BENCH_ALLOC_ONLY:-glibc jemalloc tcmalloc mimalloc mpc} "
+wanted() { [[ $only == *" $1 "* ]]; }
+read -r -a workloads <<<"${BENCH_ALLOC_WORKLOADS:-larson xmalloc threadtest cache_scratch realloc_chain}"
+default_threads="1 2"
+[[ $(nproc) -ge 16 ]] && default_threads="1 2 16"
+read -r -a thread_counts <<<"${BENCH_ALLOC_THREADS:-$default_threads}"
+
+bench_need_packages libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 gcc
+mkdir -p "$out" "$BENCH_BUILD_DIR/bench-logs"
+
+args=()
+[[ $BENCH_QUICK -eq 1 ]] && args+=(--quick)
+# A run that hangs or crawls (an allocator gone wrong) is killed after this many seconds.
+limit_s=$((BENCH_QUICK == 1 ? 30 : 120))
+cflags=(-std=c11 -O2 -pthread -Wall -Wextra)
+
+# ---- the workloads -----------------------------------------------------------------------
+built=()
+for w in "${workloads[@]}"; do
+    log=$BENCH_BUILD_DIR/bench-logs/alloc-build-$w.log
+    if [[ ! -f $src/$w.c ]]; then
+        bench_say "!! $w: no such workload ($src/$w.c)"
+        BENCH_FAILED=1
+    elif gcc "${cflags[@]}" -o "$out/$w" "$src/$w.c" "$src/common.c" >"$log" 2>&1; then
+        built+=("$w")
+    else
+        bench_say "!! $w: gcc ${cflags[*]} $w.c common.c failed; last lines of $log:"
+        tail -n 15 "$log" >&2
+        BENCH_FAILED=1
+    fi
+done
+[[ ${#built[@]} -gt 0 ]] || bench_die "no workload was built"
+
+# On a VM the host moves the virtual CPUs around, and the threads' scaling moves with it (see the
+# p2p section of RESULTS.md): the core-to-core hand-off of p2p's limit.c (built here, into
+# build-bench/alloc) is probed before each workload and after the run.
+limit_exe=""
+if gcc -O2 -pthread -o "$out/limit" "$BENCH_ROOT/benchmarks/p2p/limit.c" \
+    >"$BENCH_BUILD_DIR/bench-logs/alloc-build-limit.log" 2>&1; then
+    limit_exe=$out/limit
+else
+    bench_say "benchmarks: p2p/limit.c did not build; no hand-off probe (log: $BENCH_BUILD_DIR/bench-logs/alloc-build-limit.log)"
+fi
+handoff_probe() {
+    [[ -n $limit_exe ]] || return 0
+    "$limit_exe" --handoff --quick 2>/dev/null | awk -F'\t' '$1 == "ROW" { printf "%.3f", $5 }'
+}
+
+# ---- the allocators: the library each one preloads (glibc: none) --------------------------
+# so_of PACKAGE NAME: the path of the shared object NAME that PACKAGE installed.
+so_of() {
+    dpkg -L "$1" 2>/dev/null | grep -E "/$2\$" | head -n 1
+}
+declare -A preload=([glibc]="")
+declare -A skipped=()
+impls=()
+add_peer() {  # add_peer IMPL PACKAGE SONAME
+    wanted "$1" || return 0
+    local so
+    so=$(so_of "$2" "$3")
+    if [[ -n $so && -f $so ]]; then
+        preload[$1]=$so
+        impls+=("$1")
+    else
+        skipped[$1]="$3 not found in package $2"
+        bench_say "!! $1: $3 not found (dpkg -L $2); no $1 figures"
+        BENCH_FAILED=1
+    fi
+}
+wanted glibc && impls+=(glibc)
+add_peer jemalloc libjemalloc2 'libjemalloc\.so\.2'
+add_peer tcmalloc libtcmalloc-minimal4 'libtcmalloc_minimal\.so\.4'
+add_peer mimalloc libmimalloc2.0 'libmimalloc\.so\.2'
+
+# Ours: built here when the allocator layer defines the target (a build.ninja from before the
+# target was added is configured again); run when the library exists.
+mpc_so=$BENCH_BUILD_DIR/allocator/libmpc_malloc.so
+if wanted mpc; then
+    mpc_why=""
+    if grep -qw mpc_malloc "$BENCH_ROOT/allocator/CMakeLists.txt" 2>/dev/null; then
+        if [[ -f $BENCH_BUILD_DIR/build.ninja ]] &&
+            ! ninja -C "$BENCH_BUILD_DIR" -t query mpc_malloc >/dev/null 2>&1; then
+            BENCH_RECONFIGURE=1
+        fi
+        if ! bench_try_build mpc_malloc; then
+            mpc_why="building libmpc_malloc.so failed"
+            bench_say "!! mpc: $mpc_why (see above); no mpc figures"
+            BENCH_FAILED=1
+        fi
+    fi
+    if [[ -z $mpc_why && -f $mpc_so ]]; then
+        preload[mpc]=$mpc_so
+        impls+=(mpc)
+    else
+        skipped[mpc]=${mpc_why:-"libmpc_malloc.so not built yet (issue 4)"}
+        bench_say "benchmarks: mpc skipped: ${skipped[mpc]} ($mpc_so)"
+    fi
+else
+    skipped[mpc]="left out (BENCH_ALLOC_ONLY)"
+fi
+[[ ${#impls[@]} -gt 0 ]] || bench_die "no allocator to run"
+
+version_of() {  # the Debian version of a package, or "?"
+    dpkg-query -W -f='${Version}' "$1" 2>/dev/null || printf '?'
+}
+bench_say "benchmarks: alloc on $(bench_machine)"
+bench_say "benchmarks: glibc $(version_of libc6), jemalloc $(version_of libjemalloc2)," \
+    "tcmalloc_minimal $(version_of libtcmalloc-minimal4), mimalloc $(version_of libmimalloc2.0)"
+
+# run_one IMPL WORKLOAD THREADS
+run_one() {
+    local impl=$1 w=$2 t=$3 env_args=(-u LD_PRELOAD)
+    [[ -n ${preload[$impl]} ]] && env_args=("LD_PRELOAD=${preload[$impl]}")
+    bench_exec "alloc-$w-$impl-${t}t" "$(command -v timeout)" -k 5 "$limit_s" env "${env_args[@]}" "$out/$w" \
+        --threads "$t" --impl "$impl" --expect "$impl" "${args[@]}"
+}
+
+bench_busy_check
+handoffs=()
+for w in "${built[@]}"; do
+    h=$(handoff_probe)
+    [[ -n $h ]] && handoffs+=("$h") && bench_say "benchmarks: core-to-core hand-off $h us before $w"
+    for t in "${thread_counts[@]}"; do
+        for impl in "${impls[@]}"; do
+            run_one "$impl" "$w" "$t"
+        done
+    done
+done
+
+handoff_after=$(handoff_probe)
+[[ -n $handoff_after ]] && handoffs+=("$handoff_after")
+
+status=0
+bench_report alloc || status=$?
+if [[ ${#handoffs[@]} -gt 0 ]]; then
+    printf '\n(core-to-core hand-off before each workload and after the run: %s us%s)\n' "${handoffs[*]}" \
+        "$(printf '%s\n' "${handoffs[@]}" | sort -g | sed -n '1p;$p' | tr '\n' ' ' | awk '{ if ($2 > 2 * $1)
+            printf "; they differ: the host moved the virtual CPUs during the run, 2-thread figures mix both states" }')"
+fi
+
+# The targets of issue 4, from the same figures: for each workload and thread count, ours
+# against glibc (2x, with more than one thread), against the best of jemalloc, tcmalloc and
+# mimalloc (within 10%), and its peak RSS against mimalloc's (+10% at most).
+printf '%s\n' "$BENCH_ROWS" | awk -F'\t' -v skip="${skipped[mpc]:-}" -v wl="${built[*]}" -v tl="${thread_counts[*]}" '
+    $1 == "ROW" && $9 == "" { v[$2, $3, $4] = $5; unit[$2] = $6 }  # rows without a variant
+    function get(metric, t, impl) { return (metric SUBSEP t SUBSEP impl) in v ? v[metric, t, impl] : "" }
+    function verdict(c) { return c ? "**yes**" : "no" }
+    function num(x) { return sprintf(x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.2f", x) }
+    function missing(bar) { return "not measured (bar: " bar ")" }
+    END {
+        nw = split(wl, ws, " "); nt = split(tl, ts, " ")
+        printf "\nTargets (issue 4)%s:\n\n", skip == "" ? "" : "; mpc not measured: " skip
+        printf "| workload | threads | throughput >= 2x glibc | throughput >= 90%% of best of jemalloc/tcmalloc/mimalloc | peak RSS <= mimalloc + 10%% |\n"
+        printf "|---|---:|---|---|---|\n"
+        for (i = 1; i <= nw; i++) {
+            w = ws[i]; r = w "_rss"; u = unit[w]
+            for (j = 1; j <= nt; j++) {
+                t = ts[j]
+                m = get(w, t, "mpc"); g = get(w, t, "glibc"); mr = get(r, t, "mpc"); mi = get(r, t, "mimalloc")
+                best = ""; bname = ""
+                split("jemalloc tcmalloc mimalloc", ps, " ")
+                for (k = 1; k <= 3; k++) {
+                    p = get(w, t, ps[k])
+                    if (p != "" && (best == "" || p + 0 > best + 0)) { best = p; bname = ps[k] }
+                }
+                if (t + 0 < 2) c1 = "- (one thread)"
+                else if (g == "") c1 = "no glibc figure"
+                else if (m == "") c1 = missing(">= " num(2 * g) " " u)
+                else c1 = verdict(m >= 2 * g) sprintf(": %s vs %s %s (%.2fx)", num(m), num(g), u, m / g)
+                if (best == "") c2 = "no peer figure"
+                else if (m == "") c2 = missing(">= " num(0.9 * best) " " u ", 90% of " bname)
+                else c2 = verdict(m >= 0.9 * best) sprintf(": %s vs %s %s %s (%.2fx)", num(m), bname, num(best), u, m / best)
+                if (mi == "") c3 = "no mimalloc figure"
+                else if (mr == "") c3 = missing("<= " num(1.1 * mi) " MiB")
+                else c3 = verdict(mr <= 1.1 * mi) sprintf(": %s vs %s MiB (%.2fx)", num(mr), num(mi), mr / mi)
+                printf "| %s | %s | %s | %s | %s |\n", w, t, c1, c2, c3
+            }
+        }
+    }'
+exit "$status"
