@@ -41,7 +41,7 @@ constexpr std::array<std::uint8_t, small_max / 16 + 1> make_lookup() {
 constexpr std::array<std::uint8_t, small_max / 16 + 1> class_lookup = make_lookup();
 }  // namespace
 
-int size_class(std::size_t n) noexcept { return class_lookup[(n + 15) / 16]; }
+const std::uint8_t* const detail::class_table = class_lookup.data();
 std::size_t class_size(int cls) noexcept { return class_sizes[static_cast<std::size_t>(cls)]; }
 
 // ---- spans and the span map -----------------------------------------------------------------
@@ -125,13 +125,9 @@ heap* heap::create_in(slice& s) noexcept {
     return h;
 }
 
-heap* heap::of(const void* p) noexcept {
-    slice* s = nullptr;
-    if (int r = rank_of(p); r >= 0) {
-        s = slice_of(r);
-    } else if (int t = thread_slot_of(p); t >= 0) {
-        s = thread_slice_at(t);
-    }
+heap* heap::of_task_slice(const void* p) noexcept {
+    int r = rank_of(p);
+    slice* s = r >= 0 ? slice_of(r) : nullptr;
     return s != nullptr ? static_cast<heap*>(s->heap) : nullptr;
 }
 
@@ -496,11 +492,7 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
 
 // ---- the API --------------------------------------------------------------------------------
 
-void* heap::alloc(std::size_t n) noexcept {
-
-    if (n <= small_max) {
-        return alloc_small(size_class(n));
-    }
+void* heap::alloc_big(std::size_t n) noexcept {
     if (n > spans_max_ * span_size) {
         return nullptr;
     }
@@ -548,10 +540,12 @@ void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
 }
 
 void heap::free(heap* current, void* p) noexcept {
-    if (p == nullptr) {
-        return;
+    if (p != nullptr) {
+        free_in(of(p), current, p);
     }
-    heap* h = of(p);
+}
+
+void heap::free_in(heap* h, heap* current, void* p) noexcept {
     std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
     std::uint32_t e = h->map_[i];
     if (kind_of(e) == k_small) {

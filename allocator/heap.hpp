@@ -43,16 +43,29 @@ inline constexpr std::size_t min_align = 16;
 
 struct span;
 
+namespace detail {
+extern const std::uint8_t* const class_table;  ///< (n + 15) / 16 -> class, n <= small_max
+}
+/// The size class of a small request (n <= small_max), and its block size.
+inline int size_class(std::size_t n) noexcept { return detail::class_table[(n + 15) / 16]; }
+
 class heap {
 public:
     /// Creates the heap of slice s inside it (commits the heap state and span map); returns the
     /// existing one if s has a heap. nullptr if the slice cannot hold it.
     static heap* create_in(slice& s) noexcept;
     /// The heap owning a block (nullptr when p is not in any slice or its slice has no heap).
-    static heap* of(const void* p) noexcept;
+    /// Inline for thread slices (the common case outside tasks).
+    static heap* of(const void* p) noexcept {
+        if (slice* s = detail::thread_slice_holding(p); s != nullptr) {
+            return static_cast<heap*>(s->heap);
+        }
+        return of_task_slice(p);
+    }
+    static heap* of_task_slice(const void* p) noexcept;
 
     /// Owner only. nullptr when the slice is full (n == 0 gives a unique minimal block).
-    void* alloc(std::size_t n) noexcept;
+    void* alloc(std::size_t n) noexcept { return n <= small_max ? alloc_small(size_class(n)) : alloc_big(n); }
     /// Owner only: alloc(n) filled with zeros, without touching pages that are zero already.
     void* alloc_zeroed(std::size_t n) noexcept;
     /// Owner only. align: a power of two.
@@ -62,6 +75,8 @@ public:
     void* realloc(void* p, std::size_t n) noexcept;
     /// Any thread; `current` is the caller's heap (nullptr: none). p from alloc*/realloc of any heap.
     static void free(heap* current, void* p) noexcept;
+    /// free() when the owner h of p is known already (h == of(p), p not null).
+    static void free_in(heap* h, heap* current, void* p) noexcept;
     /// Bytes usable at p (>= what was asked).
     static std::size_t usable_size(const void* p) noexcept;
 
@@ -82,6 +97,7 @@ private:
     heap() = default;
 
     void* alloc_small(int cls) noexcept;
+    void* alloc_big(std::size_t n) noexcept;
     void* alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept;
     void free_local_small(span* s, void* p) noexcept;
     void free_large_run(std::size_t first) noexcept;
@@ -115,8 +131,6 @@ private:
     std::size_t dirty_ = 0;  ///< free spans not yet given back to the kernel
 };
 
-/// The size class of a small request (n <= small_max), and its block size.
-int size_class(std::size_t n) noexcept;
 std::size_t class_size(int cls) noexcept;
 
 }  // namespace mpc::alloc

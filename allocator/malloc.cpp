@@ -100,8 +100,11 @@ heap* thread_heap() noexcept {
 }
 
 inline heap* current() noexcept {
-    heap* h = t_task;
-    return h != nullptr ? h : thread_heap();
+    if (heap* h = t_task; h != nullptr) {
+        return h;
+    }
+    heap* t = t_thread;
+    return t != nullptr ? t : thread_heap();
 }
 
 inline bool ours(const void* p) noexcept { return heap::of(p) != nullptr; }
@@ -189,8 +192,8 @@ void release(void* p) noexcept {
     if (g_debug && in_our_spaces(p)) {
         check_block("free", p);
     }
-    if (ours(p)) {
-        heap::free(t_task != nullptr ? t_task : t_thread, p);
+    if (heap* h = heap::of(p); h != nullptr) {
+        heap::free_in(h, t_task != nullptr ? t_task : t_thread, p);
     } else {
         __libc_free(p);
     }

@@ -218,20 +218,17 @@ slice* slice_of(int rank) noexcept {
 
 // ---- the thread space: heaps of threads that run no task --------------------------------------
 
-namespace {
-#if defined(__SANITIZE_THREAD__)
-constexpr std::size_t thread_region = std::size_t{1} << 30;  // 1 GiB
-constexpr int thread_regions = 64;
-#else
-constexpr std::size_t thread_region = std::size_t{16} << 30;  // 16 GiB
-constexpr int thread_regions = 256;
-#endif
+std::uintptr_t detail::thread_base = 0;  // set once, under t_lock; read racily by the lookups
+std::atomic<std::uint8_t> detail::thread_state[detail::thread_regions];
 
-std::uintptr_t t_base = 0;  // set once, under t_lock; read racily by thread_slot_of()
+namespace {
+constexpr std::size_t thread_region = detail::thread_region;
+constexpr int thread_regions = detail::thread_regions;
+std::uintptr_t& t_base = detail::thread_base;
 spinlock t_lock;
 bool t_tried = false;
 /// Per region: 0 never used, 1 owned by a live thread, 2 abandoned (its heap waits for a thread).
-std::atomic<std::uint8_t> t_state[thread_regions];
+std::atomic<std::uint8_t> (&t_state)[thread_regions] = detail::thread_state;
 
 bool reserve_threads() noexcept {
     spin_guard g(t_lock);

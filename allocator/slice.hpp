@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 
 #include "lib/spinlock.hpp"
@@ -135,6 +136,30 @@ slice* thread_slice_at(int slot) noexcept;
 namespace detail {
 /// Commits and fills a slice header at lo (size bytes, id = rank or -2 - slot); false on failure.
 bool init_header(std::uintptr_t lo, std::size_t size, int id) noexcept;
+
+#if defined(__SANITIZE_THREAD__)
+inline constexpr std::size_t thread_region = std::size_t{1} << 30;  // 1 GiB
+inline constexpr int thread_regions = 64;
+#else
+inline constexpr std::size_t thread_region = std::size_t{16} << 30;  // 16 GiB
+inline constexpr int thread_regions = 256;
+#endif
+/// The thread space (0 until reserved) and its slots' states: read by the inline lookups of
+/// every free().
+extern std::uintptr_t thread_base;
+extern std::atomic<std::uint8_t> thread_state[thread_regions];
+
+/// The thread slice holding p (claimed or abandoned), or nullptr. Inline: on every free().
+inline slice* thread_slice_holding(const void* p) noexcept {
+    std::uintptr_t base = __atomic_load_n(&thread_base, __ATOMIC_RELAXED);
+    std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) - base;
+    if (base == 0 || off >= thread_region * thread_regions) {
+        return nullptr;
+    }
+    std::size_t slot = off / thread_region;
+    return thread_state[slot].load(std::memory_order_relaxed) != 0 ? reinterpret_cast<slice*>(base + slot * thread_region)
+                                                                     : nullptr;
+}
 }  // namespace detail
 
 }  // namespace mpc::alloc
