@@ -76,22 +76,24 @@ std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1)
 }  // namespace
 
 struct span {
-    heap* owner;
+    // First cache line: what the owner touches on every allocation and free.
     void* free;           ///< owner's free list
     std::uintptr_t bump;  ///< next never-used block
     std::uintptr_t end;   ///< end of the blocks
-    std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
+    std::uint32_t used;   ///< blocks out, as the owner counts them
+    std::uint32_t block;
+    std::uint16_t cls;
+    bool in_avail;
+    heap* owner;
+    span* next;           ///< avail_ list
+    span* prev;
+    // Second cache line: what other tasks write (remote frees), apart from the owner's line.
+    alignas(64) std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
     /// span_active: in avail_ or being filled; span_full: the owner took it out of avail_;
     /// span_queued: a remote free found it full and pushed it on heap::reclaim_ (it is on that
     /// stack exactly while in this state, so it is never pushed twice).
     std::atomic<std::uint8_t> state;
-    span* next;           ///< avail_ list
-    span* prev;
     span* reclaim_next;   ///< heap::reclaim_ chain
-    std::uint32_t block;
-    std::uint32_t used;   ///< blocks out, as the owner counts them
-    std::uint16_t cls;
-    bool in_avail;
 
     static span* of(const void* p) noexcept {
         return reinterpret_cast<span*>(reinterpret_cast<std::uintptr_t>(p) & ~(span_size - 1));
@@ -356,11 +358,15 @@ void* heap::alloc_small(int cls) noexcept {
             s->next->prev = nullptr;
         }
         s->in_avail = false;
-        std::uint8_t expect = span_active;
-        if (s->state.compare_exchange_strong(expect, span_full, std::memory_order_seq_cst)) {
+        // Flag it full once: a span keeps the flag while it goes in and out of the class list
+        // (a local free puts it back without touching the flag), so a span that fills up again
+        // and again costs no atomic operation. Only a remote free, or the drain of reclaim_,
+        // changes the flag again.
+        if (s->state.load(std::memory_order_seq_cst) == span_active) {
+            s->state.store(span_full, std::memory_order_seq_cst);  // remote frees only move full -> queued
             // A remote free may have come in before the flag was visible: look again (the
             // freeing side pushes, then looks at the flag; both seq_cst).
-            expect = span_full;
+            std::uint8_t expect = span_full;
             if (s->remote.load(std::memory_order_seq_cst) != nullptr &&
                 s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel)) {
                 s->next = avail_[cls];
@@ -372,7 +378,8 @@ void* heap::alloc_small(int cls) noexcept {
                 s->in_avail = true;
             }
         }
-        // Else it is queued on reclaim_ already: it comes back when that is taken.
+        // Else it was flagged before (a remote free will queue it on reclaim_) or is queued
+        // already: either way it comes back when reclaim_ is taken, or at its next local free.
     }
 }
 
@@ -382,10 +389,7 @@ void heap::free_local_small(span* s, void* p) noexcept {
     --s->used;
     int cls = s->cls;
     if (!s->in_avail) {
-        // Back in the class list. A span queued on reclaim_ stays queued (state and stack agree
-        // until the stack is taken); only a merely full one becomes active again.
-        std::uint8_t expect = span_full;
-        s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel);
+        // Back in the class list, its flag untouched (full or queued): see alloc_small().
         s->next = avail_[cls];
         s->prev = nullptr;
         if (s->next != nullptr) {
@@ -398,6 +402,14 @@ void heap::free_local_small(span* s, void* p) noexcept {
     // Empty and not the class's current span: back to the runs, unless a remote free has
     // queued it on reclaim_ (or is about to: it found it full and has not pushed it yet; its
     // block was counted back already). It must never be reused while on that stack.
+    if (s->used == 0 && avail_[cls] != s) {
+        // A span still flagged full is cleared first; a remote free that saw the flag and has
+        // not queued the span yet then fails to, so the span cannot end up on reclaim_ later.
+        std::uint8_t expect = span_full;
+        if (s->state.load(std::memory_order_relaxed) == span_full) {
+            s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel);
+        }
+    }
     if (s->used == 0 && avail_[cls] != s && s->state.load(std::memory_order_acquire) == span_active) {
         if (s->prev != nullptr) {
             s->prev->next = s->next;
@@ -546,9 +558,9 @@ void heap::free(heap* current, void* p) noexcept {
 }
 
 void heap::free_in(heap* h, heap* current, void* p) noexcept {
-    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
-    std::uint32_t e = h->map_[i];
-    if (kind_of(e) == k_small) {
+    // A small block never starts on a span boundary (its span's header is there) and a large
+    // one always does: the address alone tells them apart, without the span map.
+    if ((reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
         span* s = span::of(p);
         if (h == current) {
             h->free_local_small(s, p);
@@ -569,6 +581,8 @@ void heap::free_in(heap* h, heap* current, void* p) noexcept {
         return;
     }
     // Large (the block starts on its run's first span).
+    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
+    std::uint32_t e = h->map_[i];
     if (h == current) {
         h->free_large_run(i);
         return;
@@ -588,9 +602,11 @@ std::size_t heap::usable_size(const void* p) noexcept {
     if (p == nullptr) {
         return 0;
     }
+    if ((reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
+        return span::of(p)->block;  // small (see free_in)
+    }
     heap* h = of(p);
-    std::uint32_t e = h->map_[h->index_of(reinterpret_cast<std::uintptr_t>(p))];
-    return kind_of(e) == k_small ? span::of(p)->block : value_of(e) * span_size;
+    return value_of(h->map_[h->index_of(reinterpret_cast<std::uintptr_t>(p))]) * span_size;
 }
 
 bool heap::is_live_block(const void* p) noexcept {
