@@ -296,15 +296,31 @@ span* heap::new_small_span(int cls) noexcept {
     s->reclaim_next = nullptr;
     s->used = 0;
     s->cls = static_cast<std::uint16_t>(cls);
-    s->prev = nullptr;
-    s->next = avail_[cls];
-    if (s->next != nullptr) {
-        s->next->prev = s;
-    }
-    avail_[cls] = s;
-    s->in_avail = true;
+    push_front(cls, s);  // full of free blocks: the next ones come from it
     map_[i] = entry(k_small, 1);
     return s;
+}
+
+void heap::push_front(int cls, span* s) noexcept {
+    s->prev = nullptr;
+    s->next = avail_[cls];
+    (s->next != nullptr ? s->next->prev : avail_tail_[cls]) = s;
+    avail_[cls] = s;
+    s->in_avail = true;
+}
+
+void heap::push_back(int cls, span* s) noexcept {
+    s->next = nullptr;
+    s->prev = avail_tail_[cls];
+    (s->prev != nullptr ? s->prev->next : avail_[cls]) = s;
+    avail_tail_[cls] = s;
+    s->in_avail = true;
+}
+
+void heap::unlink(int cls, span* s) noexcept {
+    (s->prev != nullptr ? s->prev->next : avail_[cls]) = s->next;
+    (s->next != nullptr ? s->next->prev : avail_tail_[cls]) = s->prev;
+    s->in_avail = false;
 }
 
 void heap::relink_reclaimed() noexcept {
@@ -313,13 +329,7 @@ void heap::relink_reclaimed() noexcept {
         span* nx = r->reclaim_next;
         r->state.store(span_active, std::memory_order_release);  // off the stack
         if (!r->in_avail) {
-            r->next = avail_[r->cls];
-            r->prev = nullptr;
-            if (r->next != nullptr) {
-                r->next->prev = r;
-            }
-            avail_[r->cls] = r;
-            r->in_avail = true;
+            push_front(r->cls, r);  // full of returned blocks, recently touched: use them first
         }
         r = nx;
     }
@@ -353,11 +363,7 @@ void* heap::alloc_small(int cls) noexcept {
             continue;
         }
         // Full: out of the list until a free brings it back.
-        avail_[cls] = s->next;
-        if (s->next != nullptr) {
-            s->next->prev = nullptr;
-        }
-        s->in_avail = false;
+        unlink(cls, s);
         // Flag it full once: a span keeps the flag while it goes in and out of the class list
         // (a local free puts it back without touching the flag), so a span that fills up again
         // and again costs no atomic operation. Only a remote free, or the drain of reclaim_,
@@ -369,13 +375,7 @@ void* heap::alloc_small(int cls) noexcept {
             std::uint8_t expect = span_full;
             if (s->remote.load(std::memory_order_seq_cst) != nullptr &&
                 s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel)) {
-                s->next = avail_[cls];
-                s->prev = nullptr;
-                if (s->next != nullptr) {
-                    s->next->prev = s;
-                }
-                avail_[cls] = s;
-                s->in_avail = true;
+                push_front(cls, s);
             }
         }
         // Else it was flagged before (a remote free will queue it on reclaim_) or is queued
@@ -389,14 +389,10 @@ void heap::free_local_small(span* s, void* p) noexcept {
     --s->used;
     int cls = s->cls;
     if (!s->in_avail) {
-        // Back in the class list, its flag untouched (full or queued): see alloc_small().
-        s->next = avail_[cls];
-        s->prev = nullptr;
-        if (s->next != nullptr) {
-            s->next->prev = s;
-        }
-        avail_[cls] = s;
-        s->in_avail = true;
+        // Back in the class list, its flag untouched (full or queued): see alloc_small(). At the
+        // end: the spans before it are used up first, so it gathers more frees meanwhile, instead
+        // of being emptied again by the next allocation (a full/back cycle per operation).
+        push_back(cls, s);
         return;
     }
     // Empty and not the class's current span: back to the runs, unless a remote free has
@@ -411,15 +407,7 @@ void heap::free_local_small(span* s, void* p) noexcept {
         }
     }
     if (s->used == 0 && avail_[cls] != s && s->state.load(std::memory_order_acquire) == span_active) {
-        if (s->prev != nullptr) {
-            s->prev->next = s->next;
-        } else {
-            avail_[cls] = s->next;
-        }
-        if (s->next != nullptr) {
-            s->next->prev = s->prev;
-        }
-        s->in_avail = false;
+        unlink(cls, s);
         give_run(index_of(reinterpret_cast<std::uintptr_t>(s)), 1, 1);
     }
 }

@@ -113,6 +113,9 @@ private:
     /// Puts the spans that remote frees queued on reclaim_ back in avail_. Before any span goes
     /// back to the runs: a queued span must not be reused under the queue's links.
     void relink_reclaimed() noexcept;
+    void push_front(int cls, span* s) noexcept;
+    void push_back(int cls, span* s) noexcept;
+    void unlink(int cls, span* s) noexcept;
     span* new_small_span(int cls) noexcept;
     std::size_t index_of(std::uintptr_t a) const noexcept { return (a - spans_lo_) / span_size; }
     std::uintptr_t addr_of(std::size_t i) const noexcept { return spans_lo_ + i * span_size; }
@@ -122,11 +125,13 @@ private:
     std::size_t spans_committed_ = 0;  ///< spans [0, spans_committed_) are committed
     std::size_t spans_max_ = 0;        ///< spans the slice could ever hold
     std::uint32_t* map_ = nullptr;     ///< one entry per span (see heap.cpp)
-    span* avail_[num_classes] = {};    ///< spans of each class with free blocks
-    std::atomic<std::uintptr_t> returned_{0};  ///< large runs freed by other tasks (span index + 1 chain)
-    std::atomic<span*> reclaim_{nullptr};      ///< full spans that got remote frees
+    span* avail_[num_classes] = {};       ///< spans of each class with free blocks (head: in use)
+    span* avail_tail_[num_classes] = {};
+    // Written by other tasks: a cache line of their own, away from the owner's fields.
+    alignas(64) std::atomic<std::uintptr_t> returned_{0};  ///< large runs freed by other tasks (index + 1 chain)
+    std::atomic<span*> reclaim_{nullptr};                  ///< full spans that got remote frees
     static constexpr int bins = 33;            ///< free runs of 1..32 spans, and longer
-    std::size_t bin_head_[bins] = {};          ///< span index + 1 of a free run, 0: empty
+    alignas(64) std::size_t bin_head_[bins] = {};  ///< span index + 1 of a free run, 0: empty (owner again)
     std::size_t large_live_ = 0;
     std::size_t dirty_ = 0;  ///< free spans not yet given back to the kernel
 };
