@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <array>
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -75,31 +76,8 @@ struct free_links {
 std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) / a * a; }
 }  // namespace
 
-struct span {
-    // First cache line: what the owner touches on every allocation and free.
-    void* free;           ///< owner's free list
-    std::uintptr_t bump;  ///< next never-used block
-    std::uintptr_t end;   ///< end of the blocks
-    std::uint32_t used;   ///< blocks out, as the owner counts them
-    std::uint32_t block;
-    std::uint16_t cls;
-    bool in_avail;
-    heap* owner;
-    span* next;           ///< avail_ list
-    span* prev;
-    // Second cache line: what other tasks write (remote frees), apart from the owner's line.
-    alignas(64) std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
-    /// span_active: in avail_ or being filled; span_full: the owner took it out of avail_;
-    /// span_queued: a remote free found it full and pushed it on heap::reclaim_ (it is on that
-    /// stack exactly while in this state, so it is never pushed twice).
-    std::atomic<std::uint8_t> state;
-    span* reclaim_next;   ///< heap::reclaim_ chain
-
-    static span* of(const void* p) noexcept {
-        return reinterpret_cast<span*>(reinterpret_cast<std::uintptr_t>(p) & ~(span_size - 1));
-    }
-};
 static_assert(sizeof(span) <= span_header);
+static_assert(offsetof(span, remote) == 64, "the remote-free fields sit on the second cache line");
 
 // ---- creation and lookup --------------------------------------------------------------------
 
@@ -545,7 +523,7 @@ void heap::free(heap* current, void* p) noexcept {
     }
 }
 
-void heap::free_in(heap* h, heap* current, void* p) noexcept {
+void heap::free_slow(heap* h, heap* current, void* p) noexcept {
     // A small block never starts on a span boundary (its span's header is there) and a large
     // one always does: the address alone tells them apart, without the span map.
     if ((reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {

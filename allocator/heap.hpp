@@ -41,7 +41,35 @@ inline constexpr int num_classes = 32;
 /// Alignment of every block (max_align_t).
 inline constexpr std::size_t min_align = 16;
 
-struct span;
+class heap;
+
+/// The header of a small-block span, at the span's start (heap.cpp). In the header so that the
+/// allocation and free fast paths inline.
+struct span {
+    // First cache line: what the owner touches on every allocation and free.
+    void* free;           ///< owner's free list
+    std::uintptr_t bump;  ///< next never-used block
+    std::uintptr_t end;   ///< end of the blocks
+    std::uint32_t used;   ///< blocks out, as the owner counts them
+    std::uint32_t block;
+    std::uint16_t cls;
+    bool in_avail;
+    heap* owner;
+    span* next;           ///< avail_ list
+    span* prev;
+    // Second cache line: what other tasks write (remote frees), apart from the owner's line.
+    alignas(64) std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
+    /// span_active: in avail_ or being filled; span_full: the owner took it out of avail_;
+    /// span_queued: a remote free found it full and pushed it on heap::reclaim_ (it is on that
+    /// stack exactly while in this state, so it is never pushed twice).
+    std::atomic<std::uint8_t> state;
+    span* reclaim_next;   ///< heap::reclaim_ chain
+
+    static span* of(const void* p) noexcept {
+        return reinterpret_cast<span*>(reinterpret_cast<std::uintptr_t>(p) & ~(span_size - 1));
+    }
+};
+
 
 namespace detail {
 extern const std::uint8_t* const class_table;  ///< (n + 15) / 16 -> class, n <= small_max
@@ -65,7 +93,19 @@ public:
     static heap* of_task_slice(const void* p) noexcept;
 
     /// Owner only. nullptr when the slice is full (n == 0 gives a unique minimal block).
-    void* alloc(std::size_t n) noexcept { return n <= small_max ? alloc_small(size_class(n)) : alloc_big(n); }
+    void* alloc(std::size_t n) noexcept {
+        if (n > small_max) {
+            return alloc_big(n);
+        }
+        int cls = size_class(n);
+        if (span* s = avail_[cls]; s != nullptr && s->free != nullptr) {  // the fast path
+            void* b = s->free;
+            s->free = *static_cast<void**>(b);
+            ++s->used;
+            return b;
+        }
+        return alloc_small(cls);
+    }
     /// Owner only: alloc(n) filled with zeros, without touching pages that are zero already.
     void* alloc_zeroed(std::size_t n) noexcept;
     /// Owner only. align: a power of two.
@@ -76,7 +116,21 @@ public:
     /// Any thread; `current` is the caller's heap (nullptr: none). p from alloc*/realloc of any heap.
     static void free(heap* current, void* p) noexcept;
     /// free() when the owner h of p is known already (h == of(p), p not null).
-    static void free_in(heap* h, heap* current, void* p) noexcept;
+    static void free_in(heap* h, heap* current, void* p) noexcept {
+        // The fast path: a small block (never on a span boundary) of the caller's own heap, in a
+        // span that stays in its class list and does not become empty.
+        if (h == current && (reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
+            span* s = span::of(p);
+            if (s->in_avail && s->used > 1) {
+                *static_cast<void**>(p) = s->free;
+                s->free = p;
+                --s->used;
+                return;
+            }
+        }
+        free_slow(h, current, p);
+    }
+    static void free_slow(heap* h, heap* current, void* p) noexcept;
     /// Bytes usable at p (>= what was asked).
     static std::size_t usable_size(const void* p) noexcept;
 
