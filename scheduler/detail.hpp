@@ -78,13 +78,15 @@ namespace detail {
 
 enum class post_op : std::uint8_t { none, requeue, unlock, exit, move, publish };
 
+/// 32 bytes: it is copied twice per switch.
 struct post_action {
     post_op op = post_op::none;
     ult* u = nullptr;
-    spinlock* lock = nullptr;
-    vp* target = nullptr;
+    void* obj = nullptr;  ///< unlock: the spinlock; move: the target vp; publish: the argument
     bool (*publish)(void*, ult*) = nullptr;  ///< post_op::publish: false -> requeue u at once
-    void* arg = nullptr;
+
+    spinlock* lock() const noexcept { return static_cast<spinlock*>(obj); }
+    vp* target() const noexcept { return static_cast<vp*>(obj); }
 };
 
 struct timer {

@@ -179,17 +179,17 @@ void run_post(vp* v) noexcept {
             p.u->state.store(ult_state::ready, std::memory_order_relaxed);
             push_runnable(v, p.u);
             break;
-        case post_op::unlock: p.lock->unlock(); break;
+        case post_op::unlock: p.lock()->unlock(); break;
         case post_op::exit: finish_exit(p.u); break;
         case post_op::move:
             p.u->state.store(ult_state::ready, std::memory_order_relaxed);
-            if (p.target->inbox.push(p.u)) {
-                wake_vp(p.target);
+            if (p.target()->inbox.push(p.u)) {
+                wake_vp(p.target());
             }
             break;
         case post_op::publish:
             // From here on a waker may find u and call make_ready(u): u's context is saved.
-            if (!p.publish(p.arg, p.u)) {
+            if (!p.publish(p.obj, p.u)) {
                 p.u->state.store(ult_state::ready, std::memory_order_relaxed);
                 push_runnable(v, p.u);
             }
@@ -521,9 +521,7 @@ void wait_until_current(bool (*cond)(void*), void* cond_arg, progress_fn poll, v
 void park_publish_current(bool (*publish)(void*, ult*), void* arg) noexcept {
     vp* v = this_vp();
     ult* cur = v->current;
-    post_action p{post_op::publish, cur, nullptr, nullptr};
-    p.publish = publish;
-    p.arg = arg;
+    post_action p{post_op::publish, cur, arg, publish};
     park(p);
 }
 
@@ -571,7 +569,7 @@ void move_current(vp* target) noexcept {
     v->homed.fetch_sub(1, std::memory_order_relaxed);
     target->homed.fetch_add(1, std::memory_order_relaxed);
     cur->home = target;
-    park({post_op::move, cur, nullptr, target});
+    park({post_op::move, cur, target, nullptr});
 }
 
 }  // namespace mpc::sched::detail
