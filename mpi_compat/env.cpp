@@ -36,9 +36,14 @@ int init_common(const char* call, int required, int* provided) noexcept {
         return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, call, "MPI cannot be initialized again after MPI_Finalize");
     }
     t->initialized = true;
-    t->thread_level = MPI_THREAD_MULTIPLE;  // every call is thread-safe
+    // What was asked for, up to MPI_THREAD_MULTIPLE (which is fully supported). Below it, no
+    // two threads of the rank call MPI at once, and the rank's request pool takes no lock.
+    int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                                             : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    t->thread_level = level;
+    t->requests.set_locking(level == MPI_THREAD_MULTIPLE);
     if (provided != nullptr) {
-        *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
+        *provided = level;
     }
     return MPI_SUCCESS;
 }

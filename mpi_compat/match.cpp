@@ -143,7 +143,7 @@ void request_pool::reap_orphans() noexcept {
 }
 
 request* request_pool::alloc() noexcept {
-    spin_guard g(lk_);
+    guard g(*this);
     if (!orphans_.empty()) {
         reap_orphans();
     }
@@ -175,7 +175,7 @@ request* request_pool::alloc() noexcept {
 }
 
 void request_pool::release(request* r) noexcept {
-    spin_guard g(lk_);
+    guard g(*this);
     release_locked(r);
 }
 

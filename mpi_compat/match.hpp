@@ -182,7 +182,7 @@ public:
     void release(request* r) noexcept;
     /// MPI_Request_free of an active request: released by a later alloc() once complete.
     void orphan(request* r) noexcept {
-        spin_guard g(lk_);
+        guard g(*this);
         orphans_.push_back(r);
     }
     static request* from_handle(MPI_Request h) noexcept;
@@ -190,14 +190,34 @@ public:
 
     /// Releases the orphans that have completed.
     void reap() noexcept {
-        spin_guard g(lk_);
+        guard g(*this);
         reap_orphans();
     }
+    /// Whether calls take the pool's lock: only when several threads of the rank may call MPI
+    /// at once (MPI_THREAD_MULTIPLE); set by MPI_Init / MPI_Init_thread, before any request.
+    void set_locking(bool on) noexcept { locking_ = on; }
 
 private:
     void reap_orphans() noexcept;  ///< lk_ held
     void release_locked(request* r) noexcept;
+    /// Takes lk_ when the pool is locking (see set_locking()).
+    struct guard {
+        explicit guard(request_pool& p) noexcept : pool(p) {
+            if (pool.locking_) {
+                pool.lk_.lock();
+            }
+        }
+        ~guard() {
+            if (pool.locking_) {
+                pool.lk_.unlock();
+            }
+        }
+        guard(const guard&) = delete;
+        guard& operator=(const guard&) = delete;
+        request_pool& pool;
+    };
     spinlock lk_;
+    bool locking_ = true;
     std::vector<request*> free_;
     std::vector<request*> orphans_;
 };
