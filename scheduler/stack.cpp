@@ -175,11 +175,19 @@ public:
     result<stack_region> allocate(std::size_t size, int owner) noexcept override {
         alloc::slice* s = owner >= 0 ? alloc::slice_of(owner) : nullptr;
         if (s != nullptr) {
-            std::size_t bytes = (size + page_size() - 1) / page_size() * page_size();
+            // Cache colouring: every slice starts at a multiple of the slice size, so the tops
+            // of all ranks' stacks would share their low address bits and the hot frames of
+            // ranks that take turns on one core would fight for the same cache sets (the 1-VP
+            // ping-pong measured 20% slower). The top of each rank's stack is moved down by a
+            // rank-dependent colour: a cache-line offset inside the page (L1 sets) plus a page
+            // offset (L2 sets).
+            std::size_t colour = (static_cast<std::size_t>(owner) * 17 % 64) * 64 +
+                                 (static_cast<std::size_t>(owner) * 5 % 16) * page_size();
+            std::size_t bytes = (size + colour + page_size() - 1) / page_size() * page_size();
             if (auto lo = s->take_stack(bytes); lo) {
                 stack_region r;
                 r.lo = reinterpret_cast<void*>(*lo);
-                r.size = bytes;
+                r.size = bytes - colour;  // >= size: the colour comes off the top
                 r.guard_lo = reinterpret_cast<void*>(*lo - page_size());
                 r.guard_size = page_size();
                 r.owner = owner;
