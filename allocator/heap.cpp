@@ -2,48 +2,11 @@
 
 #include <sys/mman.h>
 
-#include <array>
 #include <cstddef>
 #include <cstring>
 #include <new>
 
 namespace mpc::alloc {
-
-// ---- size classes: 16..128 by 16, then four per doubling up to 8 KiB -------------------------
-
-namespace {
-constexpr std::array<std::uint32_t, num_classes> make_sizes() {
-    std::array<std::uint32_t, num_classes> s{};
-    int c = 0;
-    for (std::uint32_t v = 16; v <= 128; v += 16) {
-        s[static_cast<std::size_t>(c++)] = v;
-    }
-    for (std::uint32_t base = 128; base < small_max; base *= 2) {
-        for (std::uint32_t q = 1; q <= 4; ++q) {
-            s[static_cast<std::size_t>(c++)] = base + base / 4 * q;
-        }
-    }
-    return s;
-}
-constexpr std::array<std::uint32_t, num_classes> class_sizes = make_sizes();
-static_assert(class_sizes[num_classes - 1] == small_max);
-
-constexpr std::array<std::uint8_t, small_max / 16 + 1> make_lookup() {
-    std::array<std::uint8_t, small_max / 16 + 1> t{};
-    int c = 0;
-    for (std::size_t i = 0; i <= small_max / 16; ++i) {
-        while (class_sizes[static_cast<std::size_t>(c)] < i * 16) {
-            ++c;
-        }
-        t[i] = static_cast<std::uint8_t>(c);
-    }
-    return t;
-}
-constexpr std::array<std::uint8_t, small_max / 16 + 1> class_lookup = make_lookup();
-}  // namespace
-
-const std::uint8_t* const detail::class_table = class_lookup.data();
-std::size_t class_size(int cls) noexcept { return class_sizes[static_cast<std::size_t>(cls)]; }
 
 // ---- spans and the span map -----------------------------------------------------------------
 
@@ -117,35 +80,35 @@ namespace {
 int bin_of(std::size_t nspans) noexcept { return nspans <= 32 ? static_cast<int>(nspans) - 1 : 32; }
 }  // namespace
 
+std::size_t heap::unlink_run(std::size_t i) noexcept {
+    auto links = [this](std::size_t j) { return reinterpret_cast<free_links*>(addr_of(j)); };
+    free_links* l = links(i);
+    if (l->prev != 0) {
+        links(l->prev - 1)->next = l->next;
+    } else {
+        bin_head_[bin_of(value_of(map_[i]))] = l->next;
+    }
+    if (l->next != 0) {
+        links(l->next - 1)->prev = l->prev;
+    }
+    return l->dirty;
+}
+
 void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty) noexcept {
     auto links = [this](std::size_t i) { return reinterpret_cast<free_links*>(addr_of(i)); };
-    auto unlink = [&](std::size_t i, std::size_t len) {
-        free_links* l = links(i);
-        if (l->prev != 0) {
-            links(l->prev - 1)->next = l->next;
-        } else {
-            bin_head_[bin_of(len)] = l->next;
-        }
-        if (l->next != 0) {
-            links(l->next - 1)->prev = l->prev;
-        }
-        return l->dirty;
-    };
     dirty_ += dirty;
     // Merge with the free runs around it.
     std::size_t after = first + n;
     if (after < spans_committed_ && kind_of(map_[after]) == k_free) {
-        std::size_t len = value_of(map_[after]);
-        dirty += unlink(after, len);
-        n += len;
+        n += value_of(map_[after]);
+        dirty += unlink_run(after);
     }
     if (first > 0) {
         std::uint32_t e = map_[first - 1];
         std::size_t head = kind_of(e) == k_free ? first - 1 : kind_of(e) == k_free_tail ? first - 1 - value_of(e) : npos;
         if (head != npos) {
-            std::size_t len = value_of(map_[head]);
-            dirty += unlink(head, len);
-            n += len;
+            n += value_of(map_[head]);
+            dirty += unlink_run(head);
             first = head;
         }
     }
@@ -191,21 +154,13 @@ std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
             std::size_t len = value_of(map_[i]);
             auto* l = reinterpret_cast<free_links*>(addr_of(i));
             if (len >= k) {
-                if (l->prev != 0) {
-                    reinterpret_cast<free_links*>(addr_of(l->prev - 1))->next = l->next;
-                } else {
-                    bin_head_[b] = l->next;
-                }
-                if (l->next != 0) {
-                    reinterpret_cast<free_links*>(addr_of(l->next - 1))->prev = l->prev;
-                }
-                // Label the taken part's ends before the rest goes back: give_run() looks at the
-                // span before the rest, which must not read as a stale free entry.
-                std::size_t d = l->dirty;
+                std::size_t d = unlink_run(i);
                 dirty_ = dirty_ > d ? dirty_ - d : 0;
                 if (clean != nullptr) {
                     *clean = d == 0;  // purged: zero but for the first page (the links)
                 }
+                // Label the taken part's ends before the rest goes back: give_run() looks at the
+                // span before the rest, which must not read as a stale free entry.
                 map_[i] = entry(k_unused, 0);
                 map_[i + k - 1] = entry(k_unused, 0);
                 if (len > k) {
@@ -266,7 +221,7 @@ span* heap::new_small_span(int cls) noexcept {
     auto* s = reinterpret_cast<span*>(addr_of(i));
     s->owner = this;
     s->free = nullptr;
-    s->block = class_sizes[static_cast<std::size_t>(cls)];
+    s->block = detail::class_sizes[static_cast<std::size_t>(cls)];
     s->bump = addr_of(i) + span_header;
     s->end = s->bump + (span_size - span_header) / s->block * s->block;
     s->remote.store(nullptr, std::memory_order_relaxed);
@@ -446,18 +401,8 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
     }
     std::size_t have_dirty = 0;
     if (have != 0) {  // take the free run after the block
-        std::size_t bin_len = have;
-        auto* l = reinterpret_cast<free_links*>(addr_of(after));
-        have_dirty = l->dirty;
+        have_dirty = unlink_run(after);
         dirty_ = dirty_ > have_dirty ? dirty_ - have_dirty : 0;
-        if (l->prev != 0) {
-            reinterpret_cast<free_links*>(addr_of(l->prev - 1))->next = l->next;
-        } else {
-            bin_head_[bin_of(bin_len)] = l->next;
-        }
-        if (l->next != 0) {
-            reinterpret_cast<free_links*>(addr_of(l->next - 1))->prev = l->prev;
-        }
         map_[after] = entry(k_unused, 0);
     }
     map_[first] = entry(k_large, want);
@@ -506,7 +451,7 @@ void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
         // Blocks start at span + 128 + i * size: aligned when the size is a multiple of align.
         std::size_t want = round_up(n == 0 ? 1 : n, align);
         for (int c = size_class(want); c < num_classes; ++c) {
-            if (class_sizes[static_cast<std::size_t>(c)] % align == 0) {
+            if (detail::class_sizes[static_cast<std::size_t>(c)] % align == 0) {
                 return alloc_small(c);
             }
         }

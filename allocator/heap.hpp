@@ -27,6 +27,7 @@
 /// a growing realloc chain neither moves nor leaves holes.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -72,10 +73,41 @@ struct span {
 
 
 namespace detail {
-extern const std::uint8_t* const class_table;  ///< (n + 15) / 16 -> class, n <= small_max
+// Size classes: 16..128 by 16, then four per doubling up to small_max (at most 25% waste).
+constexpr std::array<std::uint32_t, num_classes> make_class_sizes() {
+    std::array<std::uint32_t, num_classes> s{};
+    std::size_t c = 0;
+    for (std::uint32_t v = 16; v <= 128; v += 16) {
+        s[c++] = v;
+    }
+    for (std::uint32_t base = 128; base < small_max; base *= 2) {
+        for (std::uint32_t q = 1; q <= 4; ++q) {
+            s[c++] = base + base / 4 * q;
+        }
+    }
+    return s;
 }
+inline constexpr std::array<std::uint32_t, num_classes> class_sizes = make_class_sizes();
+static_assert(class_sizes[num_classes - 1] == small_max);
+
+/// (n + 15) / 16 -> the smallest class that holds n (n <= small_max).
+constexpr std::array<std::uint8_t, small_max / 16 + 1> make_class_lookup() {
+    std::array<std::uint8_t, small_max / 16 + 1> t{};
+    std::size_t c = 0;
+    for (std::size_t i = 0; i <= small_max / 16; ++i) {
+        while (class_sizes[c] < i * 16) {
+            ++c;
+        }
+        t[i] = static_cast<std::uint8_t>(c);
+    }
+    return t;
+}
+inline constexpr std::array<std::uint8_t, small_max / 16 + 1> class_lookup = make_class_lookup();
+}  // namespace detail
+
 /// The size class of a small request (n <= small_max), and its block size.
-inline int size_class(std::size_t n) noexcept { return detail::class_table[(n + 15) / 16]; }
+inline int size_class(std::size_t n) noexcept { return detail::class_lookup[(n + 15) / 16]; }
+inline std::size_t class_size(int cls) noexcept { return detail::class_sizes[static_cast<std::size_t>(cls)]; }
 
 class heap {
 public:
@@ -163,6 +195,9 @@ private:
     /// hold touched pages (purged, all together, past purge_threshold).
     void give_run(std::size_t first, std::size_t nspans, std::size_t dirty) noexcept;
     void purge() noexcept;
+    /// Takes the free run starting at span i out of its bin; returns its dirty count (still in
+    /// dirty_).
+    std::size_t unlink_run(std::size_t i) noexcept;
     void drain_returned() noexcept;
     /// Puts the spans that remote frees queued on reclaim_ back in avail_. Before any span goes
     /// back to the runs: a queued span must not be reused under the queue's links.
@@ -190,6 +225,5 @@ private:
     std::size_t dirty_ = 0;  ///< free spans not yet given back to the kernel
 };
 
-std::size_t class_size(int cls) noexcept;
 
 }  // namespace mpc::alloc

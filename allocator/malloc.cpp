@@ -25,12 +25,9 @@
 
 #include "allocator/heap.hpp"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include "lib/sanitizers.hpp"
+#if MPC_ASAN || MPC_TSAN
 #define MPC_SYSTEM_MALLOC_ONLY 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define MPC_SYSTEM_MALLOC_ONLY 1
-#endif
 #endif
 
 extern "C" {
@@ -124,43 +121,36 @@ void set_task_heap(heap* h) noexcept { t_task = h; }
 heap* task_heap() noexcept { return t_task; }
 bool interposing() noexcept { return mode() == mode_mpc; }
 
-void* allocate(std::size_t n) noexcept {
+namespace {
+/// Serves a request from the current heap with `take(heap&)` (ENOMEM when it is full), or from
+/// glibc with `system()` when the allocator is off or the thread has no heap.
+template <class Take, class System>
+inline void* serve(Take take, System system) noexcept {
     if (mode() == mode_mpc) {
         if (heap* h = current(); h != nullptr) {
-            void* p = h->alloc(n);
+            void* p = take(*h);
             if (p == nullptr) {
                 errno = ENOMEM;
             }
             return p;
         }
     }
-    return __libc_malloc(n);
+    return system();
+}
+}  // namespace
+
+void* allocate(std::size_t n) noexcept {
+    return serve([n](heap& h) noexcept { return h.alloc(n); }, [n]() noexcept { return __libc_malloc(n); });
 }
 
 void* allocate_zeroed(std::size_t total, std::size_t n, std::size_t size) noexcept {
-    if (mode() == mode_mpc) {
-        if (heap* h = current(); h != nullptr) {
-            void* p = h->alloc_zeroed(total);
-            if (p == nullptr) {
-                errno = ENOMEM;
-            }
-            return p;
-        }
-    }
-    return __libc_calloc(n, size);
+    return serve([total](heap& h) noexcept { return h.alloc_zeroed(total); },
+                 [n, size]() noexcept { return __libc_calloc(n, size); });
 }
 
 void* allocate_aligned(std::size_t n, std::size_t align) noexcept {
-    if (mode() == mode_mpc) {
-        if (heap* h = current(); h != nullptr) {
-            void* p = h->alloc_aligned(n, align);
-            if (p == nullptr) {
-                errno = ENOMEM;
-            }
-            return p;
-        }
-    }
-    return __libc_memalign(align, n);
+    return serve([n, align](heap& h) noexcept { return h.alloc_aligned(n, align); },
+                 [n, align]() noexcept { return __libc_memalign(align, n); });
 }
 
 /// MPC_ALLOC_DEBUG: a pointer into our spaces that is not a live block start is reported with
@@ -177,19 +167,18 @@ void* allocate_aligned(std::size_t n, std::size_t align) noexcept {
     std::abort();
 }
 
+/// MPC_ALLOC_DEBUG: p (not null) must be a live block if it lies in our spaces.
 void check_block(const char* call, const void* p) noexcept {
-    if (g_debug && !heap::is_live_block(p)) {
+    if ((rank_of(p) >= 0 || thread_slot_of(p) >= 0) && !heap::is_live_block(p)) {
         bad_pointer(call, p);
     }
 }
-
-bool in_our_spaces(const void* p) noexcept { return rank_of(p) >= 0 || thread_slot_of(p) >= 0; }
 
 void release(void* p) noexcept {
     if (p == nullptr) {
         return;
     }
-    if (g_debug && in_our_spaces(p)) {
+    if (g_debug) {
         check_block("free", p);
     }
     if (heap* h = heap::of(p); h != nullptr) {
@@ -203,7 +192,7 @@ void* reallocate(void* p, std::size_t n) noexcept {
     if (p == nullptr) {
         return allocate(n);
     }
-    if (g_debug && in_our_spaces(p)) {
+    if (g_debug) {
         check_block("realloc", p);
     }
     if (!ours(p)) {

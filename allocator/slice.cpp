@@ -31,7 +31,7 @@ MPC_CONFIG_TABLE(alloc, {
 namespace mpc::alloc {
 namespace {
 
-#if defined(__SANITIZE_THREAD__)
+#if MPC_TSAN
 // ThreadSanitizer only accepts application memory in a few ranges (its shadow takes the rest);
 // the low one, below 512 GiB, is free in PIE programs.
 constexpr std::uintptr_t default_base = std::uintptr_t{64} << 30;  // 64 GiB
@@ -222,13 +222,12 @@ std::uintptr_t detail::thread_base = 0;  // set once, under t_lock; read racily 
 std::atomic<std::uint8_t> detail::thread_state[detail::thread_regions];
 
 namespace {
-constexpr std::size_t thread_region = detail::thread_region;
-constexpr int thread_regions = detail::thread_regions;
-std::uintptr_t& t_base = detail::thread_base;
+using detail::thread_region;
+using detail::thread_regions;
 spinlock t_lock;
 bool t_tried = false;
-/// Per region: 0 never used, 1 owned by a live thread, 2 abandoned (its heap waits for a thread).
-std::atomic<std::uint8_t> (&t_state)[thread_regions] = detail::thread_state;
+// detail::thread_state, per region: 0 never used, 1 owned by a live thread, 2 abandoned (its
+// heap waits for a thread).
 
 bool reserve_threads() noexcept {
     spin_guard g(t_lock);
@@ -240,12 +239,12 @@ bool reserve_threads() noexcept {
         if (p != MAP_FAILED) {
             auto a = reinterpret_cast<std::uintptr_t>(p);
             std::uintptr_t aligned = (a + thread_region - 1) / thread_region * thread_region;
-            __atomic_store_n(&t_base, aligned, __ATOMIC_RELEASE);
+            __atomic_store_n(&detail::thread_base, aligned, __ATOMIC_RELEASE);
         } else {
             MPC_LOG(warn, alloc, "cannot reserve the thread heaps' address space: %s", std::strerror(errno));
         }
     }
-    return __atomic_load_n(&t_base, __ATOMIC_ACQUIRE) != 0;
+    return __atomic_load_n(&detail::thread_base, __ATOMIC_ACQUIRE) != 0;
 }
 }  // namespace
 
@@ -271,16 +270,16 @@ slice* claim_thread_slice() noexcept {
     if (!reserve_threads()) {
         return nullptr;
     }
-    std::uintptr_t base = __atomic_load_n(&t_base, __ATOMIC_ACQUIRE);
+    std::uintptr_t base = __atomic_load_n(&detail::thread_base, __ATOMIC_ACQUIRE);
     // Adopt an abandoned heap first (its blocks may still be in use), else a fresh region.
     for (std::uint8_t want : {std::uint8_t{2}, std::uint8_t{0}}) {
         for (int i = 0; i < thread_regions; ++i) {
             std::uint8_t expect = want;
-            if (t_state[i].load(std::memory_order_relaxed) == want &&
-                t_state[i].compare_exchange_strong(expect, 1, std::memory_order_acq_rel)) {
+            if (detail::thread_state[i].load(std::memory_order_relaxed) == want &&
+                detail::thread_state[i].compare_exchange_strong(expect, 1, std::memory_order_acq_rel)) {
                 std::uintptr_t lo = base + static_cast<std::uintptr_t>(i) * thread_region;
                 if (want == 0 && !detail::init_header(lo, thread_region, -2 - i)) {
-                    t_state[i].store(0, std::memory_order_release);
+                    detail::thread_state[i].store(0, std::memory_order_release);
                     return nullptr;
                 }
                 return reinterpret_cast<slice*>(lo);
@@ -293,26 +292,18 @@ slice* claim_thread_slice() noexcept {
 void release_thread_slice(slice* s) noexcept {
     int i = thread_slot_of(s);
     if (i >= 0) {
-        t_state[i].store(2, std::memory_order_release);
+        detail::thread_state[i].store(2, std::memory_order_release);
     }
 }
 
 int thread_slot_of(const void* p) noexcept {
-    std::uintptr_t base = __atomic_load_n(&t_base, __ATOMIC_RELAXED);
+    std::uintptr_t base = __atomic_load_n(&detail::thread_base, __ATOMIC_RELAXED);
     auto a = reinterpret_cast<std::uintptr_t>(p);
     if (base == 0 || a < base) {
         return -1;
     }
     std::uintptr_t i = (a - base) / thread_region;
     return i < static_cast<std::uintptr_t>(thread_regions) ? static_cast<int>(i) : -1;
-}
-
-slice* thread_slice_at(int slot) noexcept {
-    std::uintptr_t base = __atomic_load_n(&t_base, __ATOMIC_ACQUIRE);
-    if (base == 0 || slot < 0 || slot >= thread_regions || t_state[slot].load(std::memory_order_acquire) == 0) {
-        return nullptr;
-    }
-    return reinterpret_cast<slice*>(base + static_cast<std::uintptr_t>(slot) * thread_region);
 }
 
 // ---- slice ---------------------------------------------------------------------------------

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "lib/sanitizers.hpp"
 #include "lib/spinlock.hpp"
 #include "lib/status.hpp"
 
@@ -130,14 +131,12 @@ slice* claim_thread_slice() noexcept;
 void release_thread_slice(slice* s) noexcept;
 /// The thread slot containing p, or -1.
 int thread_slot_of(const void* p) noexcept;
-/// The slice of a claimed or abandoned slot, or nullptr.
-slice* thread_slice_at(int slot) noexcept;
 
 namespace detail {
 /// Commits and fills a slice header at lo (size bytes, id = rank or -2 - slot); false on failure.
 bool init_header(std::uintptr_t lo, std::size_t size, int id) noexcept;
 
-#if defined(__SANITIZE_THREAD__)
+#if MPC_TSAN
 inline constexpr std::size_t thread_region = std::size_t{1} << 30;  // 1 GiB
 inline constexpr int thread_regions = 64;
 #else

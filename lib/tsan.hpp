@@ -10,15 +10,9 @@
 /// uses for the atomic at `addr`; TSan honours them in that state. No-ops in other builds.
 #pragma once
 
-#if defined(__SANITIZE_THREAD__)
-#define MPC_TSAN_ANNOTATE 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MPC_TSAN_ANNOTATE 1
-#endif
-#endif
+#include "lib/sanitizers.hpp"
 
-#if MPC_TSAN_ANNOTATE
+#if MPC_TSAN
 extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
 #endif
@@ -27,7 +21,7 @@ namespace mpc {
 
 /// Before a release operation on the atomic at addr.
 inline void tsan_release(const volatile void* addr) noexcept {
-#if MPC_TSAN_ANNOTATE
+#if MPC_TSAN
     __tsan_release(const_cast<void*>(addr));
 #else
     (void)addr;
@@ -36,7 +30,7 @@ inline void tsan_release(const volatile void* addr) noexcept {
 
 /// After an acquire operation on the atomic at addr.
 inline void tsan_acquire(const volatile void* addr) noexcept {
-#if MPC_TSAN_ANNOTATE
+#if MPC_TSAN
     __tsan_acquire(const_cast<void*>(addr));
 #else
     (void)addr;

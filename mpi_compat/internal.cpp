@@ -20,19 +20,18 @@ void start_recv(task& self, const comm& c, int source, int tag, void* buf, std::
     self.engine.post(r);
 }
 
-void finish(request& r, const char* what) noexcept { r.wait(what); }
 }  // namespace
 
 void coll_send(task& self, const comm& c, int dest, int tag, const void* buf, std::size_t bytes) noexcept {
     request r;
     start_send(self, c, dest, tag, buf, bytes, &r);
-    finish(r, "collective send");
+    r.wait("collective send");
 }
 
 void coll_recv(task& self, const comm& c, int source, int tag, void* buf, std::size_t bytes) noexcept {
     request r;
     start_recv(self, c, source, tag, buf, bytes, &r);
-    finish(r, "collective receive");
+    r.wait("collective receive");
 }
 
 void coll_sendrecv(task& self, const comm& c, int dest, const void* sbuf, std::size_t sbytes, int source, void* rbuf,
@@ -41,8 +40,8 @@ void coll_sendrecv(task& self, const comm& c, int dest, const void* sbuf, std::s
     request rs;
     start_recv(self, c, source, tag, rbuf, rbytes, &rr);
     start_send(self, c, dest, tag, sbuf, sbytes, &rs);
-    finish(rs, "collective exchange");
-    finish(rr, "collective exchange");
+    rs.wait("collective exchange");
+    rr.wait("collective exchange");
 }
 
 // Dissemination barrier (Hensgen, Finkel, Manber 1988): ceil(log2 n) rounds.

@@ -85,10 +85,6 @@ void start_recv(const checked& k, void* buf, int source, int tag, request* r) no
     k.self->engine.post(r);
 }
 
-/// Waits for a request that lives on the caller's stack and may be destroyed right after
-/// (the completer does not touch a request after completing it).
-void wait_local(request& r, const char* what) noexcept { r.wait(what); }
-
 void copy_status(MPI_Status* out, const request& r) noexcept {
     if (out != MPI_STATUS_IGNORE) {
         *out = r.status;
@@ -103,7 +99,7 @@ int blocking_send(const char* call, const void* buf, int count, MPI_Datatype typ
     }
     request r;
     start_send(k, buf, dest, tag, &r, m);
-    wait_local(r, call);
+    r.wait(call);
     return MPI_SUCCESS;
 }
 
@@ -113,17 +109,27 @@ int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype 
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (req == nullptr) {
-        return raise(cm, MPI_ERR_ARG, call, "null request pointer");
-    }
-    request* r = k.self->requests.alloc();
+    int err = MPI_SUCCESS;
+    request* r = new_request(call, k, cm, req, &err);
     if (r == nullptr) {
-        return raise(cm, MPI_ERR_NO_MEM, call, "no request left");
+        return err;
     }
     *req = request_pool::handle_of(r);
     hold_type(r, k);
     start_send(k, buf, dest, tag, r, m);
     return MPI_SUCCESS;
+}
+
+request* new_request(const char* call, const checked& k, MPI_Comm cm, const MPI_Request* req, int* err) noexcept {
+    if (req == nullptr) {
+        *err = raise(cm, MPI_ERR_ARG, call, "null request pointer");
+        return nullptr;
+    }
+    request* r = k.self->requests.alloc();
+    if (r == nullptr) {
+        *err = raise(cm, MPI_ERR_NO_MEM, call, "no request left");
+    }
+    return r;
 }
 
 int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept {
@@ -246,7 +252,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
     }
     request r;
     start_recv(k, buf, source, tag, &r);
-    wait_local(r, "MPI_Recv");
+    r.wait("MPI_Recv");
     copy_status(st, r);
     if (r.status.MPI_ERROR != MPI_SUCCESS) {
         return raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message from rank %d truncated to the %zu bytes of the buffer",
@@ -260,12 +266,10 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (req == nullptr) {
-        return raise(cm, MPI_ERR_ARG, "MPI_Irecv", "null request pointer");
-    }
-    request* r = k.self->requests.alloc();
+    int err = MPI_SUCCESS;
+    request* r = new_request("MPI_Irecv", k, cm, req, &err);
     if (r == nullptr) {
-        return raise(cm, MPI_ERR_NO_MEM, "MPI_Irecv", "no request left");
+        return err;
     }
     *req = request_pool::handle_of(r);
     hold_type(r, k);
@@ -287,8 +291,8 @@ int PMPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, in
     request rs;
     start_recv(kr, rbuf, source, rtag, &rr);
     start_send(ks, sbuf, dest, stag, &rs, send_mode::standard);
-    wait_local(rs, "MPI_Sendrecv");
-    wait_local(rr, "MPI_Sendrecv");
+    rs.wait("MPI_Sendrecv");
+    rr.wait("MPI_Sendrecv");
     copy_status(st, rr);
     if (rr.status.MPI_ERROR != MPI_SUCCESS) {
         return raise(cm, rr.status.MPI_ERROR, "MPI_Sendrecv", "received message truncated");

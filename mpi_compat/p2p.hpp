@@ -23,8 +23,6 @@ checked check_args(const char* call, const void* buf, int count, MPI_Datatype ty
                    bool is_recv) noexcept;
 void start_send(const checked& k, const void* buf, int dest, int tag, request* r, send_mode m) noexcept;
 void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept;
-/// Waits for a request on the caller's stack, which may be destroyed right after.
-void wait_local(request& r, const char* what) noexcept;
 void copy_status(MPI_Status* out, const request& r) noexcept;
 void empty_status(MPI_Status* st) noexcept;
 /// Completes a table request: copies its status, frees it (persistent: makes it inactive) and
@@ -40,5 +38,9 @@ int resolve_active(const char* call, MPI_Request* h, request** r) noexcept;
 void on_complete(request& r) noexcept;
 /// Keeps the request's datatype alive while the operation runs (released with the request).
 void hold_type(request* r, const checked& k) noexcept;
+/// A request from the caller's pool for a non-blocking call whose arguments k checked; nullptr
+/// with the error class in *err (raised on cm) for a null handle pointer (MPI_ERR_ARG) or when
+/// no request is left (MPI_ERR_NO_MEM).
+request* new_request(const char* call, const checked& k, MPI_Comm cm, const MPI_Request* req, int* err) noexcept;
 
 }  // namespace mpc::mpi::p2p

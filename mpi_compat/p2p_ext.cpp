@@ -193,12 +193,10 @@ int make_persistent(const char* call, const void* buf, int count, MPI_Datatype t
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (req == nullptr) {
-        return raise(cm, MPI_ERR_ARG, call, "null request pointer");
-    }
-    request* r = k.self->requests.alloc();
+    int err = MPI_SUCCESS;
+    request* r = new_request(call, k, cm, req, &err);
     if (r == nullptr) {
-        return raise(cm, MPI_ERR_NO_MEM, call, "no request left");
+        return err;
     }
     r->kind = kind;
     hold_type(r, k);
@@ -278,7 +276,7 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_St
     if (err != MPI_SUCCESS) {
         return err;
     }
-    wait_local(r, "MPI_Mrecv");
+    r.wait("MPI_Mrecv");
     copy_status(st, r);
     return r.status.MPI_ERROR == MPI_SUCCESS
                ? MPI_SUCCESS
@@ -406,17 +404,15 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag
     if (k.err != MPI_SUCCESS) {
         return k.err;
     }
-    if (req == nullptr) {
-        return raise(cm, MPI_ERR_ARG, "MPI_Ibsend", "null request pointer");
-    }
-    request* r = k.self->requests.alloc();
+    int err = MPI_SUCCESS;
+    request* r = new_request("MPI_Ibsend", k, cm, req, &err);
     if (r == nullptr) {
-        return raise(cm, MPI_ERR_NO_MEM, "MPI_Ibsend", "no request left");
+        return err;
     }
     r->kind = req_kind::send;
     if (dest == MPI_PROC_NULL) {
         r->complete();
-    } else if (int err = start_bsend("MPI_Ibsend", k, buf, dest, tag, r); err != MPI_SUCCESS) {
+    } else if (err = start_bsend("MPI_Ibsend", k, buf, dest, tag, r); err != MPI_SUCCESS) {
         k.self->requests.release(r);
         return err;
     }
@@ -599,8 +595,8 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
     request rs;
     start_recv(kr, buf, source, rtag, &rr);
     start_send(k, copy.data(), dest, stag, &rs, send_mode::standard);
-    wait_local(rs, "MPI_Sendrecv_replace");
-    wait_local(rr, "MPI_Sendrecv_replace");
+    rs.wait("MPI_Sendrecv_replace");
+    rr.wait("MPI_Sendrecv_replace");
     copy_status(st, rr);
     return rr.status.MPI_ERROR == MPI_SUCCESS
                ? MPI_SUCCESS

@@ -10,20 +10,7 @@
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define MPC_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MPC_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define MPC_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MPC_TSAN 1
-#endif
-#endif
+#include "lib/sanitizers.hpp"
 
 #if MPC_ASAN
 #include <sanitizer/common_interface_defs.h>

@@ -173,11 +173,9 @@ std::uint64_t now_ns() noexcept;
 
 /// Suspends the calling ULT with post action p (parks it unless p requeues it).
 void park(const post_action& p) noexcept;
-/// Parks the calling ULT and, once its context is saved, calls publish(arg, self); when that
-/// returns false the ULT is requeued at once instead (see sched::park_publish).
-void park_publish_current(bool (*publish)(void*, ult*), void* arg) noexcept;
-/// Spins while cond(arg) is false, at most max_ns, giving up as soon as the VP has other work.
-bool spin_until_current(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept;
+/// Spins while cond(arg) is false, at most max_ns, giving up as soon as v (the caller's VP) has
+/// other work (see sched::spin_until).
+bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept;
 /// Makes u runnable on its home VP (any thread).
 void make_ready(ult* u) noexcept;
 /// Wakes v if it sleeps.

@@ -34,7 +34,7 @@ void park_publish(bool (*publish)(void*, ult*), void* arg, const char* what) noe
     if (me->wait_reason == nullptr) {
         me->wait_reason = what;
     }
-    detail::park_publish_current(publish, arg);
+    park({post_op::publish, me, arg, publish});
 }
 
 bool spin_until(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
@@ -42,7 +42,7 @@ bool spin_until(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
     if (v == nullptr || v->current == nullptr) {
         return cond(arg);
     }
-    return detail::spin_until_current(cond, arg, max_ns);
+    return detail::spin_until_current(v, cond, arg, max_ns);
 }
 
 std::size_t wake_all(ult* chain) noexcept {

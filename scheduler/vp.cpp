@@ -518,21 +518,13 @@ void wait_until_current(bool (*cond)(void*), void* cond_arg, progress_fn poll, v
     park({post_op::none, cur, nullptr, nullptr});
 }
 
-void park_publish_current(bool (*publish)(void*, ult*), void* arg) noexcept {
-    vp* v = this_vp();
-    ult* cur = v->current;
-    post_action p{post_op::publish, cur, arg, publish};
-    park(p);
-}
-
 /// Anything on v that the running ULT would delay by spinning instead of switching out.
 inline bool vp_has_work(const vp* v) noexcept {
     return !v->ready.empty() || v->inbox.maybe_nonempty() || v->shared.size_hint() != 0 || !v->pollers.empty() ||
            !v->timers.empty() || v->shed.load(std::memory_order_relaxed) != 0;
 }
 
-bool spin_until_current(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
-    vp* v = this_vp();
+bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
     if (max_ns == 0 || vp_has_work(v)) {
         return cond(arg);
     }
