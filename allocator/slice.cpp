@@ -263,6 +263,8 @@ bool detail::init_header(std::uintptr_t lo, std::size_t size, int id) noexcept {
     s->heap = nullptr;
     new (&s->lock) spinlock();
     s->nstacks = 0;
+    s->image_lo = 0;
+    s->image_hi = 0;
     return true;
 }
 
@@ -344,6 +346,24 @@ result<std::uintptr_t> slice::take_stack(std::size_t bytes) noexcept {
     }
     stack_lo = at - page_size;  // the guard page stays PROT_NONE
     stacks[nstacks++] = stack_slot{at, bytes, true};
+    return at;
+}
+
+result<std::uintptr_t> slice::take_image_area(std::size_t bytes) noexcept {
+    spin_guard g(lock);
+    if (bytes == 0 || bytes % page_size != 0) {
+        return status(errc::invalid_argument, "image size must be a positive multiple of the page size");
+    }
+    if (image_lo != 0) {
+        return status(errc::busy, "the task's address slice holds a program image already");
+    }
+    if (bytes + page_size > stack_lo - heap_top) {
+        return status(errc::no_memory, "the task's address slice is too small for its copy of the program (MPC_SLICE_SIZE)");
+    }
+    std::uintptr_t at = stack_lo - bytes;
+    stack_lo = at - page_size;  // the guard page stays PROT_NONE
+    image_lo = at;
+    image_hi = at + bytes;
     return at;
 }
 

@@ -66,6 +66,8 @@ struct slice {
     spinlock lock;
     int nstacks;
     stack_slot stacks[max_stacks];
+    std::uintptr_t image_lo;  ///< the task's copy of the program: [image_lo, image_hi), or 0
+    std::uintptr_t image_hi;
 
     /// Commits `bytes` (a multiple of page_size) more at the top of the heap area and returns
     /// their start; errc::no_memory when they would meet the stack area (the slice is full) or
@@ -75,10 +77,16 @@ struct slice {
     /// that size, else carved below the stack area. errc::no_memory when the slice is full,
     /// errc::busy when it already holds max_stacks stacks.
     result<std::uintptr_t> take_stack(std::size_t bytes) noexcept;
+    /// Address space for the task's private copy of the program (privatized globals, see
+    /// lib/elf_image.hpp): `bytes` (a multiple of page_size) carved below the stack area, with a
+    /// guard page below, left PROT_NONE for the loader to map. One per slice: errc::busy on a
+    /// second call; errc::no_memory when the slice is full.
+    result<std::uintptr_t> take_image_area(std::size_t bytes) noexcept;
     /// Gives a stack back (its pages to the kernel); take_stack() reuses it.
     void give_stack(std::uintptr_t lo) noexcept;
     /// Calls fn(r, arg) for each committed range, lowest first (header + heap, then each stack;
-    /// guard pages excluded). Does not allocate.
+    /// guard pages excluded). Does not allocate. The image area is not included: its mappings
+    /// (file-backed text, private data) are described by the program image itself.
     void for_each_committed(void (*fn)(range r, void* arg), void* arg) const noexcept;
     /// Binds the slice's pages, present and future, to NUMA node `node` (mbind, MPOL_PREFERRED:
     /// a full node falls back to another rather than failing the allocation).

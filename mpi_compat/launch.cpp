@@ -1,8 +1,10 @@
 /// \file
-/// Start-up of an MPI job in this process: mpc_mpi_launch() is called by the start-up code that
-/// mpc_cc links into every MPI program (tools/mpc_start.c) instead of main. It starts the
-/// engine, creates MPI_COMM_WORLD, runs main once per rank, each as a ULT named "rank N", and
-/// returns the job's exit status: the first non-zero status of a rank, in rank order.
+/// Start-up of an MPI job in this process: mpc_mpi_launch_image() is called by the start-up code
+/// of privatized programs (tools/mpc_image_start.c, mpc_cc's default), mpc_mpi_launch() by that
+/// of programs built with -fno-mpc-privatize (tools/mpc_start.c), instead of main. Both start
+/// the engine, create MPI_COMM_WORLD, run main once per rank, each as a ULT named "rank N" (a
+/// privatized program: the main of the rank's own copy of the program, mpi_compat/privatize.hpp),
+/// and return the job's exit status: the first non-zero status of a rank, in rank order.
 
 #include <time.h>
 
@@ -17,6 +19,7 @@
 #include "lib/log.hpp"
 #include "mpi_compat/errors.hpp"
 #include "scheduler/stack.hpp"
+#include "mpi_compat/privatize.hpp"
 #include "mpi_compat/runtime.hpp"
 
 MPC_CONFIG_TABLE(mpi, {
@@ -59,7 +62,12 @@ void rank_main(void* p) noexcept {
     sched::set_task(a->t->ult, a->t);
     task* t = a->t;
     try {
-        t->exit_code = a->main_fn(a->argc, a->argv, a->envp);
+        if (a->main_fn != nullptr) {
+            t->exit_code = a->main_fn(a->argc, a->argv, a->envp);
+        } else if (std::string err; !priv::run_rank(t->world_rank, a->argc, a->argv, a->envp, t->exit_code, err)) {
+            std::fprintf(stderr, "mpc: rank %d: cannot load its copy of the program: %s\n", t->world_rank, err.c_str());
+            end_job(1);
+        }
     } catch (...) {
         sched::detail::report_uncaught_exception();  // one line naming the rank, then the job ends
     }
@@ -87,7 +95,8 @@ world_state& world() noexcept { return g_world; }
 
 double wtime() noexcept { return now_seconds() - g_world.wtime_origin; }
 
-extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, char** argv, char** envp) {
+namespace {
+int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
     auto n = config::get_int("MPC_NRANKS");
     if (!n || *n < 1 || *n > 1'000'000) {
         std::fprintf(stderr, "mpc: MPC_NRANKS must be an integer from 1 to 1000000\n");
@@ -173,6 +182,20 @@ extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, cha
     }
     sched::finalize().ignore();
     return status;
+}
+}  // namespace
+
+extern "C" int mpc_mpi_launch(int (*main_fn)(int, char**, char**), int argc, char** argv, char** envp) {
+    return launch(main_fn, argc, argv, envp);
+}
+
+extern "C" int mpc_mpi_launch_image(int argc, char** argv, char** envp) {
+    if (std::string err; !priv::open_program(err)) {
+        std::fprintf(stderr, "mpc: cannot run %s with one copy of its globals per rank: %s\n",
+                     argc > 0 ? argv[0] : "the program", err.c_str());
+        return 2;
+    }
+    return launch(nullptr, argc, argv, envp);
 }
 
 }  // namespace mpc::mpi

@@ -68,6 +68,7 @@ struct ult {
     const char* wait_reason = nullptr;
     void* task = nullptr;  ///< set_task(): the MPI rank (or other task) this ULT runs for
     alloc::heap* heap = nullptr;  ///< set_heap(): the task heap its allocations come from
+    void* user_tls = nullptr;     ///< user_tls_slot(): thread-local state of a privatized program
     void** keys = nullptr;
     stack_region stack;
     stack_allocator* stack_alloc = nullptr;

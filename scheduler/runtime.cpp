@@ -586,6 +586,11 @@ void* current_task() noexcept {
     return v != nullptr && v->current != nullptr ? v->current->task : nullptr;
 }
 
+void** user_tls_slot() noexcept {
+    vp* v = this_vp();
+    return v != nullptr && v->current != nullptr ? &v->current->user_tls : nullptr;
+}
+
 int rebalance() noexcept {
     runtime& r = g_rt;
     if (!initialized()) {

@@ -131,6 +131,10 @@ void set_heap(ult* u, void* heap) noexcept;
 /// The VP's NUMA node of u (0 without NUMA), for binding its task's memory.
 int numa_node_of(const ult* u) noexcept;
 void* current_task() noexcept;
+/// A word owned by the layer above for the calling ULT (nullptr outside a ULT), nullptr
+/// initially: the privatized program's thread-local variables of the rank (mpi_compat). It
+/// follows the ULT from VP to VP. Two dependent loads after the VP's TLS load.
+void** user_tls_slot() noexcept;
 
 /// Asks overloaded VPs to hand their movable (non-pinned) ULTs to underloaded ones so that
 /// every VP has about the same number. Moves happen lazily when each ULT next gets scheduled.

@@ -1,0 +1,239 @@
+/// \file
+/// Privatized programs: one copy of the program image per rank (see privatize.hpp).
+
+#include "mpi_compat/privatize.hpp"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "allocator/malloc.hpp"
+#include "allocator/slice.hpp"
+#include "lib/elf_image.hpp"
+#include "scheduler/sched.hpp"
+
+namespace mpc::mpi::priv {
+namespace {
+
+/// What a copy's DTPMOD64 slots hold: the address of its module record (glibc's module ids
+/// are small integers; ours are never called with theirs, see resolve()).
+struct tls_module {
+    static constexpr std::uint64_t magic_value = 0x6d70635f544c534dULL;  // "mpc_TLSM"
+    std::uint64_t magic;
+    const elf::copy* c;
+};
+
+/// glibc's argument of __tls_get_addr.
+struct tls_index {
+    std::uint64_t module;
+    std::uint64_t offset;
+};
+
+/// A thread-local destructor registered by the program (C++ thread_local objects).
+struct tls_dtor {
+    void (*fn)(void*);
+    void* obj;
+    tls_dtor* next;
+};
+
+/// Thread-local state of one user-level thread (or plain thread) for one copy: its block.
+struct tls_binding {
+    const tls_module* module;
+    char* block;
+    tls_binding* next;
+};
+
+/// The state a ULT's user_tls slot points to.
+struct tls_state {
+    tls_binding* bindings = nullptr;
+    tls_dtor* dtors = nullptr;  ///< LIFO
+};
+
+std::unique_ptr<elf::image> g_image;
+void* (*g_register_frame_info)(const void*, void*) = nullptr;
+thread_local tls_state t_thread_state;  // plain threads (no ULT): their own blocks
+
+tls_state* current_state() noexcept {
+    void** slot = sched::user_tls_slot();
+    if (slot == nullptr) {
+        return &t_thread_state;
+    }
+    if (*slot == nullptr) {
+        *slot = new (std::nothrow) tls_state();
+    }
+    return static_cast<tls_state*>(*slot);
+}
+
+[[noreturn]] void tls_fatal(const char* why) noexcept {
+    std::fprintf(stderr, "mpc: fatal: thread-local storage of the program: %s\n", why);
+    std::abort();
+}
+
+/// A new block for `m`, from the calling task's heap, with the copy's initial data.
+char* new_block(const tls_module* m) noexcept {
+    const elf::tls_template& t = g_image->tls();
+    std::size_t align = t.align < alignof(std::max_align_t) ? alignof(std::max_align_t) : t.align;
+    std::size_t size = (t.size + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, size == 0 ? align : size);
+    if (p == nullptr) {
+        return nullptr;
+    }
+    auto* b = static_cast<char*>(p);
+    std::memcpy(b, reinterpret_cast<const void*>(m->c->bias() + t.vaddr), t.filesz);
+    std::memset(b + t.filesz, 0, t.size - t.filesz);
+    return b;
+}
+
+}  // namespace
+
+}  // namespace mpc::mpi::priv
+
+/// The privatized program's __tls_get_addr (its relocations bind it here): the block of the
+/// calling ULT (a rank's thread-local variables follow the rank from VP to VP), or of the
+/// calling plain thread, for the copy whose module record `ti` names. The first access of a
+/// thread to a copy allocates its block.
+extern "C" __attribute__((force_align_arg_pointer)) void* mpc_image_tls_get_addr(mpc::mpi::priv::tls_index* ti) {
+    using namespace mpc::mpi::priv;
+    tls_state* s = current_state();
+    if (s == nullptr) {
+        tls_fatal("out of memory");
+    }
+    for (tls_binding* b = s->bindings; b != nullptr; b = b->next) {
+        if (reinterpret_cast<std::uint64_t>(b->module) == ti->module) {
+            return b->block + ti->offset;
+        }
+    }
+    const auto* m = reinterpret_cast<const tls_module*>(ti->module);
+    if (m == nullptr || m->magic != tls_module::magic_value) {
+        tls_fatal("a thread-local variable of an unknown module");
+    }
+    auto* b = static_cast<tls_binding*>(std::malloc(sizeof(tls_binding)));
+    char* block = b != nullptr ? new_block(m) : nullptr;
+    if (block == nullptr) {
+        tls_fatal("out of memory for a thread's thread-local variables");
+    }
+    *b = {m, block, s->bindings};
+    s->bindings = b;
+    return block + ti->offset;
+}
+
+/// The program's __cxa_thread_atexit_impl (C++ thread_local objects with destructors): in a
+/// rank's ULT the destructor runs when the rank's main returns; in a plain thread glibc's
+/// runs it when the thread ends.
+extern "C" int mpc_image_thread_atexit(void (*fn)(void*), void* obj, void* dso) {
+    using namespace mpc::mpi::priv;
+    if (mpc::sched::user_tls_slot() == nullptr) {
+        using real_fn = int (*)(void (*)(void*), void*, void*);
+        static auto real = reinterpret_cast<real_fn>(dlsym(RTLD_DEFAULT, "__cxa_thread_atexit_impl"));
+        return real != nullptr ? real(fn, obj, dso) : -1;
+    }
+    tls_state* s = current_state();
+    auto* d = static_cast<tls_dtor*>(std::malloc(sizeof(tls_dtor)));
+    if (s == nullptr || d == nullptr) {
+        return -1;
+    }
+    *d = {fn, obj, s->dtors};
+    s->dtors = d;
+    return 0;
+}
+
+namespace mpc::mpi::priv {
+namespace {
+
+void* resolve(const elf::symbol_ref& s, void*) {
+    if (std::strcmp(s.name, "__tls_get_addr") == 0) {
+        return reinterpret_cast<void*>(&mpc_image_tls_get_addr);
+    }
+    if (std::strcmp(s.name, "__cxa_thread_atexit_impl") == 0) {
+        return reinterpret_cast<void*>(&mpc_image_thread_atexit);
+    }
+    void* p = s.version != nullptr ? dlvsym(RTLD_DEFAULT, s.name, s.version) : nullptr;
+    if (p == nullptr) {
+        p = dlsym(RTLD_DEFAULT, s.name);
+    }
+    return p;
+}
+
+/// Runs and frees the thread-local destructors of the calling ULT, newest first (a destructor
+/// may register more).
+void run_tls_dtors(tls_state* s) {
+    while (s->dtors != nullptr) {
+        tls_dtor* d = s->dtors;
+        s->dtors = d->next;
+        d->fn(d->obj);
+        std::free(d);
+    }
+}
+
+}  // namespace
+
+bool open_program(std::string& err) {
+    g_image = elf::image::open("/proc/self/exe", err);
+    if (!g_image) {
+        return false;
+    }
+    if (!g_image->defines("main")) {
+        err = "the program defines no 'main'";
+        return false;
+    }
+    if (!g_image->resolve(&resolve, nullptr, err)) {
+        return false;
+    }
+    // Exceptions thrown through a copy's code: the unwinder finds its frames through the
+    // frame tables registered here (the dynamic linker does not know the copies).
+    g_register_frame_info = reinterpret_cast<void* (*)(const void*, void*)>(dlsym(RTLD_DEFAULT, "__register_frame_info"));
+    return true;
+}
+
+std::size_t image_span() noexcept { return g_image ? g_image->span() : 0; }
+
+bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std::string& err) {
+    std::uintptr_t at = 0;
+    alloc::slice* sl = alloc::interposing() ? alloc::slice_of(rank) : nullptr;
+    if (sl != nullptr) {
+        auto a = sl->take_image_area(g_image->span());
+        if (!a) {
+            err = a.error().reason();
+            return false;
+        }
+        at = *a;
+    }
+    auto* module = static_cast<tls_module*>(std::malloc(sizeof(tls_module)));
+    if (module == nullptr) {
+        err = "out of memory";
+        return false;
+    }
+    std::unique_ptr<elf::copy> c = g_image->map(at, reinterpret_cast<std::uint64_t>(module), err);
+    if (!c) {
+        std::free(module);
+        return false;
+    }
+    module->magic = tls_module::magic_value;
+    module->c = c.get();
+    if (sl != nullptr && sl->numa_node >= 0) {
+        (void)sl->bind(sl->numa_node);  // the new mappings take the slice's NUMA policy again
+    }
+    if (g_register_frame_info != nullptr && c->eh_frame() != nullptr) {
+        // libgcc's `struct object` (opaque, 7 words today): never freed, the copy stays mapped.
+        void* ob = std::calloc(1, 128);
+        if (ob != nullptr) {
+            g_register_frame_info(c->eh_frame(), ob);
+        }
+    }
+    auto main_fn = reinterpret_cast<int (*)(int, char**, char**)>(c->symbol("main"));
+    c->run_init(argc, argv, envp);
+    exit_code = main_fn(argc, argv, envp);
+    if (void** slot = sched::user_tls_slot(); slot != nullptr && *slot != nullptr) {
+        run_tls_dtors(static_cast<tls_state*>(*slot));
+    }
+    c->run_fini();
+    (void)c.release();  // stays mapped: other ranks may still hold its addresses (MPI ops, ...)
+    return true;
+}
+
+}  // namespace mpc::mpi::priv
