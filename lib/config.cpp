@@ -119,10 +119,13 @@ bool parse_int(const char* s, std::int64_t* out) noexcept {
     if (s == nullptr || *s == '\0') {
         return false;
     }
+    const int saved_errno = errno;  // called from MPI calls: leave the program's errno alone
     errno = 0;
     char* end = nullptr;
     long long v = std::strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0') {
+    const bool range_error = errno != 0;
+    errno = saved_errno;
+    if (range_error || *end != '\0') {
         return false;
     }
     *out = v;
@@ -133,10 +136,13 @@ bool parse_size(const char* s, std::size_t* out) noexcept {
     if (s == nullptr || *s == '\0' || *s == '-') {
         return false;
     }
+    const int saved_errno = errno;
     errno = 0;
     char* end = nullptr;
     unsigned long long v = std::strtoull(s, &end, 10);
-    if (errno != 0 || end == s) {
+    const bool range_error = errno != 0;
+    errno = saved_errno;
+    if (range_error || end == s) {
         return false;
     }
     unsigned shift = 0;

@@ -185,6 +185,7 @@ bool image::parse(std::string& err) {
     std::uintptr_t strtab = 0, symtab = 0, rela = 0, jmprel = 0, versym = 0, verneed = 0, gnu_hash = 0, hash = 0;
     std::size_t strsz = 0, relasz = 0, pltrelsz = 0, verneednum = 0;
     std::int64_t pltrel = DT_RELA;
+    bool pie = false;
     for (std::size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; ++i) {
         const std::uint64_t v = dyn[i].d_un.d_val;
         switch (dyn[i].d_tag) {
@@ -213,6 +214,9 @@ bool image::parse(std::string& err) {
             case DT_TEXTREL:
                 err = "has text relocations (code compiled without -fPIC): compile every object with mpc_cc";
                 return false;
+            case DT_FLAGS_1:
+                pie = (v & DF_1_PIE) != 0;
+                break;
             case DT_FLAGS:
                 if ((v & DF_TEXTREL) != 0) {
                     err = "has text relocations (code compiled without -fPIC): compile every object with mpc_cc";
@@ -231,6 +235,12 @@ bool image::parse(std::string& err) {
     const auto* str = reinterpret_cast<const char*>(at(strtab, strsz));
     if (str == nullptr || strsz == 0 || symtab == 0) {
         err = "corrupt ELF file (no dynamic string or symbol table)";
+        return false;
+    }
+    if (pie && tls_.size != 0) {
+        err = "has thread-local variables and was linked as a position-independent executable (PIE), whose "
+              "thread-local accesses the linker fixed as offsets from the thread pointer: they cannot be given one "
+              "copy per rank. Link it with mpc_cc (CMake: CC=mpc_cc CXX=mpc_cxx), or with -fno-mpc-privatize";
         return false;
     }
     if (pltrel != DT_RELA && pltrelsz != 0) {
@@ -296,7 +306,7 @@ bool image::parse(std::string& err) {
             err = "corrupt ELF file (symbol name)";
             return false;
         }
-        syms_[i] = {str + sym[i].st_name, sym[i].st_value, sym[i].st_shndx,
+        syms_[i] = {str + sym[i].st_name, sym[i].st_value, sym[i].st_size, sym[i].st_shndx,
                     static_cast<std::uint8_t>(ELF64_ST_TYPE(sym[i].st_info)),
                     static_cast<std::uint8_t>(ELF64_ST_BIND(sym[i].st_info))};
     }
@@ -334,6 +344,12 @@ bool image::parse(std::string& err) {
             case R_X86_64_GLOB_DAT:
             case R_X86_64_JUMP_SLOT:
             case R_X86_64_IRELATIVE:
+                break;
+            case R_X86_64_COPY:
+                if (r.sym == 0 || syms_[r.sym].shndx == SHN_UNDEF) {
+                    err = "corrupt ELF file (COPY relocation)";
+                    return false;
+                }
                 break;
             case R_X86_64_DTPMOD64:
             case R_X86_64_DTPOFF64:
@@ -403,7 +419,7 @@ bool image::parse(std::string& err) {
         }
         for (std::size_t i = 0; i < nsyms; ++i) {
             const std::size_t idx = vs[i] & 0x7fff;
-            if (syms_[i].shndx == SHN_UNDEF && idx >= 2 && idx < version_names.size()) {
+            if (idx >= 2 && idx < version_names.size()) {  // undefined, or a COPY target
                 versions_[i] = version_names[idx];
             }
         }
@@ -425,9 +441,13 @@ const image::dynsym* image::find_defined(const char* name) const noexcept {
 
 bool image::resolve(resolver fn, void* ctx, std::string& err) {
     resolved_.assign(syms_.size(), 0);
+    copied_.assign(syms_.size(), false);
     std::vector<bool> needed(syms_.size(), false);
     for (const reloc& r : relocs_) {
-        if (r.sym != 0 && syms_[r.sym].shndx == SHN_UNDEF) {
+        if (r.type == R_X86_64_COPY) {
+            copied_[r.sym] = true;  // defined here, but the initial value is the library's
+            needed[r.sym] = true;
+        } else if (r.sym != 0 && syms_[r.sym].shndx == SHN_UNDEF) {
             needed[r.sym] = true;
         }
     }
@@ -438,7 +458,7 @@ bool image::resolve(resolver fn, void* ctx, std::string& err) {
             continue;
         }
         const dynsym& s = syms_[i];
-        symbol_ref ref{s.name, versions_[i], s.bind == STB_WEAK, s.type == STT_FUNC || s.type == STT_NOTYPE};
+        symbol_ref ref{s.name, versions_[i], s.bind == STB_WEAK && !copied_[i], s.type == STT_FUNC || s.type == STT_NOTYPE};
         void* p = fn(ref, ctx);
         if (p == nullptr && !ref.weak) {
             if (nmissing++ < 5) {
@@ -461,7 +481,7 @@ bool image::resolve(resolver fn, void* ctx, std::string& err) {
 
 std::uintptr_t image::symbol_value(const copy& c, std::uint32_t sym) const {
     const dynsym& s = syms_[sym];
-    if (s.shndx == SHN_UNDEF) {
+    if (s.shndx == SHN_UNDEF) {  // (a COPY target resolves to the copy's own definition below)
         return resolved_[sym];
     }
     if (s.shndx == SHN_ABS) {
@@ -549,6 +569,9 @@ std::unique_ptr<copy> image::map(std::uintptr_t at, std::uint64_t tls_module, st
                     break;
                 case R_X86_64_IRELATIVE:
                     *where = reinterpret_cast<std::uint64_t (*)()>(c->bias_ + static_cast<std::uint64_t>(r.addend))();
+                    break;
+                case R_X86_64_COPY:
+                    std::memcpy(where, reinterpret_cast<const void*>(resolved_[r.sym]), syms_[r.sym].size);
                     break;
                 case R_X86_64_DTPMOD64:
                     *where = tls_module;

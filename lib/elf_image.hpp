@@ -10,13 +10,20 @@
 /// are bound to the copy's own definitions, so its code, data, GOT and TLS template are its
 /// own; text pages are mapped from the file and shared by all copies in the page cache.
 ///
+/// Position-independent executables (PIE, what CMake's FindMPI builds with the plain compiler)
+/// load too: their COPY relocations give each copy its own copy of the library variable,
+/// initialized from the live one at load time (stdout, environ...), as the dynamic linker does
+/// for the one executable of a process.
+///
 /// Supported: PT_LOAD segments, PT_GNU_RELRO, PT_TLS (general and local dynamic models: the
 /// copy's DTPMOD64 slots hold a module value chosen by the caller, whose __tls_get_addr
 /// replacement serves it), RELA relocations RELATIVE, 64, GLOB_DAT, JUMP_SLOT, IRELATIVE,
-/// DTPMOD64 and DTPOFF64 for the image's own TLS, symbol versions (DT_VERSYM / DT_VERNEED),
-/// GNU IFUNC symbols, DT_INIT / DT_INIT_ARRAY / DT_FINI_ARRAY / DT_FINI. Refused, with the
-/// reason: other machines or classes, text relocations, initial-exec or local-exec TLS (TPOFF
-/// relocations), thread-local variables of other modules, REL-format or unknown relocations.
+/// COPY, DTPMOD64 and DTPOFF64 for the image's own TLS, symbol versions (DT_VERSYM /
+/// DT_VERNEED), GNU IFUNC symbols, DT_INIT / DT_INIT_ARRAY / DT_FINI_ARRAY / DT_FINI. Refused,
+/// with the reason: other machines or classes, text relocations, initial-exec or local-exec TLS
+/// (TPOFF relocations, or a PIE with thread-local variables: the linker fixed their offsets from
+/// the thread pointer), thread-local variables of other modules, REL-format or unknown
+/// relocations.
 #pragma once
 
 #include <cstddef>
@@ -117,6 +124,7 @@ private:
     struct dynsym {
         const char* name;
         std::uint64_t value;
+        std::uint64_t size;
         std::uint16_t shndx;
         std::uint8_t type, bind;
     };
@@ -139,6 +147,7 @@ private:
     std::vector<reloc> relocs_;
     std::vector<const char*> versions_;      ///< per dynsym index: required version, or nullptr
     std::vector<std::uintptr_t> resolved_;  ///< per dynsym index: external address (resolve())
+    std::vector<bool> copied_;  ///< per dynsym index: target of a COPY relocation
     bool resolved_ok_ = false;
     std::uintptr_t init_ = 0, init_array_ = 0, fini_ = 0, fini_array_ = 0;
     std::size_t init_array_n_ = 0, fini_array_n_ = 0;

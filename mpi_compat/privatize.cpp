@@ -178,7 +178,7 @@ bool open_program(std::string& err) {
         return false;
     }
     if (!g_image->defines("main")) {
-        err = "the program defines no 'main'";
+        err = "the program exports no 'main' (link it with mpc_cc, or with -Wl,--export-dynamic-symbol=main)";
         return false;
     }
     if (!g_image->resolve(&resolve, nullptr, err)) {

@@ -116,6 +116,7 @@ struct alignas(64) vp {
     std::vector<detail::timer> timers;     ///< min-heap of sleeping ULTs
     std::vector<stack_region> stack_cache;
     detail::post_action post;
+    int* errno_loc = nullptr;              ///< the VP thread's errno (set_this_vp())
     unsigned pick_count = 0;
     unsigned turn = 0;
     std::uint64_t idle_since_ns = 0;

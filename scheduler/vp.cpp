@@ -3,6 +3,7 @@
 /// scheduler loop with its idle policy (progress functions, stealing, spinning, then sleeping
 /// on a futex), timers and polling waits.
 
+#include <cerrno>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -41,14 +42,15 @@ void futex_wake(std::atomic<std::uint32_t>* w) noexcept {
 
 void run_post(vp* v) noexcept;
 
-/// First thing a context does when it (re)starts running.
-inline void after_jump(boost::context::detail::transfer_t t) noexcept {
+/// First thing a context does when it (re)starts running; returns the VP it runs on.
+inline vp* after_jump(boost::context::detail::transfer_t t) noexcept {
     static_cast<exec_ctx*>(t.data)->fctx = t.fctx;
     vp* v = this_vp();
     annotate_arrive(v->running);
     if (v->post.op != post_op::none) {
         run_post(v);
     }
+    return v;
 }
 
 /// Leaves the running context `from` for `to`; returns when something jumps back to `from`.
@@ -57,7 +59,11 @@ inline void jump(vp* v, exec_ctx* from, exec_ctx* to, bool exiting) noexcept {
     // The allocator serves the task that is about to run (the scheduler context: nobody's).
     alloc::set_task_heap(v->current != nullptr ? v->current->heap : nullptr);
     annotate_leave(from, to, exiting);
-    after_jump(boost::context::detail::jump_fcontext(to->fctx, from));
+    // errno belongs to the ULT, not to the kernel thread: a rank that blocks in MPI finds its
+    // own again, whatever the others set meanwhile, on whichever VP it resumes.
+    const int saved_errno = *v->errno_loc;
+    vp* now = after_jump(boost::context::detail::jump_fcontext(to->fctx, from));
+    *now->errno_loc = saved_errno;
 }
 
 /// A stealable ULT was queued on `home`, which now holds `queued` of them: when that is more
@@ -363,7 +369,12 @@ __attribute__((noinline)) vp* this_vp() noexcept {
     asm volatile("" ::: "memory");
     return v;
 }
-void set_this_vp(vp* v) noexcept { tls_vp = v; }
+void set_this_vp(vp* v) noexcept {
+    tls_vp = v;
+    if (v != nullptr) {
+        v->errno_loc = &errno;
+    }
+}
 
 std::uint64_t now_ns() noexcept {
     struct timespec ts;

@@ -1,6 +1,8 @@
-// static_objects.cpp: a C++ MPI program with a global object. Its constructor runs once before
-// the ranks start and its destructor once after they all end (the program's globals are shared
-// by the ranks until privatization lands), whatever the number of ranks.
+// static_objects.cpp: a C++ MPI program with a global object and a function-local static one.
+// Privatized (mpc_cc's default) each rank has its own copy of both: the constructors run once
+// per rank, in the rank, before its main; the destructors once per rank, after its main. Built
+// with -fno-mpc-privatize the ranks share them: constructors once before the ranks start,
+// destructors once after they all end (tests/mpi/wrapper_test.sh static-cxx counts the lines).
 #include <mpi.h>
 
 #include <cstdio>
@@ -27,7 +29,7 @@ int main(int argc, char** argv) {
     int size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    static announcer function_local("function_local");  // first rank to get here constructs it
+    static announcer function_local("function_local");  // shared: the first rank to get here
     std::printf("rank %d of %d sees %s\n", rank, size, global_object.name.c_str());
     MPI_Finalize();
     return 0;

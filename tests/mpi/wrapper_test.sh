@@ -5,7 +5,8 @@
 #   WORK   a scratch directory (emptied first)                         BUILD  the build tree
 # MODE:
 #   hello-c     mpc_cc and mpicc build hello.c (one step, and compile + link); 7 ranks, singleton
-#   static-cxx  mpicxx builds static_objects.cpp; constructors and destructors run once
+#   static-cxx  mpicxx builds static_objects.cpp; constructors and destructors run once per rank
+#               (privatized), once in all with -fno-mpc-privatize
 #   show        -show / --showme[:...] output, -c adds no link flags, MPC_CC, -fno-mpc-privatize
 #   refuse      mpc_run refuses programs not built with the wrappers (status 2, one line)
 #   findmpi     CMake's FindMPI pointed at mpicc/mpicxx finds MPC; its programs run on 4 ranks;
@@ -77,8 +78,20 @@ case $mode in
     ;;
 
   static-cxx)
+    # privatized (the default): every rank constructs and destroys its own objects
     "$tools/mpicxx" -O2 -Wall -o "$work/static_objects" "$src/static_objects.cpp"
     run_status 0 "$tools/mpc_run" -n 4 "$work/static_objects"
+    count_lines "$work/out" "static constructor of global_object" 4
+    count_lines "$work/out" "static destructor of global_object" 4
+    count_lines "$work/out" "static constructor of function_local" 4
+    count_lines "$work/out" "static destructor of function_local" 4
+    for r in 0 1 2 3; do
+      count_lines "$work/out" "rank $r of 4 sees global_object" 1
+    done
+    # -fno-mpc-privatize: one shared object, constructed once before the ranks start and
+    # destroyed once after they all end
+    "$tools/mpicxx" -O2 -Wall -fno-mpc-privatize -o "$work/static_shared" "$src/static_objects.cpp"
+    run_status 0 "$tools/mpc_run" -n 4 "$work/static_shared"
     count_lines "$work/out" "static constructor of global_object" 1
     count_lines "$work/out" "static destructor of global_object" 1
     count_lines "$work/out" "static constructor of function_local" 1
@@ -86,39 +99,57 @@ case $mode in
     for r in 0 1 2 3; do
       count_lines "$work/out" "rank $r of 4 sees global_object" 1
     done
-    # the destructors run after every rank has ended
     last=$(grep -n "sees global_object" "$work/out" | tail -n1 | cut -d: -f1)
     dtor=$(grep -n "static destructor of global_object" "$work/out" | cut -d: -f1)
-    [ "$dtor" -gt "$last" ] || fail "the global destructor ran before the last rank"
+    [ "$dtor" -gt "$last" ] || fail "the shared global destructor ran before the last rank"
     ;;
 
   show)
     inc=$("$tools/mpc_cc" --showme:incdirs)
     [ -f "$inc/mpi.h" ] || fail "--showme:incdirs '$inc' has no mpi.h"
-    [ "$("$tools/mpc_cc" --showme:compile)" = "-I$inc${san_flags:+ $san_flags}" ] ||
+    pic="-fPIC -fno-semantic-interposition"
+    [ "$("$tools/mpc_cc" --showme:compile)" = "-I$inc $pic${san_flags:+ $san_flags}" ] ||
       fail "--showme:compile: $("$tools/mpc_cc" --showme:compile)"
+    [ "$("$tools/mpc_cc" --showme:compile -fno-mpc-privatize)" = "-I$inc${san_flags:+ $san_flags}" ] ||
+      fail "--showme:compile -fno-mpc-privatize: $("$tools/mpc_cc" --showme:compile -fno-mpc-privatize)"
     found_so=no
     found_a=no
     for d in $("$tools/mpc_cc" --showme:libdirs); do
       [ -e "$d/libmpc.so" ] && found_so=yes
-      [ -e "$d/libmpc_start.a" ] && found_a=yes
+      [ -e "$d/libmpc_start.a" ] && [ -e "$d/libmpc_image.a" ] && found_a=yes
     done
-    [ "$found_so,$found_a" = yes,yes ] || fail "--showme:libdirs lacks libmpc.so or libmpc_start.a"
-    [ "$("$tools/mpc_cc" --showme:libs)" = "mpc_start mpc" ] || fail "--showme:libs"
+    [ "$found_so,$found_a" = yes,yes ] || fail "--showme:libdirs lacks libmpc.so, libmpc_image.a or libmpc_start.a"
+    [ "$("$tools/mpc_cc" --showme:libs)" = "mpc_image mpc" ] || fail "--showme:libs"
+    [ "$("$tools/mpc_cc" --showme:libs -fno-mpc-privatize)" = "mpc_start mpc" ] || fail "--showme:libs -fno-mpc-privatize"
     [ "$("$tools/mpc_cc" --showme:command)" = cc ] || fail "--showme:command"
     [ "$("$tools/mpc_cxx" --showme:command)" = c++ ] || fail "--showme:command of mpc_cxx"
     link=$("$tools/mpc_cc" --showme:link)
     case $link in
-      *-Wl,--export-dynamic*-Wl,--whole-archive\ -lmpc_start\ -Wl,--no-whole-archive\ -lmpc) ;;
+      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -Wl,--no-whole-archive\ -lmpc) ;;
       *) fail "--showme:link: $link" ;;
+    esac
+    shared_link=$("$tools/mpc_cc" --showme:link -fno-mpc-privatize)
+    case $shared_link in
+      *-Wl,--export-dynamic*-Wl,--whole-archive\ -lmpc_start\ -Wl,--no-whole-archive\ -lmpc) ;;
+      *) fail "--showme:link -fno-mpc-privatize: $shared_link" ;;
     esac
     # -show / --showme: the whole command, the user's arguments between compile and link flags
     for flag in -show --showme -showme; do
       line=$("$tools/mpicc" $flag -O2 x.c -o x -fno-mpc-privatize)
-      [ "$line" = "cc -I$inc${san_flags:+ $san_flags} -O2 x.c -o x $link" ] || fail "$flag: $line"
+      [ "$line" = "cc -I$inc${san_flags:+ $san_flags} -O2 x.c -o x $shared_link" ] || fail "$flag: $line"
+      line=$("$tools/mpicc" $flag -O2 x.c -o x)
+      [ "$line" = "cc -I$inc $pic${san_flags:+ $san_flags} -O2 x.c -o x $link" ] || fail "$flag (privatized): $line"
     done
     line=$("$tools/mpicxx" -show -c x.cpp)
-    [ "$line" = "c++ -I$inc${san_flags:+ $san_flags} -c x.cpp" ] || fail "-show -c: $line"
+    [ "$line" = "c++ -I$inc $pic${san_flags:+ $san_flags} -c x.cpp" ] || fail "-show -c: $line"
+    # -pie / -no-pie: dropped when privatized (the program is linked -shared), kept otherwise
+    line=$("$tools/mpicc" -show -no-pie x.c)
+    case $line in *-no-pie*) fail "-no-pie kept in a privatized link: $line" ;; esac
+    line=$("$tools/mpicc" -show -no-pie -fno-mpc-privatize x.c)
+    case $line in *-no-pie*) ;; *) fail "-no-pie dropped with -fno-mpc-privatize: $line" ;; esac
+    # a static executable cannot be privatized: refused, with the way out
+    run_status 1 "$tools/mpc_cc" -static -o "$work/static" x.c
+    grep -q "cannot be privatized.*-fno-mpc-privatize" "$work/out" || fail "-static: $(cat "$work/out")"
     for f in -E -S -M -MM; do
       line=$("$tools/mpc_cc" -show $f x.c)
       case $line in *-lmpc*) fail "-show $f links: $line" ;; esac
@@ -180,9 +211,10 @@ case $mode in
     cmake --build "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build"; }
     run_status 0 "$tools/mpc_run" -n 4 "$work/build/hello_c" 4
     expect_ranks "$work/out" 4
+    # FindMPI drops -fPIC and -shared: a position-independent executable, privatized too
     run_status 0 "$tools/mpc_run" -n 4 "$work/build/static_objects_cxx"
-    count_lines "$work/out" "static constructor of global_object" 1
-    count_lines "$work/out" "static destructor of global_object" 1
+    count_lines "$work/out" "static constructor of global_object" 4
+    count_lines "$work/out" "static destructor of global_object" 4
     count_lines "$work/out" "of 4 sees global_object" 4
     # the wrappers as the project's compilers (CC=mpicc CXX=mpicxx cmake ...)
     echo "+ CC=$tools/mpicc CXX=$tools/mpicxx cmake -S $src/findmpi -B $work/build-cc"
@@ -193,7 +225,7 @@ case $mode in
     run_status 0 "$tools/mpc_run" -n 3 "$work/build-cc/hello_c" 3
     expect_ranks "$work/out" 3
     run_status 0 "$tools/mpc_run" -n 2 "$work/build-cc/static_objects_cxx"
-    count_lines "$work/out" "static destructor of global_object" 1
+    count_lines "$work/out" "static destructor of global_object" 2
     ;;
 
   install)
@@ -215,7 +247,7 @@ case $mode in
     run_status 0 "$work/moved/bin/mpc_run" -n 5 "$work/hello" 5
     expect_ranks "$work/out" 5
     run_status 0 "$work/moved/bin/mpc_run" -n 2 "$work/static_objects"
-    count_lines "$work/out" "static destructor of global_object" 1
+    count_lines "$work/out" "static destructor of global_object" 2
     # the program finds the installed libmpc by its rpath, not the build tree's
     libs=$(ldd "$work/hello")
     grep -q "libmpc.so.* => $(cd "$work/moved" && pwd -P)/" <<<"$libs" || fail "rpath: $libs"
