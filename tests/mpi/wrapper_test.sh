@@ -9,6 +9,8 @@
 #               (privatized), once in all with -fno-mpc-privatize
 #   show        -show / --showme[:...] output, -c adds no link flags, MPC_CC, -fno-mpc-privatize
 #   refuse      mpc_run refuses programs not built with the wrappers (status 2, one line)
+#   privatize   objects not compiled by the wrappers: a clear link error, -fno-mpc-privatize links
+#               them; a PIE with thread-local variables is refused by mpc_run
 #   findmpi     CMake's FindMPI pointed at mpicc/mpicxx finds MPC; its programs run on 4 ranks;
 #               a project with CC=mpicc CXX=mpicxx builds them too
 #   install     the installed, relocated wrappers build a program that the installed mpc_run runs
@@ -193,6 +195,38 @@ case $mode in
     run_status 0 "$tools/mpc_run" -v -n 3 "$work/wrapper.sh" 3
     grep -q "is a script (#!/bin/sh), run without checking" "$work/out" || fail "-v does not flag the script"
     expect_ranks "$work/out" 3
+    ;;
+
+  privatize)
+    # An object compiled without the wrapper (cc defaults to -fPIE) that reads a variable of a
+    # library (stdout) cannot join a privatized program: the link fails and says what to do.
+    # (Its references to the program's own globals would link: -Bsymbolic binds them inside.)
+    printf '#include <stdio.h>\nextern int shared_value;\nint get_value(void) { return stdout != NULL ? shared_value : 0; }\n' >"$work/plain_part.c"
+    printf '#include <mpi.h>\nint shared_value = 3;\nint get_value(void);\nint main(int c, char** v) { MPI_Init(&c, &v); int r = get_value(); MPI_Finalize(); return r - 3; }\n' >"$work/main_part.c"
+    cc -c "$work/plain_part.c" -o "$work/plain_part.o"
+    run_status 1 "$tools/mpc_cc" -o "$work/mixed" "$work/main_part.c" "$work/plain_part.o"
+    grep -q "was not compiled for privatization.*compile it with mpc_cc.*-fno-mpc-privatize" "$work/out" ||
+      fail "no advice for a non-PIC object: $(cat "$work/out")"
+    # with -fno-mpc-privatize it links and runs (the ranks share the globals)
+    run_status 0 "$tools/mpc_cc" -fno-mpc-privatize -o "$work/mixed" "$work/main_part.c" "$work/plain_part.o"
+    run_status 0 "$tools/mpc_run" -n 3 "$work/mixed"
+    # compiled by the wrapper, it privatizes
+    run_status 0 "$tools/mpc_cc" -o "$work/whole" "$work/main_part.c" "$work/plain_part.c"
+    run_status 0 "$tools/mpc_run" -n 3 "$work/whole"
+    # A position-independent executable with thread-local variables (plain cc with the link
+    # flags, as a build that drops -shared would make it): refused at mpc_run time, status 2.
+    printf '#include <mpi.h>\n_Thread_local int t = 1;\nint main(int c, char** v) { MPI_Init(&c, &v); t = 2; MPI_Finalize(); return t - 2; }\n' >"$work/tls.c"
+    inc=$("$tools/mpc_cc" --showme:incdirs)
+    libdirs=$("$tools/mpc_cc" --showme:libdirs)
+    set -- -I"$inc"
+    for d in $libdirs; do set -- "$@" -L"$d" -Wl,-rpath,"$d"; done
+    # shellcheck disable=SC2086
+    cc "$@" ${san_flags} "$work/tls.c" -o "$work/tls_pie" -Wl,-e,mpc_image_entry -Wl,--export-dynamic-symbol=main \
+      -Wl,--whole-archive -lmpc_image -Wl,--no-whole-archive -lmpc
+    run_status 2 "$tools/mpc_run" -n 2 "$work/tls_pie"
+    grep -q "cannot run .* with one copy of its globals per rank: has thread-local variables and was linked as a position-independent executable" "$work/out" ||
+      fail "PIE with TLS: $(cat "$work/out")"
+    [ "$(wc -l <"$work/out")" -eq 1 ] || fail "PIE with TLS: more than one line: $(cat "$work/out")"
     ;;
 
   findmpi)
