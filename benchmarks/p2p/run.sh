@@ -45,7 +45,7 @@ compile() {
 mpc_exe=""
 mpc_run=$BENCH_BUILD_DIR/tools/mpc_run
 if wanted mpc; then
-    if bench_try_build mpc mpc_run mpc_start; then
+    if bench_try_build mpc mpc_run mpc_start mpc_image; then
         if [[ ! -x $BENCH_BUILD_DIR/tools/mpc_cc ]]; then
             bench_say "!! mpc: $BENCH_BUILD_DIR/tools/mpc_cc was not generated (tools/CMakeLists.txt); no mpc figures"
             BENCH_FAILED=1
