@@ -25,7 +25,8 @@ namespace {
 struct tls_module {
     static constexpr std::uint64_t magic_value = 0x6d70635f544c534dULL;  // "mpc_TLSM"
     std::uint64_t magic;
-    const elf::copy* c;
+    elf::copy* c;      ///< owned: the copy stays mapped until the process ends
+    tls_module* next;  ///< every copy of the process, from g_modules
 };
 
 /// glibc's argument of __tls_get_addr.
@@ -48,11 +49,25 @@ struct tls_binding {
     tls_binding* next;
 };
 
-/// The state a ULT's user_tls slot points to.
+/// The state a ULT's user_tls slot points to (and each plain thread's).
 struct tls_state {
     tls_binding* bindings = nullptr;
     tls_dtor* dtors = nullptr;  ///< LIFO
+    tls_state() = default;
+    tls_state(const tls_state&) = delete;
+    tls_state& operator=(const tls_state&) = delete;
+    ~tls_state() {  // the thread or ULT has ended: its blocks go (destructors have run)
+        while (bindings != nullptr) {
+            tls_binding* b = bindings;
+            bindings = b->next;
+            std::free(b->block);
+            std::free(b);
+        }
+    }
 };
+
+/// Every copy mapped in this process (they stay mapped: other ranks may hold their addresses).
+std::atomic<tls_module*> g_modules{nullptr};
 
 std::unique_ptr<elf::image> g_image;
 void* (*g_register_frame_info)(const void*, void*) = nullptr;
@@ -122,24 +137,50 @@ extern "C" __attribute__((force_align_arg_pointer)) void* mpc_image_tls_get_addr
     return block + ti->offset;
 }
 
-/// The program's __cxa_thread_atexit_impl (C++ thread_local objects with destructors): in a
-/// rank's ULT the destructor runs when the rank's main returns; in a plain thread glibc's
-/// runs it when the thread ends.
-extern "C" int mpc_image_thread_atexit(void (*fn)(void*), void* obj, void* dso) {
-    using namespace mpc::mpi::priv;
-    if (mpc::sched::user_tls_slot() == nullptr) {
-        using real_fn = int (*)(void (*)(void*), void*, void*);
-        static auto real = reinterpret_cast<real_fn>(dlsym(RTLD_DEFAULT, "__cxa_thread_atexit_impl"));
-        return real != nullptr ? real(fn, obj, dso) : -1;
+namespace mpc::mpi::priv {
+namespace {
+/// Registers a thread-local destructor for the calling rank's ULT; false outside a ULT.
+bool add_ult_tls_dtor(void (*fn)(void*), void* obj, int& rc) {
+    if (sched::user_tls_slot() == nullptr) {
+        return false;
     }
     tls_state* s = current_state();
     auto* d = static_cast<tls_dtor*>(std::malloc(sizeof(tls_dtor)));
     if (s == nullptr || d == nullptr) {
-        return -1;
+        std::free(d);
+        rc = -1;
+        return true;
     }
     *d = {fn, obj, s->dtors};
     s->dtors = d;
-    return 0;
+    rc = 0;
+    return true;
+}
+
+using thread_atexit_fn = int (*)(void (*)(void*), void*, void*);
+}  // namespace
+}  // namespace mpc::mpi::priv
+
+/// The program's __cxa_thread_atexit (libstdc++'s, what g++ calls for a thread_local object
+/// with a destructor) and __cxa_thread_atexit_impl (glibc's): in a rank's ULT the destructor
+/// runs when the rank's main returns; in a plain thread the real one runs it when the thread
+/// ends.
+extern "C" int mpc_image_cxa_thread_atexit(void (*fn)(void*), void* obj, void* dso) {
+    using namespace mpc::mpi::priv;
+    if (int rc = 0; add_ult_tls_dtor(fn, obj, rc)) {
+        return rc;
+    }
+    static auto real = reinterpret_cast<thread_atexit_fn>(dlsym(RTLD_DEFAULT, "__cxa_thread_atexit"));
+    return real != nullptr ? real(fn, obj, dso) : -1;
+}
+
+extern "C" int mpc_image_cxa_thread_atexit_impl(void (*fn)(void*), void* obj, void* dso) {
+    using namespace mpc::mpi::priv;
+    if (int rc = 0; add_ult_tls_dtor(fn, obj, rc)) {
+        return rc;
+    }
+    static auto real = reinterpret_cast<thread_atexit_fn>(dlsym(RTLD_DEFAULT, "__cxa_thread_atexit_impl"));
+    return real != nullptr ? real(fn, obj, dso) : -1;
 }
 
 namespace mpc::mpi::priv {
@@ -149,8 +190,11 @@ void* resolve(const elf::symbol_ref& s, void*) {
     if (std::strcmp(s.name, "__tls_get_addr") == 0) {
         return reinterpret_cast<void*>(&mpc_image_tls_get_addr);
     }
+    if (std::strcmp(s.name, "__cxa_thread_atexit") == 0) {
+        return reinterpret_cast<void*>(&mpc_image_cxa_thread_atexit);
+    }
     if (std::strcmp(s.name, "__cxa_thread_atexit_impl") == 0) {
-        return reinterpret_cast<void*>(&mpc_image_thread_atexit);
+        return reinterpret_cast<void*>(&mpc_image_cxa_thread_atexit_impl);
     }
     void* p = s.version != nullptr ? dlvsym(RTLD_DEFAULT, s.name, s.version) : nullptr;
     if (p == nullptr) {
@@ -214,25 +258,33 @@ bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std:
         return false;
     }
     module->magic = tls_module::magic_value;
-    module->c = c.get();
+    module->c = c.release();
+    module->next = g_modules.load(std::memory_order_relaxed);
+    while (!g_modules.compare_exchange_weak(module->next, module, std::memory_order_release, std::memory_order_relaxed)) {
+    }
+    const elf::copy* cp = module->c;
     if (sl != nullptr && sl->numa_node >= 0) {
         (void)sl->bind(sl->numa_node);  // the new mappings take the slice's NUMA policy again
     }
-    if (g_register_frame_info != nullptr && c->eh_frame() != nullptr) {
+    if (g_register_frame_info != nullptr && cp->eh_frame() != nullptr) {
         // libgcc's `struct object` (opaque, 7 words today): never freed, the copy stays mapped.
         void* ob = std::calloc(1, 128);
         if (ob != nullptr) {
-            g_register_frame_info(c->eh_frame(), ob);
+            g_register_frame_info(cp->eh_frame(), ob);
         }
     }
-    auto main_fn = reinterpret_cast<int (*)(int, char**, char**)>(c->symbol("main"));
-    c->run_init(argc, argv, envp);
+    auto main_fn = reinterpret_cast<int (*)(int, char**, char**)>(cp->symbol("main"));
+    cp->run_init(argc, argv, envp);
     exit_code = main_fn(argc, argv, envp);
-    if (void** slot = sched::user_tls_slot(); slot != nullptr && *slot != nullptr) {
+    void** slot = sched::user_tls_slot();
+    if (slot != nullptr && *slot != nullptr) {
         run_tls_dtors(static_cast<tls_state*>(*slot));
     }
-    c->run_fini();
-    (void)c.release();  // stays mapped: other ranks may still hold its addresses (MPI ops, ...)
+    cp->run_fini();
+    if (slot != nullptr && *slot != nullptr) {  // the rank's thread-local blocks
+        delete static_cast<tls_state*>(*slot);
+        *slot = nullptr;
+    }
     return true;
 }
 

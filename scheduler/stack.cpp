@@ -1,5 +1,10 @@
 #include "scheduler/stack.hpp"
 
+#include "lib/sanitizers.hpp"
+#if MPC_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -69,6 +74,12 @@ public:
 
     void release(const stack_region& s) noexcept override {
         if (s.guard_lo != nullptr) {
+#if MPC_ASAN
+            // The frames of the ULT that ran here left poisoned redzones in the shadow memory,
+            // and ASan does not clear it on munmap: whatever the kernel maps here next (the
+            // program's own mmap, a copy of a privatized program) would look poisoned.
+            ASAN_UNPOISON_MEMORY_REGION(s.lo, s.size);
+#endif
             ::munmap(s.guard_lo, s.size + s.guard_size);
             guarded_.fetch_sub(1, std::memory_order_relaxed);
             return;

@@ -3,11 +3,13 @@
 // the heap blocks it allocates lie in the rank's address slice), of a class static member, of
 // a function-local static object, of a thread_local object with a constructor, and of an
 // inline variable. Exceptions thrown and caught inside the rank's copy of the program work.
+// The thread_local object is destroyed when the rank's main returns, before its globals.
 // Each check fails when the ranks share these objects. Exit status 1 on any error.
 #include <mpc.h>
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,12 +47,27 @@ int counter_holder::count = 0;
 
 inline int inline_var = 0;
 
+bool tls_destroyed = false;
+
 struct tls_object {
     int value;
     std::vector<int> data;
     tls_object() : value(42), data(4, 1) {}
+    ~tls_object() { tls_destroyed = true; }  // when the rank's main returns, before the globals
 };
 thread_local tls_object tls_obj;
+
+// Destroyed after the rank's main, after its thread-local objects: checks they were.
+struct final_check {
+    ~final_check() {
+        if (!tls_destroyed) {
+            std::fprintf(stderr, "privatize_cxx: rank %d: FAIL: the thread_local object was not destroyed\n", my_rank);
+            std::fflush(stderr);
+            std::_Exit(3);
+        }
+    }
+};
+final_check checker;
 
 int bump_local() {
     static std::vector<int> seen;  // one per rank
