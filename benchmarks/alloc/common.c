@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
+#ifdef BENCH_MPC_TASKS
+#include <mpc.h>
+#endif
 
 #define BENCH_MAX_THREADS 1024
 
@@ -250,6 +253,82 @@ void bench_report(const struct bench_options* o, const char* workload, const cha
 
 /* ---- threads ------------------------------------------------------------------------------ */
 
+#ifdef BENCH_MPC_TASKS
+/* The tasks variant (built with -DBENCH_MPC_TASKS and linked with libmpc, see run.sh): each
+ * worker runs as an MPC task, a user-level thread with a heap in an address slice of its own
+ * (MPC_Task_create, mpc.h), instead of a pthread. The first call starts MPC's runtime, with one
+ * VP per worker unless MPC_VPS says otherwise, and worker i moves itself to VP i.
+ *
+ * Limit: a task that blocks in the kernel blocks its whole VP, and xmalloc's workers wait for
+ * each other on a pthread mutex and condition variables: two of them sharing a VP could wait
+ * for each other forever. So every worker needs a VP of its own, and more workers than VPs is
+ * refused (exit status 1). With more workers than cores (xmalloc at 2 threads: 4 workers) the
+ * VPs share the cores, as the pthreads of the other rows do. The main thread becomes VP 0's
+ * primary ULT; it parks in MPC_Task_join while worker 0 runs on VP 0. */
+struct bench_task_start {
+    void* (*worker)(void*);
+    void* arg;
+    int vp;
+};
+
+static void* bench_task_main(void* p) {
+    const struct bench_task_start* s = p;
+    const int rc = MPC_Move_to_vp(s->vp);
+    if (rc != MPC_SUCCESS) {
+        fprintf(stderr, "MPC_Move_to_vp(%d): error %d\n", s->vp, rc);
+        exit(1);
+    }
+    return s->worker(s->arg);
+}
+
+static void* bench_task_noop(void* p) { return p; }
+
+/* Starts the runtime (one VP per worker unless MPC_VPS is set) and checks that each of the n
+ * workers can have a VP of its own. */
+static void bench_tasks_start(int n) {
+    if (MPC_Vp_count() == 0) {
+        if (getenv("MPC_VPS") == NULL) {
+            char vps[16];
+            snprintf(vps, sizeof vps, "%d", n);
+            setenv("MPC_VPS", vps, 1);
+        }
+        MPC_Task t;
+        const int rc = MPC_Task_create(&t, bench_task_noop, NULL);
+        if (rc != MPC_SUCCESS || MPC_Task_join(t, NULL) != MPC_SUCCESS) {
+            fprintf(stderr, "MPC_Task_create: error %d: MPC's runtime did not start\n", rc);
+            exit(1);
+        }
+    }
+    if (n > MPC_Vp_count()) {
+        fprintf(stderr, "%d workers as MPC tasks need a VP each, but MPC's runtime has %d (MPC_VPS)\n", n,
+                MPC_Vp_count());
+        exit(1);
+    }
+}
+
+int bench_run_workers(int n, void* (*worker)(void*), void* args, size_t arg_size) {
+    MPC_Task task[BENCH_MAX_THREADS];
+    struct bench_task_start start[BENCH_MAX_THREADS];
+    if (n > BENCH_MAX_THREADS) {
+        return -1;
+    }
+    bench_tasks_start(n);
+    for (int i = 0; i < n; ++i) {
+        start[i].worker = worker;
+        start[i].arg = (char*)args + (size_t)i * arg_size;
+        start[i].vp = i;
+        const int e = MPC_Task_create(&task[i], bench_task_main, &start[i]);
+        if (e != MPC_SUCCESS) { /* the started workers may wait for this one: give up at once */
+            fprintf(stderr, "MPC_Task_create (task %d of %d): error %d\n", i + 1, n, e);
+            exit(1);
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        MPC_Task_join(task[i], NULL);
+    }
+    return 0;
+}
+#else
 int bench_run_workers(int n, void* (*worker)(void*), void* args, size_t arg_size) {
     pthread_t tid[BENCH_MAX_THREADS];
     if (n > BENCH_MAX_THREADS) {
@@ -267,6 +346,7 @@ int bench_run_workers(int n, void* (*worker)(void*), void* args, size_t arg_size
     }
     return 0;
 }
+#endif
 
 void bench_fatal(const char* workload, const char* what) {
     fprintf(stderr, "%s: %s: %s\n", workload, what, strerror(errno));

@@ -7,8 +7,9 @@
  * with common.c (benchmarks/alloc/run.sh) and run once per allocator, the allocator preloaded
  * with LD_PRELOAD (glibc: none). A program keeps no mutable global or static variable: its
  * state lives in main and in the struct argument of its `void* worker(void*)`, and
- * bench_run_workers() is the one place that starts threads, so that a later variant can run the
- * same workers as MPC tasks.
+ * bench_run_workers() is the one place that starts threads. The tasks variant is the same
+ * sources built with -DBENCH_MPC_TASKS and linked with libmpc: bench_run_workers() then runs
+ * each worker as an MPC task (MPC_Task_create, mpc.h), one VP per worker (see common.c).
  *
  * Options of every program:
  *   --threads N     worker threads (default 1)
@@ -80,9 +81,10 @@ double bench_peak_rss_mib(void);
 /* Monotonic clock, in seconds. */
 double bench_now(void);
 
-/* Runs worker on args[0 .. n-1] (each arg_size bytes apart), one thread each, and joins them
- * all. Returns 0, or -1 when n is above the limit (1024); a thread that cannot be created
- * ends the program (exit status 1), since the started workers may be waiting for it. */
+/* Runs worker on args[0 .. n-1] (each arg_size bytes apart), one thread each (with
+ * BENCH_MPC_TASKS: one MPC task each, worker i on VP i), and joins them all. Returns 0, or -1
+ * when n is above the limit (1024); a thread that cannot be created ends the program (exit
+ * status 1), since the started workers may be waiting for it. */
 int bench_run_workers(int n, void* (*worker)(void*), void* args, size_t arg_size);
 
 /* Aborts the program with a message (exit status 1): a failed allocation outside the workers. */

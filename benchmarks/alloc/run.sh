@@ -11,12 +11,21 @@
 # Each program checks which malloc is active (a symbol only that allocator exports, and the
 # library malloc() resolves to) and refuses to run when it is not the one the script preloaded.
 # The workloads run as plain threads; each keeps its thread body a `void* worker(void*)` over
-# a struct and starts threads in one place (bench_run_workers, common.c), so that a later
-# variant can run the same workers as MPC tasks. --quick takes about 15 s, a full run about
-# 80 s on a 2-core machine.
+# a struct and starts threads in one place (bench_run_workers, common.c).
 #
-# Environment: BENCH_ALLOC_ONLY="glibc jemalloc tcmalloc mimalloc mpc" (a subset) runs only
-# those; BENCH_ALLOC_THREADS="1 2" sets the thread counts; BENCH_ALLOC_WORKLOADS="larson ..."
+# The tasks variant (rows "mpc", variant "tasks"): the same sources built with
+# -DBENCH_MPC_TASKS and linked with build-bench's libmpc.so (the program links it, nothing is
+# preloaded), so that bench_run_workers() runs each worker as an MPC task (MPC_Task_create: a
+# user-level thread with a heap in an address slice of its own) instead of a pthread. Each
+# worker gets a VP of its own (MPC_VPS = workers, worker i on VP i): a task that blocks in the
+# kernel blocks its VP, and xmalloc's workers block on pthread condition variables. xmalloc at
+# 2 threads has 4 workers, so 4 VPs share the 2 cores, as its 4 pthreads do. These rows run at
+# 1 and 2 threads (BENCH_ALLOC_TASK_THREADS) and are left out of the targets below.
+# --quick takes about 25 s, a full run about 2 minutes on a 2-core machine.
+#
+# Environment: BENCH_ALLOC_ONLY="glibc jemalloc tcmalloc mimalloc mpc mpc-tasks" (a subset) runs
+# only those; BENCH_ALLOC_THREADS="1 2" sets the thread counts, BENCH_ALLOC_TASK_THREADS="1 2"
+# those of the tasks variant (among BENCH_ALLOC_THREADS); BENCH_ALLOC_WORKLOADS="larson ..."
 # the workloads.
 # shellcheck source=SCRIPTDIR/../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -26,12 +35,13 @@ BENCH_VALUE_FMT=auto
 
 src=$BENCH_ROOT/benchmarks/alloc
 out=$BENCH_BUILD_DIR/alloc
-only=" ${BENCH_ALLOC_ONLY:-glibc jemalloc tcmalloc mimalloc mpc} "
+only=" ${BENCH_ALLOC_ONLY:-glibc jemalloc tcmalloc mimalloc mpc mpc-tasks} "
 wanted() { [[ $only == *" $1 "* ]]; }
 read -r -a workloads <<<"${BENCH_ALLOC_WORKLOADS:-larson xmalloc threadtest cache_scratch realloc_chain}"
 default_threads="1 2"
 [[ $(nproc) -ge 16 ]] && default_threads="1 2 16"
 read -r -a thread_counts <<<"${BENCH_ALLOC_THREADS:-$default_threads}"
+task_threads=" ${BENCH_ALLOC_TASK_THREADS:-1 2} "
 
 bench_need_packages libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 gcc
 mkdir -p "$out" "$BENCH_BUILD_DIR/bench-logs"
@@ -126,7 +136,36 @@ if wanted mpc; then
 else
     skipped[mpc]="left out (BENCH_ALLOC_ONLY)"
 fi
-[[ ${#impls[@]} -gt 0 ]] || bench_die "no allocator to run"
+
+# The tasks variant: libmpc built here, each workload built again against it.
+tasks_built=()
+if wanted mpc-tasks; then
+    tasks_why=""
+    if ! bench_try_build mpc; then
+        tasks_why="building libmpc.so failed"
+        bench_say "!! mpc-tasks: $tasks_why (see above); no tasks figures"
+        BENCH_FAILED=1
+    elif [[ ! -f $BENCH_BUILD_DIR/libmpc.so ]]; then
+        tasks_why="no $BENCH_BUILD_DIR/libmpc.so"
+        bench_say "!! mpc-tasks: $tasks_why; no tasks figures"
+        BENCH_FAILED=1
+    else
+        for w in "${built[@]}"; do
+            log=$BENCH_BUILD_DIR/bench-logs/alloc-build-$w-tasks.log
+            if gcc "${cflags[@]}" -DBENCH_MPC_TASKS -I"$BENCH_ROOT/include" -o "$out/$w-tasks" "$src/$w.c" \
+                "$src/common.c" -L"$BENCH_BUILD_DIR" -lmpc -Wl,-rpath,"$BENCH_BUILD_DIR" >"$log" 2>&1; then
+                tasks_built+=("$w")
+            else
+                bench_say "!! $w-tasks: gcc -DBENCH_MPC_TASKS $w.c common.c -lmpc failed; last lines of $log:"
+                tail -n 15 "$log" >&2
+                BENCH_FAILED=1
+            fi
+        done
+    fi
+fi
+tasks_wanted() { [[ " ${tasks_built[*]} " == *" $1 "* && $task_threads == *" $2 "* ]]; }
+
+[[ ${#impls[@]} -gt 0 || ${#tasks_built[@]} -gt 0 ]] || bench_die "no allocator to run"
 
 version_of() {  # the Debian version of a package, or "?"
     dpkg-query -W -f='${Version}' "$1" 2>/dev/null || printf '?'
@@ -143,6 +182,13 @@ run_one() {
         --threads "$t" --impl "$impl" --expect "$impl" "${args[@]}"
 }
 
+# run_tasks WORKLOAD THREADS: the tasks variant (libmpc linked, not preloaded).
+run_tasks() {
+    local w=$1 t=$2
+    bench_exec "alloc-$w-mpc-tasks-${t}t" "$(command -v timeout)" -k 5 "$limit_s" env -u LD_PRELOAD -u MPC_VPS \
+        "$out/$w-tasks" --threads "$t" --impl mpc --variant tasks --expect mpc "${args[@]}"
+}
+
 bench_busy_check
 handoffs=()
 for w in "${built[@]}"; do
@@ -152,6 +198,9 @@ for w in "${built[@]}"; do
         for impl in "${impls[@]}"; do
             run_one "$impl" "$w" "$t"
         done
+        if tasks_wanted "$w" "$t"; then
+            run_tasks "$w" "$t"
+        fi
     done
 done
 
