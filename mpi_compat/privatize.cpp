@@ -4,6 +4,7 @@
 #include "mpi_compat/privatize.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <atomic>
 #include <cstdint>
@@ -216,7 +217,35 @@ void run_tls_dtors(tls_state* s) {
 
 }  // namespace
 
+/// A shared library built with `mpc_cc -shared` that the program links: its globals would be
+/// shared by the ranks (only the program is copied), so the program is refused.
+int find_own_library(dl_phdr_info* info, std::size_t, void* data) {
+    if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') {
+        return 0;
+    }
+    void* h = dlopen(info->dlpi_name, RTLD_NOLOAD | RTLD_LAZY);
+    if (h == nullptr) {
+        return 0;
+    }
+    void* mark = dlsym(h, "mpc_library_built_with_mpc_cc");
+    Dl_info where;
+    if (mark != nullptr && dladdr(mark, &where) != 0 && where.dli_fname != nullptr &&
+        std::strcmp(where.dli_fname, info->dlpi_name) == 0) {
+        *static_cast<std::string*>(data) = info->dlpi_name;
+    }
+    dlclose(h);
+    return 0;
+}
+
 bool open_program(std::string& err) {
+    std::string own;
+    dl_iterate_phdr(&find_own_library, &own);
+    if (!own.empty()) {
+        err = "it links the shared library " + own +
+              ", built with mpc_cc: only the program is copied per rank, so that library's globals would be "
+              "shared by the ranks. Link it statically (an .a archive), or build the program with -fno-mpc-privatize";
+        return false;
+    }
     g_image = elf::image::open("/proc/self/exe", err);
     if (!g_image) {
         return false;

@@ -213,6 +213,16 @@ case $mode in
     # compiled by the wrapper, it privatizes
     run_status 0 "$tools/mpc_cc" -o "$work/whole" "$work/main_part.c" "$work/plain_part.c"
     run_status 0 "$tools/mpc_run" -n 3 "$work/whole"
+    # A shared library of the program's own, built with mpc_cc -shared: its globals would be
+    # shared by the ranks, so mpc_run refuses the program (one line, status 2).
+    printf 'int own_value = 1;\nint own_get(void) { return own_value; }\n' >"$work/own.c"
+    run_status 0 "$tools/mpc_cc" -shared -o "$work/libown.so" "$work/own.c"
+    printf '#include <mpi.h>\nint own_get(void);\nint main(int c, char** v) { MPI_Init(&c, &v); int r = own_get(); MPI_Finalize(); return r - 1; }\n' >"$work/uses_own.c"
+    run_status 0 "$tools/mpc_cc" -o "$work/uses_own" "$work/uses_own.c" -L"$work" -lown -Wl,-rpath,"$work"
+    run_status 2 "$tools/mpc_run" -n 2 "$work/uses_own"
+    grep -q "links the shared library .*libown.so, built with mpc_cc.*Link it statically" "$work/out" ||
+      fail "own shared library: $(cat "$work/out")"
+    [ "$(wc -l <"$work/out")" -eq 1 ] || fail "own shared library: more than one line: $(cat "$work/out")"
     # A position-independent executable with thread-local variables (plain cc with the link
     # flags, as a build that drops -shared would make it): refused at mpc_run time, status 2.
     printf '#include <mpi.h>\n_Thread_local int t = 1;\nint main(int c, char** v) { MPI_Init(&c, &v); t = 2; MPI_Finalize(); return t - 2; }\n' >"$work/tls.c"
