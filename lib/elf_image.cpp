@@ -510,8 +510,6 @@ std::unique_ptr<copy> image::map(std::uintptr_t at, std::uint64_t tls_module, st
     c->lo_ = reinterpret_cast<std::uintptr_t>(base);
     c->hi_ = c->lo_ + span_;
     c->bias_ = c->lo_ - min_vaddr_;
-    c->mapped_ = true;
-    c->fixed_ = at != 0;
     auto fail = [&](const std::string& why) -> std::unique_ptr<copy> {
         err = why;
         // Give the range back to PROT_NONE (a slice's reservation stays a reservation).
@@ -519,7 +517,6 @@ std::unique_ptr<copy> image::map(std::uintptr_t at, std::uint64_t tls_module, st
         if (at == 0) {
             ::munmap(base, span_);
         }
-        c->mapped_ = false;
         return nullptr;
     };
     for (const segment& s : segs_) {
@@ -636,18 +633,6 @@ void copy::run_fini() const {
     }
     if (img_->fini_ != 0) {
         reinterpret_cast<fini_fn>(bias_ + img_->fini_)();
-    }
-}
-
-void copy::unmap() noexcept {
-    if (mapped_) {
-        if (fixed_) {
-            ::mmap(reinterpret_cast<void*>(lo_), hi_ - lo_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
-                   -1, 0);
-        } else {
-            ::munmap(reinterpret_cast<void*>(lo_), hi_ - lo_);
-        }
-        mapped_ = false;
     }
 }
 

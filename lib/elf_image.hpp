@@ -57,7 +57,7 @@ class copy {
 public:
     copy(const copy&) = delete;
     copy& operator=(const copy&) = delete;
-    ~copy();  ///< leaves the mapping in place (see unmap())
+    ~copy();  ///< leaves the mapping in place: the copy lives as long as the process
 
     std::uintptr_t bias() const noexcept { return bias_; }
     std::uintptr_t lo() const noexcept { return lo_; }  ///< first mapped address
@@ -70,9 +70,6 @@ public:
     void run_init(int argc, char** argv, char** envp) const;
     /// Runs DT_FINI_ARRAY in reverse, then DT_FINI (destructors).
     void run_fini() const;
-    /// Unmaps the copy (nothing of it may be in use); a copy mapped at a given address leaves
-    /// its range reserved (PROT_NONE) instead.
-    void unmap() noexcept;
 
 private:
     friend class image;
@@ -80,8 +77,6 @@ private:
     const image* img_ = nullptr;
     std::uintptr_t bias_ = 0, lo_ = 0, hi_ = 0;
     void* eh_frame_ = nullptr;
-    bool mapped_ = false;
-    bool fixed_ = false;
 };
 
 class image {

@@ -158,7 +158,16 @@ bool add_ult_tls_dtor(void (*fn)(void*), void* obj, int& rc) {
     return true;
 }
 
-using thread_atexit_fn = int (*)(void (*)(void*), void*, void*);
+/// Both thread-atexit entry points: the rank's ULT keeps the destructor; a plain thread goes to
+/// the real function `name` of the libraries.
+int thread_atexit(const char* name, void (*fn)(void*), void* obj, void* dso) {
+    if (int rc = 0; add_ult_tls_dtor(fn, obj, rc)) {
+        return rc;
+    }
+    using thread_atexit_fn = int (*)(void (*)(void*), void*, void*);
+    auto real = reinterpret_cast<thread_atexit_fn>(dlsym(RTLD_DEFAULT, name));
+    return real != nullptr ? real(fn, obj, dso) : -1;
+}
 }  // namespace
 }  // namespace mpc::mpi::priv
 
@@ -167,21 +176,11 @@ using thread_atexit_fn = int (*)(void (*)(void*), void*, void*);
 /// runs when the rank's main returns; in a plain thread the real one runs it when the thread
 /// ends.
 extern "C" int mpc_image_cxa_thread_atexit(void (*fn)(void*), void* obj, void* dso) {
-    using namespace mpc::mpi::priv;
-    if (int rc = 0; add_ult_tls_dtor(fn, obj, rc)) {
-        return rc;
-    }
-    static auto real = reinterpret_cast<thread_atexit_fn>(dlsym(RTLD_DEFAULT, "__cxa_thread_atexit"));
-    return real != nullptr ? real(fn, obj, dso) : -1;
+    return mpc::mpi::priv::thread_atexit("__cxa_thread_atexit", fn, obj, dso);
 }
 
 extern "C" int mpc_image_cxa_thread_atexit_impl(void (*fn)(void*), void* obj, void* dso) {
-    using namespace mpc::mpi::priv;
-    if (int rc = 0; add_ult_tls_dtor(fn, obj, rc)) {
-        return rc;
-    }
-    static auto real = reinterpret_cast<thread_atexit_fn>(dlsym(RTLD_DEFAULT, "__cxa_thread_atexit_impl"));
-    return real != nullptr ? real(fn, obj, dso) : -1;
+    return mpc::mpi::priv::thread_atexit("__cxa_thread_atexit_impl", fn, obj, dso);
 }
 
 namespace mpc::mpi::priv {
@@ -262,8 +261,6 @@ bool open_program(std::string& err) {
     g_register_frame_info = reinterpret_cast<void* (*)(const void*, void*)>(dlsym(RTLD_DEFAULT, "__register_frame_info"));
     return true;
 }
-
-std::size_t image_span() noexcept { return g_image ? g_image->span() : 0; }
 
 bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std::string& err) {
     std::uintptr_t at = 0;

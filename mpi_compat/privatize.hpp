@@ -20,8 +20,4 @@ bool open_program(std::string& err);
 /// cannot be loaded (nothing of the program ran then).
 bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std::string& err);
 
-/// What the rank's copy needed: bytes of address space (the whole image) and of private
-/// memory written at load (relocated data, .bss untouched), for start-up measurements.
-std::size_t image_span() noexcept;
-
 }  // namespace mpc::mpi::priv
