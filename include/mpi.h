@@ -322,7 +322,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 
-/* ---- collectives (basic algorithms until the collectives work) ---------------------------- */
+/* ---- collectives (the others: mpc/mpi_coll.h) --------------------------------------------- */
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PMPI_Barrier(MPI_Comm comm);
@@ -559,5 +559,6 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 /* Further parts of the interface, one header per area. */
 #include "mpc/mpi_datatypes.h"
 #include "mpc/mpi_groups.h"
+#include "mpc/mpi_coll.h"
 
 #endif /* MPC_MPI_H_INCLUDED */

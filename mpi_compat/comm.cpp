@@ -4,6 +4,7 @@
 #include <mutex>
 #include <utility>
 
+#include "mpi_compat/coll/coll.hpp"
 #include "mpi_compat/runtime.hpp"
 
 namespace mpc::mpi {
@@ -44,6 +45,8 @@ std::atomic<std::uint32_t> next_context{16};  // 1..15 are reserved for predefin
 }  // namespace
 
 std::atomic<std::atomic<comm*>*> detail::comm_chunks[detail::comm_max_chunks] = {};
+
+comm::~comm() { coll::destroy_state(*this); }
 
 int comm::rank_of(const task& t) const noexcept {
     if (is_self) {

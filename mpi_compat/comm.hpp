@@ -50,6 +50,14 @@ struct comm {
     std::unique_ptr<comm> group_view[2];
     bool predefined = false;
     std::atomic<int> members{0};   ///< members that have not freed it yet
+    /// Shared-memory collective state (coll/shm.hpp), made by the first collective; freed with
+    /// the communicator.
+    mutable std::atomic<void*> coll_shm{nullptr};
+
+    comm() = default;
+    comm(const comm&) = delete;
+    comm& operator=(const comm&) = delete;
+    ~comm();
 
     std::uint32_t coll_context() const noexcept { return context + 1; }
     /// Size of the (local) group; for an intercommunicator, of group A: use local_size().

@@ -205,50 +205,10 @@ int PMPI_Comm_get_name(MPI_Comm h, char* name, int* resultlen) {
     return MPI_SUCCESS;
 }
 
-int PMPI_Barrier(MPI_Comm h) {
-    ctx k = enter("MPI_Barrier", h);
-    if (k.err != MPI_SUCCESS) {
-        return k.err;
-    }
-    if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Barrier", "not supported on intercommunicators yet");
-    }
-    coll_barrier(*k.self, *k.c);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm h) {
-    ctx k = enter("MPI_Bcast", h);
-    if (k.err != MPI_SUCCESS) {
-        return k.err;
-    }
-    if (k.c->is_inter) {
-        return raise(h, MPI_ERR_COMM, "MPI_Bcast", "not supported on intercommunicators yet");
-    }
-    if (count < 0) {
-        return raise(h, MPI_ERR_COUNT, "MPI_Bcast", "negative count %d", count);
-    }
-    std::size_t esize = type_size(type);
-    if (esize == 0) {
-        return raise(h, MPI_ERR_TYPE, "MPI_Bcast", "invalid datatype %#x", type);
-    }
-    if (root < 0 || root >= k.c->size()) {
-        return raise(h, MPI_ERR_ROOT, "MPI_Bcast", "invalid root %d (the communicator has %d ranks)", root,
-                     k.c->size());
-    }
-    if (buf == nullptr && count > 0) {
-        return raise(h, MPI_ERR_BUFFER, "MPI_Bcast", "null buffer with count %d", count);
-    }
-    coll_bcast(*k.self, *k.c, buf, esize * static_cast<std::size_t>(count), root);
-    return MPI_SUCCESS;
-}
-
 int MPI_Comm_dup(MPI_Comm, MPI_Comm*) MPC_WEAK(MPI_Comm_dup);
 int MPI_Comm_split(MPI_Comm, int, int, MPI_Comm*) MPC_WEAK(MPI_Comm_split);
 int MPI_Comm_free(MPI_Comm*) MPC_WEAK(MPI_Comm_free);
 int MPI_Comm_compare(MPI_Comm, MPI_Comm, int*) MPC_WEAK(MPI_Comm_compare);
 int MPI_Comm_set_name(MPI_Comm, const char*) MPC_WEAK(MPI_Comm_set_name);
 int MPI_Comm_get_name(MPI_Comm, char*, int*) MPC_WEAK(MPI_Comm_get_name);
-int MPI_Barrier(MPI_Comm) MPC_WEAK(MPI_Barrier);
-int MPI_Bcast(void*, int, MPI_Datatype, int, MPI_Comm) MPC_WEAK(MPI_Bcast);
 }

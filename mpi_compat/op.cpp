@@ -255,6 +255,8 @@ void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype ty
     }
 }
 
+bool op_is_user(MPI_Op op) noexcept { return index_of(op) >= first_user_index; }
+
 bool op_commutes(MPI_Op op) noexcept {
     user_op u = find_user(index_of(op));
     return u.fn == nullptr || u.commute;

@@ -18,6 +18,9 @@ int op_check(MPI_Op op, MPI_Datatype type) noexcept;
 /// predefined ops; any type for user ops, which receive the handle as is).
 void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype type) noexcept;
 
+/// Whether op is a user operation (MPI_Op_create), valid or not.
+bool op_is_user(MPI_Op op) noexcept;
+
 /// Whether the operation is commutative (predefined ones are).
 bool op_commutes(MPI_Op op) noexcept;
 

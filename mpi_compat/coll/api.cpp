@@ -1,0 +1,785 @@
+/// \file
+/// The bindings of the collectives, blocking and non-blocking: argument checks (each failure
+/// gets its error class through the communicator's error handler), the `args` record, and the
+/// reduction view (coll.hpp). A reduction whose datatype a predefined operation cannot walk in
+/// place (a derived type with holes, or padded pairs) runs on packed copies of its data.
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "mpi_compat/binding.hpp"
+#include "mpi_compat/coll/coll.hpp"
+#include "mpi_compat/coll/nbc.hpp"
+#include "mpi_compat/coll/pieces.hpp"
+#include "mpi_compat/datatype/copy.hpp"
+#include "mpi_compat/datatype/handles.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/group.hpp"
+#include "mpi_compat/op.hpp"
+
+namespace mpc::mpi::coll {
+
+namespace {
+
+/// The checks' context: the call's name and communicator handle, for raise().
+struct call {
+    const char* name;
+    MPI_Comm h;
+    args a;
+    int err = MPI_SUCCESS;
+
+    [[gnu::format(printf, 3, 4)]] int fail(int cls, const char* fmt, ...) noexcept;
+};
+
+int call::fail(int cls, const char* fmt, ...) noexcept {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    err = raise(h, cls, name, "%s", msg);
+    return err;
+}
+
+bool enter(call& k, kind what) noexcept {
+    comm_call base = enter_comm(k.name, k.h);
+    if (base.err != MPI_SUCCESS) {
+        k.err = base.err;
+        return false;
+    }
+    if (base.c->is_inter) {
+        k.fail(MPI_ERR_COMM, "collectives on intercommunicators are not supported yet");
+        return false;
+    }
+    k.a.k = what;
+    k.a.self = base.self;
+    k.a.c = base.c;
+    k.a.rank = base.c->is_self ? 0 : base.c->rank_of(*base.self);
+    k.a.size = base.c->size();
+    return true;
+}
+
+bool check_type(call& k, MPI_Datatype t, const datatype** out, const char* which) noexcept {
+    *out = datatype_for_comm(t);
+    if (*out == nullptr) {
+        k.fail(MPI_ERR_TYPE, "invalid %s datatype %#x (null, freed, not committed, or MPI_LB/MPI_UB)", which, t);
+        return false;
+    }
+    return true;
+}
+
+bool check_count(call& k, int count, const char* which) noexcept {
+    if (count < 0) {
+        k.fail(MPI_ERR_COUNT, "negative %s count %d", which, count);
+        return false;
+    }
+    return true;
+}
+
+bool check_buf(call& k, const void* buf, count_t count, const char* which) noexcept {
+    if (buf == nullptr && count > 0) {
+        k.fail(MPI_ERR_BUFFER, "null %s buffer with count %lld", which, static_cast<long long>(count));
+        return false;
+    }
+    return true;
+}
+
+/// (buf, count, type) of one side: count, type and buffer checks.
+bool check_side(call& k, const void* buf, int count, MPI_Datatype t, const datatype** dt, const char* which) noexcept {
+    return check_count(k, count, which) && check_type(k, t, dt, which) && check_buf(k, buf, count, which);
+}
+
+bool check_root(call& k, int root) noexcept {
+    if (root < 0 || root >= k.a.size) {
+        k.fail(MPI_ERR_ROOT, "invalid root %d (the communicator has %d ranks)", root, k.a.size);
+        return false;
+    }
+    k.a.root = root;
+    return true;
+}
+
+bool check_counts(call& k, const int* counts, const char* which) noexcept {
+    if (counts == nullptr) {
+        k.fail(MPI_ERR_ARG, "null %s counts array", which);
+        return false;
+    }
+    for (int i = 0; i < k.a.size; ++i) {
+        if (counts[i] < 0) {
+            k.fail(MPI_ERR_COUNT, "negative %s count %d for rank %d", which, counts[i], i);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool check_displs(call& k, const int* displs, const char* which) noexcept {
+    if (displs == nullptr) {
+        k.fail(MPI_ERR_ARG, "null %s displacements array", which);
+        return false;
+    }
+    return true;
+}
+
+bool not_in_place(call& k, const void* buf, const char* why) noexcept {
+    if (buf == MPI_IN_PLACE) {
+        k.fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed %s", why);
+        return false;
+    }
+    return true;
+}
+
+/// The receive buffer must not alias the send buffer (MPI 3.1 section 2.3), unless empty.
+bool no_alias(call& k, const void* sbuf, const void* rbuf, bool nonempty) noexcept {
+    if (nonempty && sbuf != nullptr && sbuf == rbuf) {
+        k.fail(MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)");
+        return false;
+    }
+    return true;
+}
+
+// ---- reductions ------------------------------------------------------------------------------------
+
+/// The one predefined type a derived type is made of (markers aside), or nullptr.
+const datatype* basic_of(const datatype* t, int depth = 0) noexcept {
+    if (t->is_predefined()) {
+        return t->size() == 0 ? nullptr : t;
+    }
+    if (depth > 64) {
+        return nullptr;
+    }
+    if (t->impl() != nullptr) {
+        return basic_of(t->impl(), depth + 1);
+    }
+    const datatype* found = nullptr;
+    for (const datatype* part : t->types()) {
+        if (part->is_predefined() && part->size() == 0) {
+            continue;  // MPI_LB / MPI_UB
+        }
+        const datatype* b = basic_of(part, depth + 1);
+        if (b == nullptr || (found != nullptr && b->predefined_index() != found->predefined_index())) {
+            return nullptr;
+        }
+        found = b;
+    }
+    return found;
+}
+
+MPI_Datatype handle_of(const datatype* t) noexcept { return MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, t->predefined_index()); }
+
+/// Builds a.red for `count` elements of (t, dt) and op; a.red_pack when the data must be
+/// converted to an array of the basic type first.
+bool make_view(call& k, MPI_Op op, MPI_Datatype t, const datatype* dt, count_t count) noexcept {
+    red_view& v = k.a.red;
+    v.op = op;
+    if (op_is_user(op)) {
+        if (op_check(op, t) != MPI_SUCCESS) {
+            k.fail(MPI_ERR_OP, "invalid operation %#x", op);
+            return false;
+        }
+        v.t = t;
+        v.n = count;
+        v.stride = dt->extent();
+        v.shift = -dt->true_lb();
+        v.buf_off = 0;
+        v.span = count > 0 ? static_cast<std::size_t>((count - 1) * dt->extent() + dt->true_extent()) : 0;
+        v.dt = dt;
+        v.dense = dt->is_contiguous();
+        v.commutative = op_commutes(op);
+        return true;
+    }
+    const datatype* basic = basic_of(dt);
+    if (basic == nullptr || op_check(op, handle_of(basic)) != MPI_SUCCESS) {
+        k.fail(MPI_ERR_OP, "operation %#x is not defined on datatype %#x", op, t);
+        return false;
+    }
+    v.t = handle_of(basic);
+    v.stride = basic->extent();
+    v.shift = 0;
+    v.dt = basic;
+    v.dense = true;
+    v.commutative = true;
+    if (dt->is_predefined()) {
+        v.n = count;
+        v.buf_off = 0;
+    } else {
+        v.n = count * (dt->size() / basic->size());
+        v.buf_off = dt->true_lb();
+        k.a.red_pack = !(dt->is_contiguous() && basic->size() == basic->extent());
+        k.a.red_user_type = dt;
+        if (k.a.red_pack) {
+            v.buf_off = 0;
+        }
+    }
+    v.span = static_cast<std::size_t>(v.n * v.stride);
+    return true;
+}
+
+/// Runs a reduction on packed arrays of its basic type (see make_view).
+int run_packed(args& a) noexcept {
+    const datatype& ut = *a.red_user_type;
+    const datatype& bt = *a.red.dt;
+    count_t in_count = a.rcount;  // user elements of input
+    count_t out_count = a.rcount;
+    if (a.k == kind::reduce_scatter || a.k == kind::reduce_scatter_block) {
+        in_count = 0;
+        for (int i = 0; i < a.size; ++i) {
+            in_count += a.k == kind::reduce_scatter_block ? a.rcount : a.rcounts[i];
+        }
+        out_count = a.k == kind::reduce_scatter_block ? a.rcount : a.rcounts[a.rank];
+    }
+    count_t per = ut.size() / bt.size();
+    scratch tin;
+    scratch tout;
+    if (!tin.reset(a.red) || !tout.reset(a.red)) {
+        return MPI_ERR_NO_MEM;
+    }
+    const void* in = a.in_place ? a.rbuf : a.sbuf;
+    if (in != nullptr) {
+        copy_typed(in, in_count, ut, tin.base(), in_count * per, bt);
+    }
+    args p = a;
+    p.sbuf = tin.base();
+    p.rbuf = tout.base();
+    p.in_place = false;
+    p.red_pack = false;
+    int err = run(p);
+    bool gets_result = (a.k != kind::reduce || a.rank == a.root) && (a.k != kind::exscan || a.rank > 0);
+    if (err == MPI_SUCCESS && gets_result) {
+        copy_typed(tout.base(), out_count * per, bt, a.rbuf, out_count, ut);
+    }
+    return err;
+}
+
+// ---- one member alone ----------------------------------------------------------------------------
+
+/// A communicator of one member (MPI_COMM_SELF among them): local copies only.
+int run_alone(args& a) noexcept {
+    switch (a.k) {
+        case kind::barrier:
+        case kind::bcast: return MPI_SUCCESS;
+        case kind::gather:
+        case kind::gatherv:
+        case kind::allgather:
+        case kind::allgatherv:
+            if (!a.in_place) {
+                copy_piece(contribution(a), gathered_block(a, 0));
+            }
+            return MPI_SUCCESS;
+        case kind::scatter:
+        case kind::scatterv:
+            if (!a.in_place) {
+                copy_piece(scattered_block(a, 0), {a.rbuf, a.rcount, a.rtype});
+            }
+            return MPI_SUCCESS;
+        case kind::alltoall:
+        case kind::alltoallv:
+        case kind::alltoallw:
+            if (!a.in_place) {
+                copy_piece(send_piece(a, 0), recv_piece(a, 0));
+            }
+            return MPI_SUCCESS;
+        case kind::exscan: return MPI_SUCCESS;  // the receive buffer of rank 0 is undefined
+        default: break;
+    }
+    // reduce, allreduce, reduce_scatter(_block), scan: the result is the input
+    if (a.in_place) {
+        return MPI_SUCCESS;
+    }
+    if (a.red_pack) {
+        count_t n = a.k == kind::reduce_scatter ? a.rcounts[0] : a.rcount;
+        copy_typed(a.sbuf, n, *a.red_user_type, a.rbuf, n, *a.red_user_type);
+        return MPI_SUCCESS;
+    }
+    copy_range(a.red, at(a.sbuf, a.red.buf_off), at(a.rbuf, a.red.buf_off), 0, a.red.n);
+    return MPI_SUCCESS;
+}
+
+/// Runs the checked call now (req null) or as a non-blocking collective.
+int start(call& k, MPI_Request* req) noexcept {
+    args& a = k.a;
+    if (req != nullptr || k.name[4] == 'I') {
+        if (req == nullptr) {
+            return k.fail(MPI_ERR_ARG, "null request pointer");
+        }
+        a.seq = a.size > 1 ? next_seq(*a.c, a.rank) : 0;
+        int err = nbc::start(a, req);
+        return err == MPI_SUCCESS ? err : k.fail(err, "cannot start the operation");
+    }
+    a.seq = a.size > 1 ? next_seq(*a.c, a.rank) : 0;
+    int err = execute(a);
+    return err == MPI_SUCCESS ? err : k.fail(err, "out of memory");
+}
+
+// ---- the calls ---------------------------------------------------------------------------------------
+
+int do_barrier(const char* name, MPI_Comm h, MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, kind::barrier)) {
+        return k.err;
+    }
+    return start(k, req);
+}
+
+int do_bcast(const char* name, void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, kind::bcast) || !check_side(k, buf, count, t, &k.a.rtype, "") || !check_root(k, root)) {
+        return k.err;
+    }
+    k.a.rbuf = buf;
+    k.a.rcount = count;
+    return start(k, req);
+}
+
+int do_gather(const char* name, bool v, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+              const int* rcounts, const int* displs, MPI_Datatype rtype, int root, MPI_Comm h,
+              MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, v ? kind::gatherv : kind::gather) || !check_root(k, root)) {
+        return k.err;
+    }
+    args& a = k.a;
+    bool is_root = a.rank == root;
+    a.in_place = is_root && sbuf == MPI_IN_PLACE;
+    if (!is_root && !not_in_place(k, sbuf, "as the send buffer of a non-root rank")) {
+        return k.err;
+    }
+    if (!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) {
+        return k.err;
+    }
+    if (is_root) {
+        if (v) {
+            if (!check_counts(k, rcounts, "receive") || !check_displs(k, displs, "receive") ||
+                !check_type(k, rtype, &a.rtype, "receive")) {
+                return k.err;
+            }
+            count_t total = 0;
+            for (int i = 0; i < a.size; ++i) {
+                total += rcounts[i];
+            }
+            if (!check_buf(k, rbuf, total, "receive")) {
+                return k.err;
+            }
+        } else if (!check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
+            return k.err;
+        }
+        if (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)) {
+            return k.err;
+        }
+    }
+    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.scount = scount;
+    a.rbuf = rbuf;
+    a.rcount = rcount;
+    a.rcounts = rcounts;
+    a.rdispls = displs;
+    return start(k, req);
+}
+
+int do_scatter(const char* name, bool v, const void* sbuf, int scount, const int* scounts, const int* displs,
+               MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm h,
+               MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, v ? kind::scatterv : kind::scatter) || !check_root(k, root)) {
+        return k.err;
+    }
+    args& a = k.a;
+    bool is_root = a.rank == root;
+    a.in_place = is_root && rbuf == MPI_IN_PLACE;
+    if (!is_root && !not_in_place(k, rbuf, "as the receive buffer of a non-root rank")) {
+        return k.err;
+    }
+    if (!a.in_place && !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
+        return k.err;
+    }
+    if (is_root) {
+        if (v) {
+            if (!check_counts(k, scounts, "send") || !check_displs(k, displs, "send") ||
+                !check_type(k, stype, &a.stype, "send")) {
+                return k.err;
+            }
+            count_t total = 0;
+            for (int i = 0; i < a.size; ++i) {
+                total += scounts[i];
+            }
+            if (!check_buf(k, sbuf, total, "send")) {
+                return k.err;
+            }
+        } else if (!check_side(k, sbuf, scount, stype, &a.stype, "send")) {
+            return k.err;
+        }
+        if (!a.in_place && !no_alias(k, sbuf, rbuf, rcount > 0)) {
+            return k.err;
+        }
+    }
+    a.sbuf = sbuf;
+    a.scount = scount;
+    a.scounts = scounts;
+    a.sdispls = displs;
+    a.rbuf = a.in_place ? nullptr : rbuf;
+    a.rcount = rcount;
+    return start(k, req);
+}
+
+int do_allgather(const char* name, bool v, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                 const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm h, MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, v ? kind::allgatherv : kind::allgather)) {
+        return k.err;
+    }
+    args& a = k.a;
+    a.in_place = sbuf == MPI_IN_PLACE;
+    if (!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) {
+        return k.err;
+    }
+    if (v) {
+        if (!check_counts(k, rcounts, "receive") || !check_displs(k, displs, "receive") ||
+            !check_type(k, rtype, &a.rtype, "receive")) {
+            return k.err;
+        }
+        count_t total = 0;
+        for (int i = 0; i < a.size; ++i) {
+            total += rcounts[i];
+        }
+        if (!check_buf(k, rbuf, total, "receive")) {
+            return k.err;
+        }
+    } else if (!check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
+        return k.err;
+    }
+    if (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)) {
+        return k.err;
+    }
+    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.scount = scount;
+    a.rbuf = rbuf;
+    a.rcount = rcount;
+    a.rcounts = rcounts;
+    a.rdispls = displs;
+    return start(k, req);
+}
+
+int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const int* scounts, const int* sdispls,
+                MPI_Datatype stype, const MPI_Datatype* stypes, void* rbuf, int rcount, const int* rcounts,
+                const int* rdispls, MPI_Datatype rtype, const MPI_Datatype* rtypes, MPI_Comm h,
+                MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, what)) {
+        return k.err;
+    }
+    args& a = k.a;
+    a.in_place = sbuf == MPI_IN_PLACE;
+    if (what == kind::alltoall) {
+        if ((!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) ||
+            !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
+            return k.err;
+        }
+    } else {
+        if ((!a.in_place && (!check_counts(k, scounts, "send") || !check_displs(k, sdispls, "send"))) ||
+            !check_counts(k, rcounts, "receive") || !check_displs(k, rdispls, "receive")) {
+            return k.err;
+        }
+        if (what == kind::alltoallv) {
+            if ((!a.in_place && !check_type(k, stype, &a.stype, "send")) || !check_type(k, rtype, &a.rtype, "receive")) {
+                return k.err;
+            }
+        } else {
+            if ((!a.in_place && stypes == nullptr) || rtypes == nullptr) {
+                return k.fail(MPI_ERR_ARG, "null datatypes array");
+            }
+            const datatype* t = nullptr;
+            for (int i = 0; i < a.size; ++i) {
+                if ((!a.in_place && !check_type(k, stypes[i], &t, "send")) || !check_type(k, rtypes[i], &t, "receive")) {
+                    return k.err;
+                }
+            }
+        }
+        bool any = false;
+        for (int i = 0; i < a.size; ++i) {
+            any = any || rcounts[i] > 0;
+        }
+        if (!check_buf(k, rbuf, any ? 1 : 0, "receive")) {
+            return k.err;
+        }
+    }
+    if (!a.in_place && !no_alias(k, sbuf, rbuf, true)) {
+        return k.err;
+    }
+    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.scount = scount;
+    a.scounts = scounts;
+    a.sdispls = sdispls;
+    a.stypes = stypes;
+    a.rbuf = rbuf;
+    a.rcount = rcount;
+    a.rcounts = rcounts;
+    a.rdispls = rdispls;
+    a.rtypes = rtypes;
+    return start(k, req);
+}
+
+/// Reduce, allreduce, scan, exscan (count elements in and out).
+int do_reduce(const char* name, kind what, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root,
+              MPI_Comm h, MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, what) || (what == kind::reduce && !check_root(k, root))) {
+        return k.err;
+    }
+    args& a = k.a;
+    bool receives = what != kind::reduce || a.rank == root;
+    a.in_place = sbuf == MPI_IN_PLACE;
+    if (a.in_place && !receives) {
+        return k.fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the send buffer of a non-root rank");
+    }
+    const datatype* dt = nullptr;
+    if (!check_count(k, count, "") || !check_type(k, t, &dt, "") ||
+        (!a.in_place && !check_buf(k, sbuf, count, "send")) || (receives && !check_buf(k, rbuf, count, "receive")) ||
+        (receives && !a.in_place && !no_alias(k, sbuf, rbuf, count > 0)) || !make_view(k, op, t, dt, count)) {
+        return k.err;
+    }
+    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.scount = count;
+    a.stype = dt;
+    a.rbuf = receives ? rbuf : nullptr;
+    a.rcount = count;
+    a.rtype = dt;
+    return start(k, req);
+}
+
+int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf, int rcount, const int* rcounts,
+                      MPI_Datatype t, MPI_Op op, MPI_Comm h, MPI_Request* req) noexcept {
+    call k{name, h, {}};
+    if (!enter(k, block ? kind::reduce_scatter_block : kind::reduce_scatter)) {
+        return k.err;
+    }
+    args& a = k.a;
+    a.in_place = sbuf == MPI_IN_PLACE;
+    const datatype* dt = nullptr;
+    count_t total = 0;
+    count_t mine = 0;
+    if (block) {
+        if (!check_count(k, rcount, "receive")) {
+            return k.err;
+        }
+        total = static_cast<count_t>(rcount) * a.size;
+        mine = rcount;
+    } else {
+        if (!check_counts(k, rcounts, "receive")) {
+            return k.err;
+        }
+        for (int i = 0; i < a.size; ++i) {
+            total += rcounts[i];
+        }
+        mine = rcounts[a.rank];
+    }
+    if (!check_type(k, t, &dt, "") || (!a.in_place && !check_buf(k, sbuf, total, "send")) ||
+        !check_buf(k, rbuf, a.in_place ? total : mine, "receive") ||
+        (!a.in_place && !no_alias(k, sbuf, rbuf, total > 0)) || !make_view(k, op, t, dt, total)) {
+        return k.err;
+    }
+    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.stype = dt;
+    a.rbuf = rbuf;
+    a.rcount = rcount;
+    a.rcounts = rcounts;
+    a.rtype = dt;
+    return start(k, req);
+}
+
+}  // namespace
+
+int execute(args& a) noexcept {
+    if (a.size == 1) {
+        return run_alone(a);
+    }
+    if (a.red_pack) {
+        return run_packed(a);
+    }
+    return run(a);
+}
+
+}  // namespace mpc::mpi::coll
+
+using namespace mpc::mpi::coll;
+using mpc::mpi::coll::kind;
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm h) { return do_barrier("MPI_Barrier", h, nullptr); }
+int PMPI_Ibarrier(MPI_Comm h, MPI_Request* r) { return do_barrier("MPI_Ibarrier", h, r); }
+
+int PMPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h) {
+    return do_bcast("MPI_Bcast", buf, count, t, root, h, nullptr);
+}
+int PMPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, MPI_Request* r) {
+    return do_bcast("MPI_Ibcast", buf, count, t, root, h, r);
+}
+
+int PMPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm h) {
+    return do_gather("MPI_Gather", false, sbuf, scount, stype, rbuf, rcount, nullptr, nullptr, rtype, root, h, nullptr);
+}
+int PMPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                 int root, MPI_Comm h, MPI_Request* r) {
+    return do_gather("MPI_Igather", false, sbuf, scount, stype, rbuf, rcount, nullptr, nullptr, rtype, root, h, r);
+}
+int PMPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[], const int displs[],
+                 MPI_Datatype rtype, int root, MPI_Comm h) {
+    return do_gather("MPI_Gatherv", true, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, h, nullptr);
+}
+int PMPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                  const int displs[], MPI_Datatype rtype, int root, MPI_Comm h, MPI_Request* r) {
+    return do_gather("MPI_Igatherv", true, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, h, r);
+}
+
+int PMPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm h) {
+    return do_scatter("MPI_Scatter", false, sbuf, scount, nullptr, nullptr, stype, rbuf, rcount, rtype, root, h,
+                      nullptr);
+}
+int PMPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                  int root, MPI_Comm h, MPI_Request* r) {
+    return do_scatter("MPI_Iscatter", false, sbuf, scount, nullptr, nullptr, stype, rbuf, rcount, rtype, root, h, r);
+}
+int PMPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm h) {
+    return do_scatter("MPI_Scatterv", true, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, h, nullptr);
+}
+int PMPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf,
+                   int rcount, MPI_Datatype rtype, int root, MPI_Comm h, MPI_Request* r) {
+    return do_scatter("MPI_Iscatterv", true, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, h, r);
+}
+
+int PMPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                   MPI_Comm h) {
+    return do_allgather("MPI_Allgather", false, sbuf, scount, stype, rbuf, rcount, nullptr, nullptr, rtype, h, nullptr);
+}
+int PMPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                    MPI_Comm h, MPI_Request* r) {
+    return do_allgather("MPI_Iallgather", false, sbuf, scount, stype, rbuf, rcount, nullptr, nullptr, rtype, h, r);
+}
+int PMPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                    const int displs[], MPI_Datatype rtype, MPI_Comm h) {
+    return do_allgather("MPI_Allgatherv", true, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, h, nullptr);
+}
+int PMPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                     const int displs[], MPI_Datatype rtype, MPI_Comm h, MPI_Request* r) {
+    return do_allgather("MPI_Iallgatherv", true, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, h, r);
+}
+
+int PMPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm h) {
+    return do_alltoall("MPI_Alltoall", kind::alltoall, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf, rcount,
+                       nullptr, nullptr, rtype, nullptr, h, nullptr);
+}
+int PMPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                   MPI_Comm h, MPI_Request* r) {
+    return do_alltoall("MPI_Ialltoall", kind::alltoall, sbuf, scount, nullptr, nullptr, stype, nullptr, rbuf, rcount,
+                       nullptr, nullptr, rtype, nullptr, h, r);
+}
+int PMPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
+                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm h) {
+    return do_alltoall("MPI_Alltoallv", kind::alltoallv, sbuf, 0, scounts, sdispls, stype, nullptr, rbuf, 0, rcounts,
+                       rdispls, rtype, nullptr, h, nullptr);
+}
+int PMPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
+                    const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm h, MPI_Request* r) {
+    return do_alltoall("MPI_Ialltoallv", kind::alltoallv, sbuf, 0, scounts, sdispls, stype, nullptr, rbuf, 0, rcounts,
+                       rdispls, rtype, nullptr, h, r);
+}
+int PMPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void* rbuf,
+                   const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm h) {
+    return do_alltoall("MPI_Alltoallw", kind::alltoallw, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
+                       rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, h, nullptr);
+}
+int PMPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[],
+                    void* rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm h,
+                    MPI_Request* r) {
+    return do_alltoall("MPI_Ialltoallw", kind::alltoallw, sbuf, 0, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, 0,
+                       rcounts, rdispls, MPI_DATATYPE_NULL, rtypes, h, r);
+}
+
+int PMPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm h) {
+    return do_reduce("MPI_Reduce", kind::reduce, sbuf, rbuf, count, t, op, root, h, nullptr);
+}
+int PMPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm h,
+                 MPI_Request* r) {
+    return do_reduce("MPI_Ireduce", kind::reduce, sbuf, rbuf, count, t, op, root, h, r);
+}
+int PMPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h) {
+    return do_reduce("MPI_Allreduce", kind::allreduce, sbuf, rbuf, count, t, op, 0, h, nullptr);
+}
+int PMPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h, MPI_Request* r) {
+    return do_reduce("MPI_Iallreduce", kind::allreduce, sbuf, rbuf, count, t, op, 0, h, r);
+}
+int PMPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h) {
+    return do_reduce("MPI_Scan", kind::scan, sbuf, rbuf, count, t, op, 0, h, nullptr);
+}
+int PMPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h, MPI_Request* r) {
+    return do_reduce("MPI_Iscan", kind::scan, sbuf, rbuf, count, t, op, 0, h, r);
+}
+int PMPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h) {
+    return do_reduce("MPI_Exscan", kind::exscan, sbuf, rbuf, count, t, op, 0, h, nullptr);
+}
+int PMPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h, MPI_Request* r) {
+    return do_reduce("MPI_Iexscan", kind::exscan, sbuf, rbuf, count, t, op, 0, h, r);
+}
+int PMPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm h) {
+    return do_reduce_scatter("MPI_Reduce_scatter_block", true, sbuf, rbuf, rcount, nullptr, t, op, h, nullptr);
+}
+int PMPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm h,
+                               MPI_Request* r) {
+    return do_reduce_scatter("MPI_Ireduce_scatter_block", true, sbuf, rbuf, rcount, nullptr, t, op, h, r);
+}
+int PMPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm h) {
+    return do_reduce_scatter("MPI_Reduce_scatter", false, sbuf, rbuf, 0, rcounts, t, op, h, nullptr);
+}
+int PMPI_Ireduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm h,
+                         MPI_Request* r) {
+    return do_reduce_scatter("MPI_Ireduce_scatter", false, sbuf, rbuf, 0, rcounts, t, op, h, r);
+}
+
+#define MPC_COLL_WEAK(name, ...) int MPI_##name(__VA_ARGS__) MPC_WEAK(MPI_##name);
+MPC_COLL_WEAK(Barrier, MPI_Comm)
+MPC_COLL_WEAK(Ibarrier, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Bcast, void*, int, MPI_Datatype, int, MPI_Comm)
+MPC_COLL_WEAK(Ibcast, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Gather, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm)
+MPC_COLL_WEAK(Igather, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Gatherv, const void*, int, MPI_Datatype, void*, const int[], const int[], MPI_Datatype, int, MPI_Comm)
+MPC_COLL_WEAK(Igatherv, const void*, int, MPI_Datatype, void*, const int[], const int[], MPI_Datatype, int, MPI_Comm,
+              MPI_Request*)
+MPC_COLL_WEAK(Scatter, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm)
+MPC_COLL_WEAK(Iscatter, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Scatterv, const void*, const int[], const int[], MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm)
+MPC_COLL_WEAK(Iscatterv, const void*, const int[], const int[], MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm,
+              MPI_Request*)
+MPC_COLL_WEAK(Allgather, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm)
+MPC_COLL_WEAK(Iallgather, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Allgatherv, const void*, int, MPI_Datatype, void*, const int[], const int[], MPI_Datatype, MPI_Comm)
+MPC_COLL_WEAK(Iallgatherv, const void*, int, MPI_Datatype, void*, const int[], const int[], MPI_Datatype, MPI_Comm,
+              MPI_Request*)
+MPC_COLL_WEAK(Alltoall, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm)
+MPC_COLL_WEAK(Ialltoall, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Alltoallv, const void*, const int[], const int[], MPI_Datatype, void*, const int[], const int[],
+              MPI_Datatype, MPI_Comm)
+MPC_COLL_WEAK(Ialltoallv, const void*, const int[], const int[], MPI_Datatype, void*, const int[], const int[],
+              MPI_Datatype, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Alltoallw, const void*, const int[], const int[], const MPI_Datatype[], void*, const int[], const int[],
+              const MPI_Datatype[], MPI_Comm)
+MPC_COLL_WEAK(Ialltoallw, const void*, const int[], const int[], const MPI_Datatype[], void*, const int[], const int[],
+              const MPI_Datatype[], MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Reduce, const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm)
+MPC_COLL_WEAK(Ireduce, const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Allreduce, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm)
+MPC_COLL_WEAK(Iallreduce, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Scan, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm)
+MPC_COLL_WEAK(Iscan, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Exscan, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm)
+MPC_COLL_WEAK(Iexscan, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Reduce_scatter_block, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm)
+MPC_COLL_WEAK(Ireduce_scatter_block, const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*)
+MPC_COLL_WEAK(Reduce_scatter, const void*, void*, const int[], MPI_Datatype, MPI_Op, MPI_Comm)
+MPC_COLL_WEAK(Ireduce_scatter, const void*, void*, const int[], MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request*)
+#undef MPC_COLL_WEAK
+}

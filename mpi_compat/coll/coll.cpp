@@ -1,0 +1,219 @@
+/// \file
+/// The algorithm table, the choice of an algorithm, and the helpers the algorithms share.
+
+#include "mpi_compat/coll/coll.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "lib/config.hpp"
+#include "lib/log.hpp"
+#include "mpi_compat/coll/msg.hpp"
+#include "mpi_compat/coll/shm.hpp"
+#include "mpi_compat/datatype/copy.hpp"
+#include "mpi_compat/op.hpp"
+
+// One knob per collective: "auto" lets the library choose; any other value forces that
+// algorithm wherever it applies (a message-based one that needs a commutative operation, say,
+// gives way to the default for a non-commutative one). The names: docs/collectives.md.
+MPC_CONFIG_TABLE(coll, {
+    {"MPC_COLL_BARRIER", ::mpc::config::knob_type::choice, "auto", "MPI_Barrier algorithm",
+     "auto|shm|dissemination"},
+    {"MPC_COLL_BCAST", ::mpc::config::knob_type::choice, "auto", "MPI_Bcast algorithm", "auto|shm|binomial|linear"},
+    {"MPC_COLL_GATHER", ::mpc::config::knob_type::choice, "auto", "MPI_Gather algorithm", "auto|shm|linear"},
+    {"MPC_COLL_GATHERV", ::mpc::config::knob_type::choice, "auto", "MPI_Gatherv algorithm", "auto|shm|linear"},
+    {"MPC_COLL_SCATTER", ::mpc::config::knob_type::choice, "auto", "MPI_Scatter algorithm", "auto|shm|linear"},
+    {"MPC_COLL_SCATTERV", ::mpc::config::knob_type::choice, "auto", "MPI_Scatterv algorithm", "auto|shm|linear"},
+    {"MPC_COLL_ALLGATHER", ::mpc::config::knob_type::choice, "auto", "MPI_Allgather algorithm",
+     "auto|shm|ring|linear"},
+    {"MPC_COLL_ALLGATHERV", ::mpc::config::knob_type::choice, "auto", "MPI_Allgatherv algorithm",
+     "auto|shm|ring|linear"},
+    {"MPC_COLL_ALLTOALL", ::mpc::config::knob_type::choice, "auto", "MPI_Alltoall algorithm",
+     "auto|shm|pairwise|linear"},
+    {"MPC_COLL_ALLTOALLV", ::mpc::config::knob_type::choice, "auto", "MPI_Alltoallv algorithm",
+     "auto|shm|pairwise|linear"},
+    {"MPC_COLL_ALLTOALLW", ::mpc::config::knob_type::choice, "auto", "MPI_Alltoallw algorithm",
+     "auto|shm|pairwise|linear"},
+    {"MPC_COLL_REDUCE", ::mpc::config::knob_type::choice, "auto", "MPI_Reduce algorithm",
+     "auto|shm|binomial|linear"},
+    {"MPC_COLL_ALLREDUCE", ::mpc::config::knob_type::choice, "auto", "MPI_Allreduce algorithm",
+     "auto|shm|recursive_doubling|ring|reduce_bcast"},
+    {"MPC_COLL_REDUCE_SCATTER", ::mpc::config::knob_type::choice, "auto", "MPI_Reduce_scatter algorithm",
+     "auto|shm|reduce_scatterv"},
+    {"MPC_COLL_REDUCE_SCATTER_BLOCK", ::mpc::config::knob_type::choice, "auto",
+     "MPI_Reduce_scatter_block algorithm", "auto|shm|reduce_scatterv"},
+    {"MPC_COLL_SCAN", ::mpc::config::knob_type::choice, "auto", "MPI_Scan algorithm", "auto|shm|linear"},
+    {"MPC_COLL_EXSCAN", ::mpc::config::knob_type::choice, "auto", "MPI_Exscan algorithm", "auto|shm|linear"},
+})
+
+namespace mpc::mpi::coll {
+
+namespace {
+
+using algo_fn = int (*)(args&) noexcept;
+/// Whether an algorithm can run this call (nullptr: always).
+using usable_fn = bool (*)(const args&) noexcept;
+
+struct algorithm {
+    const char* name;
+    algo_fn fn;
+    usable_fn usable;
+};
+
+bool commutative(const args& a) noexcept { return a.red.commutative; }
+
+/// Per collective: the knob and its algorithms, in the order of the knob's choices after
+/// "auto". The first is the in-process default.
+struct entry {
+    const char* knob;
+    const char* name;
+    algorithm algos[4];
+};
+
+const entry table[n_kinds] = {
+    {"MPC_COLL_BARRIER", "barrier", {{"shm", shm::barrier, nullptr}, {"dissemination", msg::barrier, nullptr}}},
+    {"MPC_COLL_BCAST",
+     "bcast",
+     {{"shm", shm::bcast, nullptr}, {"binomial", msg::bcast_binomial, nullptr}, {"linear", msg::bcast_linear, nullptr}}},
+    {"MPC_COLL_GATHER", "gather", {{"shm", shm::gather, nullptr}, {"linear", msg::gather, nullptr}}},
+    {"MPC_COLL_GATHERV", "gatherv", {{"shm", shm::gather, nullptr}, {"linear", msg::gather, nullptr}}},
+    {"MPC_COLL_SCATTER", "scatter", {{"shm", shm::scatter, nullptr}, {"linear", msg::scatter, nullptr}}},
+    {"MPC_COLL_SCATTERV", "scatterv", {{"shm", shm::scatter, nullptr}, {"linear", msg::scatter, nullptr}}},
+    {"MPC_COLL_ALLGATHER",
+     "allgather",
+     {{"shm", shm::allgather, nullptr}, {"ring", msg::allgather_ring, nullptr}, {"linear", msg::allgather_linear, nullptr}}},
+    {"MPC_COLL_ALLGATHERV",
+     "allgatherv",
+     {{"shm", shm::allgather, nullptr}, {"ring", msg::allgather_ring, nullptr}, {"linear", msg::allgather_linear, nullptr}}},
+    {"MPC_COLL_ALLTOALL",
+     "alltoall",
+     {{"shm", shm::alltoall, nullptr}, {"pairwise", msg::alltoall_pairwise, nullptr}, {"linear", msg::alltoall_linear, nullptr}}},
+    {"MPC_COLL_ALLTOALLV",
+     "alltoallv",
+     {{"shm", shm::alltoall, nullptr}, {"pairwise", msg::alltoall_pairwise, nullptr}, {"linear", msg::alltoall_linear, nullptr}}},
+    {"MPC_COLL_ALLTOALLW",
+     "alltoallw",
+     {{"shm", shm::alltoall, nullptr}, {"pairwise", msg::alltoall_pairwise, nullptr}, {"linear", msg::alltoall_linear, nullptr}}},
+    {"MPC_COLL_REDUCE",
+     "reduce",
+     {{"shm", shm::reduce, nullptr}, {"binomial", msg::reduce_binomial, commutative}, {"linear", msg::reduce_linear, nullptr}}},
+    {"MPC_COLL_ALLREDUCE",
+     "allreduce",
+     {{"shm", shm::allreduce, nullptr},
+      {"recursive_doubling", msg::allreduce_recursive_doubling, commutative},
+      {"ring", msg::allreduce_ring, commutative},
+      {"reduce_bcast", msg::allreduce_reduce_bcast, nullptr}}},
+    {"MPC_COLL_REDUCE_SCATTER",
+     "reduce_scatter",
+     {{"shm", shm::reduce_scatter, nullptr}, {"reduce_scatterv", msg::reduce_scatter, nullptr}}},
+    {"MPC_COLL_REDUCE_SCATTER_BLOCK",
+     "reduce_scatter_block",
+     {{"shm", shm::reduce_scatter, nullptr}, {"reduce_scatterv", msg::reduce_scatter, nullptr}}},
+    {"MPC_COLL_SCAN", "scan", {{"shm", shm::scan, nullptr}, {"linear", msg::scan, nullptr}}},
+    {"MPC_COLL_EXSCAN", "exscan", {{"shm", shm::scan, nullptr}, {"linear", msg::scan, nullptr}}},
+};
+
+/// The forced algorithm of each collective (index into algos), or -1: the knobs, read once.
+struct forced_table {
+    int index[n_kinds];
+    forced_table() noexcept {
+        for (int k = 0; k < n_kinds; ++k) {
+            auto v = config::get_choice(table[k].knob);  // a bad value is reported there
+            index[k] = v && *v > 0 ? *v - 1 : -1;
+        }
+    }
+};
+
+const forced_table& forced() noexcept {
+    static const forced_table f;
+    return f;
+}
+
+}  // namespace
+
+const char* kind_name(kind k) noexcept { return table[static_cast<int>(k)].name; }
+
+std::uint64_t next_seq(const comm& c, int rank) noexcept { return shm::state_of(c).seqs[rank].next++; }
+
+void destroy_state(comm& c) noexcept {
+    shm::state::destroy(static_cast<shm::state*>(c.coll_shm.exchange(nullptr, std::memory_order_acq_rel)));
+}
+
+int run(args& a) noexcept {
+    const entry& e = table[static_cast<int>(a.k)];
+    int f = forced().index[static_cast<int>(a.k)];
+    if (f >= 0) {
+        const algorithm& al = e.algos[f];
+        if (al.fn != nullptr && f > 0 && (al.usable == nullptr || al.usable(a))) {
+            int err = al.fn(a);
+            shm::pass(a);  // after the exchange: the slot's next user waits for this call's end
+            return err;
+        }
+    }
+    // Every member of a communicator is in this process until the transport issue: shm.
+    return e.algos[0].fn(a);
+}
+
+// ---- helpers -------------------------------------------------------------------------------------
+
+void copy_typed(const void* src, count_t scount, const datatype& stype, void* dst, count_t rcount,
+                const datatype& rtype) noexcept {
+    count_t sbytes = scount * stype.size();
+    count_t rbytes = rcount * rtype.size();
+    count_t n = sbytes < rbytes ? sbytes : rbytes;
+    if (n <= 0) {
+        return;
+    }
+    if (stype.is_contiguous() && rtype.is_contiguous()) {
+        std::memcpy(at(dst, rtype.true_lb()), at(src, stype.true_lb()), static_cast<std::size_t>(n));
+        return;
+    }
+    copy(src, scount, stype, dst, rcount, rtype, n);
+}
+
+void reduce_range(const red_view& v, const void* in_base, void* inout_base, count_t a, count_t b) noexcept {
+    constexpr count_t max_int = 1 << 30;
+    while (a < b) {
+        count_t k = b - a < max_int ? b - a : max_int;
+        op_apply(v.op, at(in_base, a * v.stride), at(inout_base, a * v.stride), static_cast<int>(k), v.t);
+        a += k;
+    }
+}
+
+void copy_range(const red_view& v, const void* from_base, void* to_base, count_t a, count_t b) noexcept {
+    if (b <= a) {
+        return;
+    }
+    if (v.dense) {
+        aint lo = -v.shift + a * v.stride;
+        std::memcpy(at(to_base, lo), at(from_base, lo), v.bytes(a, b));
+        return;
+    }
+    copy_typed(at(from_base, a * v.stride), b - a, *v.dt, at(to_base, a * v.stride), b - a, *v.dt);
+}
+
+scratch::~scratch() { std::free(mem_); }
+
+bool scratch::reset(const red_view& v) noexcept {
+    if (!reset_bytes(v.span)) {
+        return false;
+    }
+    base_ = mem_ != nullptr ? at(mem_, v.shift) : nullptr;
+    return true;
+}
+
+bool scratch::reset_bytes(std::size_t n) noexcept {
+    std::free(mem_);
+    mem_ = nullptr;
+    base_ = nullptr;
+    ok_ = true;
+    if (n == 0) {
+        return true;
+    }
+    mem_ = std::malloc(n);
+    base_ = mem_;
+    ok_ = mem_ != nullptr;
+    return ok_;
+}
+
+}  // namespace mpc::mpi::coll

@@ -1,0 +1,541 @@
+#include "mpi_compat/coll/msg.hpp"
+
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "mpi_compat/coll/pieces.hpp"
+#include "mpi_compat/match.hpp"
+
+namespace mpc::mpi::coll::msg {
+namespace {
+
+/// Tags of the message-based collectives: above every other internal tag (internal.hpp,
+/// group.hpp), 256 steps per call, 2^16 calls before a tag comes back.
+int tag_of(const args& a, int step) noexcept {
+    return (2 << 24) + static_cast<int>((a.seq & 0xffffU) << 8) + (step & 0xff);
+}
+
+const datatype& byte_type() noexcept { return *predefined(MPI_BYTE & 0xffffff); }
+
+void start_send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t,
+                request* r) noexcept {
+    r->kind = req_kind::send;
+    task& target = *world().tasks[static_cast<std::size_t>(a.c->world_rank(*a.self, dest))];
+    target.engine.deliver(a.c->coll_context(), a.rank, tag_of(a, step), typed(buf, count, &t), r, false);
+}
+
+void start_recv(const args& a, int src, int step, void* buf, count_t count, const datatype& t, request* r) noexcept {
+    r->kind = req_kind::recv;
+    r->target = typed(buf, count, &t);
+    r->context = a.c->coll_context();
+    r->source = src;
+    r->tag = tag_of(a, step);
+    a.self->engine.post(r);
+}
+
+void send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t) noexcept {
+    request r;
+    start_send(a, dest, step, buf, count, t, &r);
+    r.wait("collective send");
+}
+
+void recv(const args& a, int src, int step, void* buf, count_t count, const datatype& t) noexcept {
+    request r;
+    start_recv(a, src, step, buf, count, t, &r);
+    r.wait("collective receive");
+}
+
+void send_piece_to(const args& a, int dest, int step, const piece& p) noexcept {
+    if (p.type != nullptr) {
+        send(a, dest, step, p.buf, p.count, *p.type);
+    } else {
+        send(a, dest, step, nullptr, 0, byte_type());
+    }
+}
+void recv_piece_from(const args& a, int src, int step, const piece& p) noexcept {
+    if (p.type != nullptr) {
+        recv(a, src, step, const_cast<void*>(p.buf), p.count, *p.type);
+    } else {
+        recv(a, src, step, nullptr, 0, byte_type());
+    }
+}
+
+/// Exchanges two pieces with two peers at once (no deadlock in rings and pairwise steps).
+void sendrecv(const args& a, int dest, const piece& out, int src, const piece& in, int step) noexcept {
+    request rr;
+    request rs;
+    const datatype& bt = byte_type();
+    start_recv(a, src, step, const_cast<void*>(in.buf), in.type ? in.count : 0, in.type ? *in.type : bt, &rr);
+    start_send(a, dest, step, out.buf, out.type ? out.count : 0, out.type ? *out.type : bt, &rs);
+    rs.wait("collective exchange");
+    rr.wait("collective exchange");
+}
+
+// ---- reduction elements -------------------------------------------------------------------------
+
+/// Elements [lo, hi) of a view at `base`, as a piece to send or receive.
+piece elems(const red_view& v, const void* base, count_t lo, count_t hi) noexcept {
+    if (v.dense) {
+        return {at(base, -v.shift + lo * v.stride), static_cast<count_t>(v.bytes(lo, hi)), &byte_type()};
+    }
+    return {at(base, lo * v.stride), hi - lo, v.dt};
+}
+
+const void* input_base(const args& a) noexcept {
+    return at(a.in_place ? static_cast<const void*>(a.rbuf) : a.sbuf, a.red.buf_off);
+}
+void* output_base(const args& a) noexcept { return at(a.rbuf, a.red.buf_off); }
+
+/// Posts every request of a linear algorithm at once and waits for all.
+class request_set {
+public:
+    explicit request_set(int n) : r_(new (std::nothrow) request[static_cast<std::size_t>(n) * 2]) {}
+    bool ok() const noexcept { return r_ != nullptr; }
+    request* next() noexcept { return &r_[used_++]; }
+    void wait_all() noexcept {
+        for (int i = 0; i < used_; ++i) {
+            r_[i].wait("collective");
+        }
+    }
+
+private:
+    std::unique_ptr<request[]> r_;
+    int used_ = 0;
+};
+
+}  // namespace
+
+int barrier(args& a) noexcept {
+    const int n = a.size;
+    int step = 0;
+    for (int dist = 1; dist < n; dist <<= 1, ++step) {
+        sendrecv(a, (a.rank + dist) % n, piece{nullptr, 0, nullptr}, (a.rank - dist + n) % n,
+                 piece{nullptr, 0, nullptr}, step);
+    }
+    return MPI_SUCCESS;
+}
+
+int bcast_binomial(args& a) noexcept {
+    const int n = a.size;
+    int rel = (a.rank - a.root + n) % n;
+    piece data{a.rbuf, a.rcount, a.rtype};
+    int mask = 1;
+    while (mask < n) {
+        if ((rel & mask) != 0) {
+            recv_piece_from(a, (rel - mask + a.root) % n, 0, data);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (rel + mask < n) {
+            send_piece_to(a, (rel + mask + a.root) % n, 0, data);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int bcast_linear(args& a) noexcept {
+    piece data{a.rbuf, a.rcount, a.rtype};
+    if (a.rank != a.root) {
+        recv_piece_from(a, a.root, 0, data);
+        return MPI_SUCCESS;
+    }
+    request_set rs(a.size);
+    if (!rs.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            start_send(a, i, 0, a.rbuf, a.rcount, *a.rtype, rs.next());
+        }
+    }
+    rs.wait_all();
+    return MPI_SUCCESS;
+}
+
+int gather(args& a) noexcept {
+    if (a.rank != a.root) {
+        send_piece_to(a, a.root, 0, contribution(a));
+        return MPI_SUCCESS;
+    }
+    request_set rs(a.size);
+    if (!rs.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            piece p = gathered_block(a, i);
+            start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
+        }
+    }
+    if (!a.in_place) {
+        copy_piece(contribution(a), gathered_block(a, a.rank));
+    }
+    rs.wait_all();
+    return MPI_SUCCESS;
+}
+
+int scatter(args& a) noexcept {
+    piece mine{a.rbuf, a.rcount, a.rtype};
+    if (a.rank != a.root) {
+        recv_piece_from(a, a.root, 0, mine);
+        return MPI_SUCCESS;
+    }
+    request_set rs(a.size);
+    if (!rs.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            piece p = scattered_block(a, i);
+            start_send(a, i, 0, p.buf, p.count, *p.type, rs.next());
+        }
+    }
+    if (!a.in_place) {
+        copy_piece(scattered_block(a, a.rank), mine);
+    }
+    rs.wait_all();
+    return MPI_SUCCESS;
+}
+
+int allgather_ring(args& a) noexcept {
+    const int n = a.size;
+    if (!a.in_place) {
+        copy_piece(contribution(a), gathered_block(a, a.rank));
+    }
+    int right = (a.rank + 1) % n;
+    int left = (a.rank - 1 + n) % n;
+    for (int step = 0; step < n - 1; ++step) {
+        int out = (a.rank - step + n) % n;
+        int in = (a.rank - step - 1 + n) % n;
+        sendrecv(a, right, gathered_block(a, out), left, gathered_block(a, in), step);
+    }
+    return MPI_SUCCESS;
+}
+
+int allgather_linear(args& a) noexcept {
+    request_set rs(a.size);
+    if (!rs.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    piece mine = contribution(a);
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            piece p = gathered_block(a, i);
+            start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
+        }
+    }
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            start_send(a, i, 0, mine.buf, mine.count, *mine.type, rs.next());
+        }
+    }
+    if (!a.in_place) {
+        copy_piece(mine, gathered_block(a, a.rank));
+    }
+    rs.wait_all();
+    return MPI_SUCCESS;
+}
+
+namespace {
+/// In place, an all-to-all sends from a copy of the receive buffer: `out` describes it.
+bool save_in_place(const args& a, args* out, scratch* saved) noexcept {
+    *out = a;
+    if (!a.in_place) {
+        return true;
+    }
+    aint span = 0;
+    for (int i = 0; i < a.size; ++i) {
+        piece p = send_piece(a, i);
+        if (p.type != nullptr && p.count > 0) {
+            aint end = (static_cast<const char*>(p.buf) - static_cast<const char*>(a.rbuf)) +
+                       (p.count - 1) * p.type->extent() + p.type->true_ub();
+            span = end > span ? end : span;
+        }
+    }
+    if (!saved->reset_bytes(static_cast<std::size_t>(span))) {
+        return false;
+    }
+    if (span > 0) {
+        std::memcpy(saved->base(), a.rbuf, static_cast<std::size_t>(span));
+    }
+    out->rbuf = saved->base();
+    return true;
+}
+}  // namespace
+
+int alltoall_pairwise(args& a) noexcept {
+    args src;
+    scratch saved;
+    if (!save_in_place(a, &src, &saved)) {
+        return MPI_ERR_NO_MEM;
+    }
+    const int n = a.size;
+    copy_piece(send_piece(src, a.rank), recv_piece(a, a.rank));
+    for (int step = 1; step < n; ++step) {
+        int dest = (a.rank + step) % n;
+        int from = (a.rank - step + n) % n;
+        sendrecv(a, dest, send_piece(src, dest), from, recv_piece(a, from), step);
+    }
+    return MPI_SUCCESS;
+}
+
+int alltoall_linear(args& a) noexcept {
+    args src;
+    scratch saved;
+    if (!save_in_place(a, &src, &saved)) {
+        return MPI_ERR_NO_MEM;
+    }
+    request_set rs(a.size);
+    if (!rs.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            piece p = recv_piece(a, i);
+            if (p.type != nullptr) {
+                start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
+            }
+        }
+    }
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            piece p = send_piece(src, i);
+            if (p.type != nullptr) {
+                start_send(a, i, 0, p.buf, p.count, *p.type, rs.next());
+            }
+        }
+    }
+    copy_piece(send_piece(src, a.rank), recv_piece(a, a.rank));
+    rs.wait_all();
+    return MPI_SUCCESS;
+}
+
+// ---- reductions ------------------------------------------------------------------------------------
+
+int reduce_binomial(args& a) noexcept {
+    const red_view& v = a.red;
+    const int n = a.size;
+    int rel = (a.rank - a.root + n) % n;
+    scratch acc(v);
+    scratch tmp(v);
+    if (!acc.ok() || !tmp.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    copy_range(v, input_base(a), acc.base(), 0, v.n);
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if ((rel & mask) != 0) {
+            send_piece_to(a, (rel - mask + a.root) % n, 0, elems(v, acc.base(), 0, v.n));
+            return MPI_SUCCESS;
+        }
+        if (rel + mask < n) {
+            recv_piece_from(a, (rel + mask + a.root) % n, 0, elems(v, tmp.base(), 0, v.n));
+            reduce_range(v, tmp.base(), acc.base(), 0, v.n);  // commutative: any order
+        }
+    }
+    copy_range(v, acc.base(), output_base(a), 0, v.n);
+    return MPI_SUCCESS;
+}
+
+int reduce_linear(args& a) noexcept {
+    const red_view& v = a.red;
+    if (a.rank != a.root) {
+        send_piece_to(a, a.root, 0, elems(v, input_base(a), 0, v.n));
+        return MPI_SUCCESS;
+    }
+    scratch acc(v);
+    scratch tmp(v);
+    if (!acc.ok() || !tmp.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    // acc = x_{n-1}, then acc = x_i op acc for i = n-2 .. 0 (rank order).
+    for (int i = a.size - 1; i >= 0; --i) {
+        void* into = i == a.size - 1 ? acc.base() : tmp.base();
+        if (i == a.rank) {
+            copy_range(v, input_base(a), into, 0, v.n);
+        } else {
+            recv_piece_from(a, i, 0, elems(v, into, 0, v.n));
+        }
+        if (i != a.size - 1) {
+            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
+        }
+    }
+    copy_range(v, acc.base(), output_base(a), 0, v.n);
+    return MPI_SUCCESS;
+}
+
+int allreduce_recursive_doubling(args& a) noexcept {
+    const red_view& v = a.red;
+    const int n = a.size;
+    scratch acc(v);
+    scratch tmp(v);
+    if (!acc.ok() || !tmp.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    copy_range(v, input_base(a), acc.base(), 0, v.n);
+    int p2 = 1;
+    while (p2 * 2 <= n) {
+        p2 *= 2;
+    }
+    int rem = n - p2;
+    // Fold: among the first 2 * rem ranks, even ones hand their data to the next odd one.
+    int newrank = -1;
+    if (a.rank < 2 * rem) {
+        if (a.rank % 2 == 0) {
+            send_piece_to(a, a.rank + 1, 0, elems(v, acc.base(), 0, v.n));
+        } else {
+            recv_piece_from(a, a.rank - 1, 0, elems(v, tmp.base(), 0, v.n));
+            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
+            newrank = a.rank / 2;
+        }
+    } else {
+        newrank = a.rank - rem;
+    }
+    if (newrank >= 0) {
+        int step = 1;
+        for (int mask = 1; mask < p2; mask <<= 1, ++step) {
+            int newpeer = newrank ^ mask;
+            int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
+            sendrecv(a, peer, elems(v, acc.base(), 0, v.n), peer, elems(v, tmp.base(), 0, v.n), step);
+            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
+        }
+    }
+    if (a.rank < 2 * rem) {  // unfold
+        if (a.rank % 2 == 0) {
+            recv_piece_from(a, a.rank + 1, 100, elems(v, acc.base(), 0, v.n));
+        } else {
+            send_piece_to(a, a.rank - 1, 100, elems(v, acc.base(), 0, v.n));
+        }
+    }
+    copy_range(v, acc.base(), output_base(a), 0, v.n);
+    return MPI_SUCCESS;
+}
+
+int allreduce_ring(args& a) noexcept {
+    const red_view& v = a.red;
+    const int n = a.size;
+    if (v.n < n) {
+        return allreduce_recursive_doubling(a);  // fewer elements than members: no chunks
+    }
+    scratch acc(v);
+    scratch tmp(v);
+    if (!acc.ok() || !tmp.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    copy_range(v, input_base(a), acc.base(), 0, v.n);
+    auto lo = [&](int c) { return v.n * c / n; };
+    int right = (a.rank + 1) % n;
+    int left = (a.rank - 1 + n) % n;
+    // Reduce-scatter: after step s, chunk (rank - s - 1) holds s + 2 contributions.
+    for (int s = 0; s < n - 1; ++s) {
+        int out = (a.rank - s + n) % n;
+        int in = (a.rank - s - 1 + n) % n;
+        sendrecv(a, right, elems(v, acc.base(), lo(out), lo(out + 1)), left,
+                 elems(v, tmp.base(), lo(in), lo(in + 1)), s);
+        reduce_range(v, tmp.base(), acc.base(), lo(in), lo(in + 1));
+    }
+    // Allgather: chunk (rank + 1) is complete here; pass the complete chunks around.
+    for (int s = 0; s < n - 1; ++s) {
+        int out = (a.rank + 1 - s + n) % n;
+        int in = (a.rank - s + n) % n;
+        sendrecv(a, right, elems(v, acc.base(), lo(out), lo(out + 1)), left,
+                 elems(v, acc.base(), lo(in), lo(in + 1)), 128 + s);
+    }
+    copy_range(v, acc.base(), output_base(a), 0, v.n);
+    return MPI_SUCCESS;
+}
+
+int allreduce_reduce_bcast(args& a) noexcept {
+    args r = a;
+    r.root = 0;
+    if (int err = reduce_linear(r); err != MPI_SUCCESS) {
+        return err;
+    }
+    // Binomial broadcast of the result from rank 0 (tags from step 1 on).
+    const red_view& v = a.red;
+    piece data = elems(v, output_base(a), 0, v.n);
+    const int n = a.size;
+    int mask = 1;
+    while (mask < n) {
+        if ((a.rank & mask) != 0) {
+            recv_piece_from(a, a.rank - mask, 1, data);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (a.rank + mask < n) {
+            send_piece_to(a, a.rank + mask, 1, data);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int reduce_scatter(args& a) noexcept {
+    const red_view& v = a.red;
+    const int n = a.size;
+    // Element offsets of the blocks in the view (a block of c user elements is c * per).
+    count_t total = 0;
+    for (int i = 0; i < n; ++i) {
+        total += a.k == kind::reduce_scatter_block ? a.rcount : a.rcounts[i];
+    }
+    count_t per = total > 0 ? v.n / total : 0;
+    auto block = [&](int i) { return a.k == kind::reduce_scatter_block ? a.rcount : static_cast<count_t>(a.rcounts[i]); };
+    if (a.rank != 0) {
+        send_piece_to(a, 0, 0, elems(v, input_base(a), 0, v.n));
+        count_t mine = block(a.rank) * per;
+        recv_piece_from(a, 0, 1, elems(v, output_base(a), 0, mine));
+        return MPI_SUCCESS;
+    }
+    scratch acc(v);
+    scratch tmp(v);
+    if (!acc.ok() || !tmp.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        void* into = i == n - 1 ? acc.base() : tmp.base();
+        if (i == 0) {
+            copy_range(v, input_base(a), into, 0, v.n);
+        } else {
+            recv_piece_from(a, i, 0, elems(v, into, 0, v.n));
+        }
+        if (i != n - 1) {
+            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
+        }
+    }
+    count_t off = block(0) * per;
+    for (int i = 1; i < n; ++i) {
+        count_t len = block(i) * per;
+        send_piece_to(a, i, 1, elems(v, acc.base(), off, off + len));
+        off += len;
+    }
+    copy_range(v, acc.base(), output_base(a), 0, block(0) * per);
+    return MPI_SUCCESS;
+}
+
+int scan(args& a) noexcept {
+    const red_view& v = a.red;
+    scratch prefix(v);  // x_0 op ... op x_{rank-1}
+    scratch acc(v);
+    if (!prefix.ok() || !acc.ok()) {
+        return MPI_ERR_NO_MEM;
+    }
+    copy_range(v, input_base(a), acc.base(), 0, v.n);
+    if (a.rank > 0) {
+        recv_piece_from(a, a.rank - 1, 0, elems(v, prefix.base(), 0, v.n));
+        reduce_range(v, prefix.base(), acc.base(), 0, v.n);  // acc = prefix op x_rank
+    }
+    if (a.rank + 1 < a.size) {
+        send_piece_to(a, a.rank + 1, 0, elems(v, acc.base(), 0, v.n));
+    }
+    if (a.k == kind::scan) {
+        copy_range(v, acc.base(), output_base(a), 0, v.n);
+    } else if (a.rank > 0) {
+        copy_range(v, prefix.base(), output_base(a), 0, v.n);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpc::mpi::coll::msg

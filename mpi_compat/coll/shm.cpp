@@ -1,0 +1,570 @@
+#include "mpi_compat/coll/shm.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "lib/config.hpp"
+#include "lib/log.hpp"
+#include "mpi_compat/coll/pieces.hpp"
+
+namespace mpc::mpi::coll::shm {
+
+// ---- state -----------------------------------------------------------------------------------
+
+state* state::create(int n) noexcept {
+    void* mem = std::aligned_alloc(64, sizeof(state));
+    if (mem == nullptr) {
+        return nullptr;
+    }
+    auto* s = new (mem) state();
+    s->n = n;
+    std::size_t seq_bytes = sizeof(member_seq) * static_cast<std::size_t>(n);
+    std::size_t cell_total = sizeof(cell) * static_cast<std::size_t>(n) * n_slots;
+    s->seqs = static_cast<member_seq*>(std::aligned_alloc(64, seq_bytes));
+    s->cell_mem = static_cast<cell*>(std::aligned_alloc(64, cell_total));
+    if (s->seqs == nullptr || s->cell_mem == nullptr) {
+        destroy(s);
+        return nullptr;
+    }
+    for (int i = 0; i < n; ++i) {
+        new (&s->seqs[i]) member_seq();
+    }
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n_slots; ++i) {
+        new (&s->cell_mem[i]) cell();
+    }
+    for (int k = 0; k < n_slots; ++k) {
+        s->slots[k].gen.store(static_cast<std::uint64_t>(k), std::memory_order_relaxed);
+        s->slots[k].cells = s->cell_mem + static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
+    }
+    return s;
+}
+
+void state::destroy(state* s) noexcept {
+    if (s == nullptr) {
+        return;
+    }
+    std::free(s->seqs);
+    std::free(s->cell_mem);
+    s->~state();
+    std::free(s);
+}
+
+state& state_of(const comm& c) noexcept {
+    void* p = c.coll_shm.load(std::memory_order_acquire);
+    if (p == nullptr) {
+        state* s = state::create(c.size());
+        if (s == nullptr) {
+            MPC_LOG(fatal, mpi, "out of memory for the collective state of a communicator of %d ranks", c.size());
+            std::abort();
+        }
+        void* expect = nullptr;
+        if (c.coll_shm.compare_exchange_strong(expect, s, std::memory_order_acq_rel, std::memory_order_acquire)) {
+            p = s;
+        } else {
+            state::destroy(s);
+            p = expect;
+        }
+    }
+    return *static_cast<state*>(p);
+}
+
+namespace {
+
+// ---- synchronisation -----------------------------------------------------------------------------
+
+std::uint64_t spin_ns() noexcept {
+    static const std::uint64_t ns = [] {
+        auto v = config::get_int("MPC_MPI_WAIT_SPIN_US");
+        return v && *v > 0 ? static_cast<std::uint64_t>(*v) * 1000 : std::uint64_t{0};
+    }();
+    return ns;
+}
+
+void wake(slot& s) noexcept {
+    s.lk.lock();
+    sched::ult* chain = s.q.take_all_locked();
+    s.lk.unlock();
+    sched::wake_all(chain);
+}
+
+/// Waits until cond(s, x) holds: spins while the VP is idle, then parks on the slot's queue.
+template <bool (*Cond)(const slot&, std::uint64_t)>
+void wait_for(slot& s, std::uint64_t x, const char* what) noexcept {
+    if (Cond(s, x)) {
+        return;
+    }
+    struct probe {
+        slot* s;
+        std::uint64_t x;
+    } pr{&s, x};
+    auto fn = [](void* p) noexcept {
+        auto* q = static_cast<probe*>(p);
+        return Cond(*q->s, q->x);
+    };
+    if (sched::self() == nullptr) {  // a plain thread of the rank (MPI_THREAD_MULTIPLE): poll
+        while (!Cond(s, x)) {
+            cpu_relax();
+        }
+        return;
+    }
+    if (sched::spin_until(fn, &pr, spin_ns())) {
+        return;
+    }
+    for (;;) {
+        s.lk.lock();
+        if (Cond(s, x)) {
+            s.lk.unlock();
+            return;
+        }
+        s.q.wait(s.lk, what);
+    }
+}
+
+bool count_at_least(const slot& s, std::uint64_t x) noexcept { return s.count.load(std::memory_order_acquire) >= x; }
+bool flag_at_least(const slot& s, std::uint64_t x) noexcept { return s.flag.load(std::memory_order_acquire) >= x; }
+bool serves(const slot& s, std::uint64_t x) noexcept { return s.gen.load(std::memory_order_acquire) == x; }
+
+/// Counts an arrival; wakes the waiters when the count reaches `target` (0: never). Returns
+/// the new count.
+std::uint32_t arrive(slot& s, std::uint32_t target) noexcept {
+    std::uint32_t c = s.count.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if (c == target) {
+        wake(s);
+    }
+    return c;
+}
+
+/// Arrives and waits until `target` members have arrived (a phase of all members).
+void phase(slot& s, std::uint32_t target, const char* what) noexcept {
+    if (arrive(s, target) != target) {
+        wait_for<count_at_least>(s, target, what);
+    }
+}
+
+void raise_flag(slot& s, std::uint32_t v) noexcept {
+    s.flag.store(v, std::memory_order_release);
+    wake(s);
+}
+
+/// Takes the call's slot (waits until the call seq - n_slots has left it) and publishes a.
+slot& enter(const args& a, const char* what) noexcept {
+    state& st = state_of(*a.c);
+    slot& s = st.slots[a.seq % n_slots];
+    wait_for<serves>(s, a.seq, what);
+    s.cells[a.rank].a = &a;  // `inl` is set by whoever fills the cell (the root, in a scatter)
+    return s;
+}
+
+/// The member is done with the slot; the last one readies it for call seq + n_slots.
+void leave(slot& s, const args& a) noexcept {
+    if (s.left.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(a.size)) {
+        s.count.store(0, std::memory_order_relaxed);
+        s.flag.store(0, std::memory_order_relaxed);
+        s.left.store(0, std::memory_order_relaxed);
+        s.gen.store(a.seq + n_slots, std::memory_order_release);
+        wake(s);
+    }
+}
+
+const datatype& byte_type() noexcept { return *predefined(MPI_BYTE & 0xffffff); }
+
+
+/// Packs (buf, count, t) into dst (bytes of it).
+void pack_into(void* dst, const void* buf, count_t count, const datatype& t) noexcept {
+    copy_typed(buf, count, t, dst, static_cast<count_t>(packed_bytes(count, &t)), byte_type());
+}
+void unpack_from(const void* src, std::size_t bytes, void* buf, count_t count, const datatype& t) noexcept {
+    copy_typed(src, static_cast<count_t>(bytes), byte_type(), buf, count, t);
+}
+
+
+// ---- reductions ------------------------------------------------------------------------------------
+
+/// The base of member m's reduction input (its send buffer, or its receive buffer in place).
+const void* input_base(const args& m) noexcept {
+    return at(m.in_place ? static_cast<const void*>(m.rbuf) : m.sbuf, m.red.buf_off);
+}
+void* output_base(const args& m) noexcept { return at(m.rbuf, m.red.buf_off); }
+
+/// The chunk of elements member r of n reduces: [lo, hi).
+void chunk(count_t total, int r, int n, count_t* lo, count_t* hi) noexcept {
+    *lo = total * r / n;
+    *hi = total * (r + 1) / n;
+}
+
+/// acc[a, b) = x_first op ... op x_last over the members' inputs, in rank order (the
+/// association MPI prescribes for non-commutative operations): acc = x_last, then
+/// acc = x_i op acc for i from last - 1 down to first.
+void reduce_members(const slot& s, const red_view& v, int first, int last, void* acc_base, count_t a,
+                    count_t b) noexcept {
+    copy_range(v, input_base(*s.cells[last].a), acc_base, a, b);
+    for (int i = last - 1; i >= first; --i) {
+        reduce_range(v, input_base(*s.cells[i].a), acc_base, a, b);
+    }
+}
+
+/// The same over the members' inline copies (their cells hold elements [0, n) at base
+/// cell.data + v.shift... the cell data is a dense image of the view).
+const void* cell_base(const slot& s, int i, const red_view& v) noexcept { return at(s.cells[i].data, v.shift); }
+
+bool view_fits_cell(const red_view& v) noexcept { return v.dense && v.span <= cell_bytes; }
+
+/// The same over the members' inline copies, into acc_base (every element).
+void reduce_cells(const slot& s, const red_view& v, int size, void* acc_base) noexcept {
+    copy_range(v, cell_base(s, size - 1, v), acc_base, 0, v.n);
+    for (int i = size - 2; i >= 0; --i) {
+        reduce_range(v, cell_base(s, i, v), acc_base, 0, v.n);
+    }
+}
+
+/// A scratch array for v, or the end of the job: a member that gave up halfway through a
+/// collective would leave the others waiting forever.
+void need_scratch(scratch& sc, const red_view& v, const char* what) noexcept {
+    if (!sc.reset(v)) {
+        MPC_LOG(fatal, mpi, "%s: out of memory for a %zu-byte reduction buffer", what, v.span);
+        std::abort();
+    }
+}
+
+/// Reduces elements [lo, hi) of every member's input, in rank order, into out_base.
+void reduce_chunk(const slot& s, const red_view& v, int size, count_t lo, count_t hi, void* out_base,
+                  const char* what) noexcept {
+    if (hi <= lo) {
+        return;
+    }
+    scratch acc;
+    need_scratch(acc, v, what);
+    reduce_members(s, v, 0, size - 1, acc.base(), lo, hi);
+    copy_range(v, acc.base(), out_base, lo, hi);
+}
+
+}  // namespace
+
+void pass(const args& a) noexcept {
+    state& st = state_of(*a.c);
+    slot& s = st.slots[a.seq % n_slots];
+    wait_for<serves>(s, a.seq, kind_name(a.k));
+    leave(s, a);
+}
+
+// ---- algorithms --------------------------------------------------------------------------------------
+
+int barrier(args& a) noexcept {
+    slot& s = enter(a, "MPI_Barrier");
+    phase(s, static_cast<std::uint32_t>(a.size), "MPI_Barrier");
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int bcast(args& a) noexcept {
+    slot& s = enter(a, "MPI_Bcast");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    std::size_t bytes = packed_bytes(a.rcount, a.rtype);
+    bool small = bytes <= result_bytes;  // the same on every member: the type signatures match
+    if (a.rank == a.root) {
+        if (small) {
+            pack_into(s.result, a.rbuf, a.rcount, *a.rtype);
+            raise_flag(s, 1);
+        } else {
+            raise_flag(s, 1);
+            wait_for<count_at_least>(s, n - 1, "MPI_Bcast");
+        }
+    } else {
+        wait_for<flag_at_least>(s, 1, "MPI_Bcast");
+        if (small) {
+            unpack_from(s.result, bytes, a.rbuf, a.rcount, *a.rtype);
+        } else {
+            const args& r = *s.cells[a.root].a;
+            copy_typed(r.rbuf, r.rcount, *r.rtype, a.rbuf, a.rcount, *a.rtype);
+            arrive(s, n - 1);
+        }
+    }
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int gather(args& a) noexcept {
+    slot& s = enter(a, "MPI_Gather");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    if (a.rank != a.root) {
+        cell& me = s.cells[a.rank];
+        std::size_t bytes = packed_bytes(a.scount, a.stype);
+        if (bytes <= cell_bytes) {
+            pack_into(me.data, a.sbuf, a.scount, *a.stype);
+            me.nbytes = bytes;
+            me.inl = true;
+            arrive(s, n - 1);
+        } else {
+            me.inl = false;
+            arrive(s, n - 1);
+            wait_for<flag_at_least>(s, 1, "MPI_Gather");  // root has read our buffer
+        }
+        leave(s, a);
+        return MPI_SUCCESS;
+    }
+    if (!a.in_place) {
+        copy_piece(contribution(a), gathered_block(a, a.rank));
+    }
+    wait_for<count_at_least>(s, n - 1, "MPI_Gather");
+    for (int i = 0; i < a.size; ++i) {
+        if (i == a.rank) {
+            continue;
+        }
+        const cell& c = s.cells[i];
+        piece to = gathered_block(a, i);
+        if (c.inl) {
+            unpack_from(c.data, c.nbytes, const_cast<void*>(to.buf), to.count, *to.type);
+        } else {
+            copy_piece(contribution(*c.a), to);
+        }
+    }
+    raise_flag(s, 1);
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int scatter(args& a) noexcept {
+    slot& s = enter(a, "MPI_Scatter");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    if (a.rank == a.root) {
+        bool any_large = false;
+        for (int i = 0; i < a.size; ++i) {
+            if (i == a.rank) {
+                continue;
+            }
+            piece p = scattered_block(a, i);
+            std::size_t bytes = packed_bytes(p.count, p.type);
+            cell& c = s.cells[i];
+            if (bytes <= cell_bytes) {
+                pack_into(c.data, p.buf, p.count, *p.type);
+                c.nbytes = bytes;
+                c.inl = true;
+            } else {
+                c.inl = false;
+                any_large = true;
+            }
+        }
+        if (!a.in_place) {
+            copy_piece(scattered_block(a, a.rank), {a.rbuf, a.rcount, a.rtype});
+        }
+        raise_flag(s, 1);
+        if (any_large) {
+            wait_for<count_at_least>(s, n - 1, "MPI_Scatter");
+        }
+    } else {
+        // The root fills our cell (data and `inl`) before it raises the flag.
+        wait_for<flag_at_least>(s, 1, "MPI_Scatter");
+        const cell& me = s.cells[a.rank];
+        if (me.inl) {
+            unpack_from(me.data, me.nbytes, a.rbuf, a.rcount, *a.rtype);
+        } else {
+            copy_piece(scattered_block(*s.cells[a.root].a, a.rank), {a.rbuf, a.rcount, a.rtype});
+            arrive(s, n - 1);
+        }
+    }
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int allgather(args& a) noexcept {
+    slot& s = enter(a, "MPI_Allgather");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    cell& me = s.cells[a.rank];
+    piece mine = contribution(a);
+    std::size_t bytes = packed_bytes(mine.count, mine.type);
+    me.inl = bytes <= cell_bytes;
+    if (me.inl) {
+        pack_into(me.data, mine.buf, mine.count, *mine.type);
+        me.nbytes = bytes;
+    }
+    if (!a.in_place) {
+        copy_piece(mine, gathered_block(a, a.rank));
+    }
+    phase(s, n, "MPI_Allgather");
+    bool any_large = false;
+    for (int i = 0; i < a.size; ++i) {
+        if (i == a.rank) {
+            continue;
+        }
+        const cell& c = s.cells[i];
+        piece to = gathered_block(a, i);
+        if (c.inl) {
+            unpack_from(c.data, c.nbytes, const_cast<void*>(to.buf), to.count, *to.type);
+        } else {
+            any_large = true;
+            copy_piece(contribution(*c.a), to);
+        }
+    }
+    if (any_large) {  // the same on every member: every cell is published by now
+        phase(s, 2 * n, "MPI_Allgather");
+    }
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int alltoall(args& a) noexcept {
+    // In place, the data to send is in the receive buffer that we overwrite: send from a copy.
+    scratch saved;
+    args published = a;  // members read our send pieces through it
+    if (a.in_place) {
+        std::size_t span = 0;
+        for (int i = 0; i < a.size; ++i) {
+            piece p = send_piece(a, i);
+            if (p.type != nullptr && p.count > 0) {
+                aint end = static_cast<aint>(static_cast<const char*>(p.buf) - static_cast<const char*>(a.rbuf)) +
+                           (p.count - 1) * p.type->extent() + p.type->true_ub();
+                if (end > static_cast<aint>(span)) {
+                    span = static_cast<std::size_t>(end);
+                }
+            }
+        }
+        if (!saved.reset_bytes(span)) {
+            return MPI_ERR_NO_MEM;
+        }
+        if (span > 0) {
+            std::memcpy(saved.base(), a.rbuf, span);
+        }
+        published.rbuf = saved.base();  // send_piece() of an in-place member reads from rbuf
+    }
+    slot& s = enter(published, "MPI_Alltoall");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    phase(s, n, "MPI_Alltoall");
+    for (int i = 0; i < a.size; ++i) {
+        copy_piece(send_piece(*s.cells[i].a, a.rank), recv_piece(a, i));
+    }
+    phase(s, 2 * n, "MPI_Alltoall");
+    leave(s, published);
+    return MPI_SUCCESS;
+}
+
+int reduce(args& a) noexcept {
+    slot& s = enter(a, "MPI_Reduce");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    const red_view& v = a.red;
+    if (view_fits_cell(v)) {
+        cell& me = s.cells[a.rank];
+        copy_range(v, input_base(a), at(me.data, v.shift), 0, v.n);
+        me.inl = true;
+        if (a.rank != a.root) {
+            arrive(s, n);
+            leave(s, a);
+            return MPI_SUCCESS;
+        }
+        phase(s, n, "MPI_Reduce");
+        alignas(16) unsigned char acc[cell_bytes];
+        reduce_cells(s, v, a.size, at(acc, v.shift));
+        copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
+        leave(s, a);
+        return MPI_SUCCESS;
+    }
+    // Large: member r reduces chunk r of every input into the root's buffer.
+    phase(s, n, "MPI_Reduce");
+    count_t lo = 0;
+    count_t hi = 0;
+    chunk(v.n, a.rank, a.size, &lo, &hi);
+    reduce_chunk(s, v, a.size, lo, hi, output_base(*s.cells[a.root].a), "MPI_Reduce");
+    phase(s, 2 * n, "MPI_Reduce");
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int allreduce(args& a) noexcept {
+    slot& s = enter(a, "MPI_Allreduce");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    const red_view& v = a.red;
+    if (view_fits_cell(v) && v.span <= result_bytes) {
+        cell& me = s.cells[a.rank];
+        copy_range(v, input_base(a), at(me.data, v.shift), 0, v.n);
+        if (arrive(s, 0) == n) {  // the last to arrive reduces once for everybody
+            reduce_cells(s, v, a.size, at(s.result, v.shift));
+            raise_flag(s, 1);
+        } else {
+            wait_for<flag_at_least>(s, 1, "MPI_Allreduce");
+        }
+        copy_range(v, at(s.result, v.shift), output_base(a), 0, v.n);
+        leave(s, a);
+        return MPI_SUCCESS;
+    }
+    // Large: reduce-scatter by chunks into each member's own buffer, then allgather.
+    phase(s, n, "MPI_Allreduce");
+    count_t lo = 0;
+    count_t hi = 0;
+    chunk(v.n, a.rank, a.size, &lo, &hi);
+    reduce_chunk(s, v, a.size, lo, hi, output_base(a), "MPI_Allreduce");
+    phase(s, 2 * n, "MPI_Allreduce");
+    for (int i = 0; i < a.size; ++i) {
+        if (i != a.rank) {
+            chunk(v.n, i, a.size, &lo, &hi);
+            if (hi > lo) {
+                copy_range(v, output_base(*s.cells[i].a), output_base(a), lo, hi);
+            }
+        }
+    }
+    phase(s, 3 * n, "MPI_Allreduce");
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int reduce_scatter(args& a) noexcept {
+    slot& s = enter(a, "MPI_Reduce_scatter");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    const red_view& v = a.red;
+    // My block: elements [lo, hi) of the full vector.
+    count_t lo = 0;
+    count_t mine = 0;
+    if (a.k == kind::reduce_scatter_block) {
+        lo = a.rcount * a.rank;
+        mine = a.rcount;
+    } else {
+        for (int i = 0; i < a.rank; ++i) {
+            lo += a.rcounts[i];
+        }
+        mine = a.rcounts[a.rank];
+    }
+    // Element counts in the view are per element of the user's type: v.n / total elements.
+    count_t total = 0;
+    if (a.k == kind::reduce_scatter_block) {
+        total = a.rcount * a.size;
+    } else {
+        for (int i = 0; i < a.size; ++i) {
+            total += a.rcounts[i];
+        }
+    }
+    count_t per = total > 0 ? v.n / total : 0;
+    phase(s, n, "MPI_Reduce_scatter");
+    scratch acc;
+    if (mine > 0) {
+        need_scratch(acc, v, "MPI_Reduce_scatter");
+        reduce_members(s, v, 0, a.size - 1, acc.base(), lo * per, (lo + mine) * per);
+    }
+    phase(s, 2 * n, "MPI_Reduce_scatter");  // every input read: in place, rbuf may change now
+    if (mine > 0) {
+        // The result lands at the start of the receive buffer: shift the chunk down.
+        const void* from = at(acc.base(), lo * per * v.stride);
+        copy_range(v, from, output_base(a), 0, mine * per);
+    }
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+int scan(args& a) noexcept {
+    slot& s = enter(a, a.k == kind::scan ? "MPI_Scan" : "MPI_Exscan");
+    const auto n = static_cast<std::uint32_t>(a.size);
+    const red_view& v = a.red;
+    phase(s, n, "MPI_Scan");
+    int last = a.k == kind::scan ? a.rank : a.rank - 1;
+    scratch acc;
+    if (last >= 0 && v.n > 0) {
+        need_scratch(acc, v, "MPI_Scan");
+        reduce_members(s, v, 0, last, acc.base(), 0, v.n);
+    }
+    phase(s, 2 * n, "MPI_Scan");  // in place, our input was read by the members after us
+    if (last >= 0 && v.n > 0) {
+        copy_range(v, acc.base(), output_base(a), 0, v.n);
+    }
+    leave(s, a);
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpc::mpi::coll::shm

@@ -1,0 +1,80 @@
+/// \file
+/// Shared-memory collectives: every member of the communicator is a rank of this process.
+///
+/// The communicator carries `slots` slots; call number `seq` uses slot seq % slots, once the
+/// members of call seq - slots have all left it. In a slot each member publishes a pointer to
+/// its `args` (and small data, copied into its cell so that the member may leave at once); the
+/// members then read each other's buffers directly: one copy from the sender's layout to the
+/// receiver's, no message, no intermediate buffer for large data. Synchronisation is a counter
+/// of arrivals per slot (phase p of an algorithm is over when it reaches p x size) and a flag a
+/// designated member raises (root released its data, a result is ready). A member waiting for
+/// either spins while its VP has nothing else to run, then parks on the slot's queue; whoever
+/// completes a condition wakes the queue. Nothing here allocates on the fast path.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "lib/spinlock.hpp"
+#include "mpi_compat/coll/coll.hpp"
+#include "scheduler/sync.hpp"
+
+namespace mpc::mpi::coll::shm {
+
+inline constexpr int n_slots = 4;
+inline constexpr std::size_t cell_bytes = 256;     ///< small data a member leaves in its cell
+inline constexpr std::size_t result_bytes = 2048;  ///< small data one member leaves for all
+
+struct alignas(64) cell {
+    const args* a = nullptr;
+    std::size_t nbytes = 0;  ///< bytes in data (inline contributions)
+    bool inl = false;        ///< the member's contribution is in `data`
+    alignas(16) unsigned char data[cell_bytes];
+};
+
+struct alignas(64) member_seq {
+    std::uint64_t next = 0;  ///< calls started by this member on the communicator (its own line)
+};
+
+struct slot {
+    alignas(64) std::atomic<std::uint64_t> gen{0};  ///< the call this slot serves
+    alignas(64) std::atomic<std::uint32_t> count{0};  ///< arrivals
+    std::atomic<std::uint32_t> flag{0};               ///< raised by a designated member
+    alignas(64) std::atomic<std::uint32_t> left{0};   ///< members done with the slot
+    spinlock lk;
+    sched::wait_queue q;
+    alignas(16) unsigned char result[result_bytes];
+    cell* cells = nullptr;
+};
+
+/// Per-communicator state (made on the first collective, freed with the communicator).
+struct state {
+    int n = 0;
+    member_seq* seqs = nullptr;
+    slot slots[n_slots];
+    cell* cell_mem = nullptr;
+
+    static state* create(int n) noexcept;
+    static void destroy(state* s) noexcept;
+};
+
+/// The state of c (created on first use; every member of c is in this process).
+state& state_of(const comm& c) noexcept;
+
+/// For a call that runs another algorithm: takes and leaves its slot at once, so that the slot's
+/// turn passes to the call n_slots later.
+void pass(const args& a) noexcept;
+
+/// The shm algorithm of each collective.
+int barrier(args& a) noexcept;
+int bcast(args& a) noexcept;
+int gather(args& a) noexcept;   ///< gather and gatherv
+int scatter(args& a) noexcept;  ///< scatter and scatterv
+int allgather(args& a) noexcept;  ///< allgather and allgatherv
+int alltoall(args& a) noexcept;   ///< alltoall, alltoallv, alltoallw
+int reduce(args& a) noexcept;
+int allreduce(args& a) noexcept;
+int reduce_scatter(args& a) noexcept;  ///< and reduce_scatter_block
+int scan(args& a) noexcept;            ///< scan and exscan
+
+}  // namespace mpc::mpi::coll::shm
