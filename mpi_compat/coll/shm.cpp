@@ -360,8 +360,8 @@ int scatter(args& a) noexcept {
             unpack_from(me.data, me.nbytes, a.rbuf, a.rcount, *a.rtype);
         } else {
             copy_piece(scattered_block(*s.cells[a.root].a, a.rank), {a.rbuf, a.rcount, a.rtype});
-            arrive(s, n - 1);
         }
+        arrive(s, n - 1);  // every member: the root may be waiting for the large ones
     }
     leave(s, a);
     return MPI_SUCCESS;
@@ -382,7 +382,7 @@ int allgather(args& a) noexcept {
         copy_piece(mine, gathered_block(a, a.rank));
     }
     phase(s, n, "MPI_Allgather");
-    bool any_large = false;
+    bool any_large = !me.inl;
     for (int i = 0; i < a.size; ++i) {
         if (i == a.rank) {
             continue;
@@ -396,7 +396,7 @@ int allgather(args& a) noexcept {
             copy_piece(contribution(*c.a), to);
         }
     }
-    if (any_large) {  // the same on every member: every cell is published by now
+    if (any_large) {  // the same on every member (own cell included): all are published by now
         phase(s, 2 * n, "MPI_Allgather");
     }
     leave(s, a);
