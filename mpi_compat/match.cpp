@@ -64,7 +64,6 @@ void request::complete() noexcept {
     }
 }
 
-namespace {
 std::uint64_t wait_spin_ns() noexcept {
     static const std::uint64_t ns = [] {
         auto v = config::get_int("MPC_MPI_WAIT_SPIN_US");
@@ -72,6 +71,8 @@ std::uint64_t wait_spin_ns() noexcept {
     }();
     return ns;
 }
+
+namespace {
 
 struct park_args {
     request* r;

@@ -273,6 +273,10 @@ private:
     unexpected_msg* unlink_unexpected(std::uint32_t context, int source, int tag) noexcept;
 };
 
+/// How long a blocked rank busy-waits, while its VP is idle, before it parks (ns;
+/// MPC_MPI_WAIT_SPIN_US): requests and the shared-memory collectives.
+std::uint64_t wait_spin_ns() noexcept;
+
 /// Fills a status with the received byte count.
 void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept;
 std::size_t status_bytes(const MPI_Status& st) noexcept;

@@ -99,16 +99,22 @@ bool check_root(call& k, int root) noexcept {
     return true;
 }
 
-bool check_counts(call& k, const int* counts, const char* which) noexcept {
+/// A counts array of one entry per member; *total (if given) receives their sum.
+bool check_counts(call& k, const int* counts, const char* which, count_t* total = nullptr) noexcept {
     if (counts == nullptr) {
         k.fail(MPI_ERR_ARG, "null %s counts array", which);
         return false;
     }
+    count_t sum = 0;
     for (int i = 0; i < k.a.size; ++i) {
         if (counts[i] < 0) {
             k.fail(MPI_ERR_COUNT, "negative %s count %d for rank %d", which, counts[i], i);
             return false;
         }
+        sum += counts[i];
+    }
+    if (total != nullptr) {
+        *total = sum;
     }
     return true;
 }
@@ -119,6 +125,18 @@ bool check_displs(call& k, const int* displs, const char* which) noexcept {
         return false;
     }
     return true;
+}
+
+/// The rooted or all-member side of a collective: (buf, count, t) or, for a v form (counts
+/// non-null expected), (buf, counts, displs, t) with a buffer needed when any count is > 0.
+bool check_either_side(call& k, bool v, const void* buf, int count, const int* counts, const int* displs,
+                       MPI_Datatype t, const datatype** dt, const char* which) noexcept {
+    if (!v) {
+        return check_side(k, buf, count, t, dt, which);
+    }
+    count_t total = 0;
+    return check_counts(k, counts, which, &total) && check_displs(k, displs, which) && check_type(k, t, dt, which) &&
+           check_buf(k, buf, total, which);
 }
 
 bool not_in_place(call& k, const void* buf, const char* why) noexcept {
@@ -298,17 +316,13 @@ int run_alone(args& a) noexcept {
 /// Runs the checked call now (req null) or as a non-blocking collective.
 int start(call& k, MPI_Request* req) noexcept {
     args& a = k.a;
-    if (req != nullptr || k.name[4] == 'I') {
-        if (req == nullptr) {
-            return k.fail(MPI_ERR_ARG, "null request pointer");
-        }
-        a.seq = a.size > 1 ? next_seq(*a.c, a.rank) : 0;
-        int err = nbc::start(a, req);
-        return err == MPI_SUCCESS ? err : k.fail(err, "cannot start the operation");
+    bool nonblocking = k.name[4] == 'I';  // "MPI_I...": the bindings pass their own names
+    if (nonblocking && req == nullptr) {
+        return k.fail(MPI_ERR_ARG, "null request pointer");
     }
     a.seq = a.size > 1 ? next_seq(*a.c, a.rank) : 0;
-    int err = execute(a);
-    return err == MPI_SUCCESS ? err : k.fail(err, "out of memory");
+    int err = nonblocking ? nbc::start(a, req) : execute(a);
+    return err == MPI_SUCCESS ? err : k.fail(err, nonblocking ? "cannot start the operation" : "out of memory");
 }
 
 // ---- the calls ---------------------------------------------------------------------------------------
@@ -347,25 +361,9 @@ int do_gather(const char* name, bool v, const void* sbuf, int scount, MPI_Dataty
     if (!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) {
         return k.err;
     }
-    if (is_root) {
-        if (v) {
-            if (!check_counts(k, rcounts, "receive") || !check_displs(k, displs, "receive") ||
-                !check_type(k, rtype, &a.rtype, "receive")) {
-                return k.err;
-            }
-            count_t total = 0;
-            for (int i = 0; i < a.size; ++i) {
-                total += rcounts[i];
-            }
-            if (!check_buf(k, rbuf, total, "receive")) {
-                return k.err;
-            }
-        } else if (!check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
-            return k.err;
-        }
-        if (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)) {
-            return k.err;
-        }
+    if (is_root && (!check_either_side(k, v, rbuf, rcount, rcounts, displs, rtype, &a.rtype, "receive") ||
+                    (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)))) {
+        return k.err;
     }
     a.sbuf = a.in_place ? nullptr : sbuf;
     a.scount = scount;
@@ -392,25 +390,9 @@ int do_scatter(const char* name, bool v, const void* sbuf, int scount, const int
     if (!a.in_place && !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
         return k.err;
     }
-    if (is_root) {
-        if (v) {
-            if (!check_counts(k, scounts, "send") || !check_displs(k, displs, "send") ||
-                !check_type(k, stype, &a.stype, "send")) {
-                return k.err;
-            }
-            count_t total = 0;
-            for (int i = 0; i < a.size; ++i) {
-                total += scounts[i];
-            }
-            if (!check_buf(k, sbuf, total, "send")) {
-                return k.err;
-            }
-        } else if (!check_side(k, sbuf, scount, stype, &a.stype, "send")) {
-            return k.err;
-        }
-        if (!a.in_place && !no_alias(k, sbuf, rbuf, rcount > 0)) {
-            return k.err;
-        }
+    if (is_root && (!check_either_side(k, v, sbuf, scount, scounts, displs, stype, &a.stype, "send") ||
+                    (!a.in_place && !no_alias(k, sbuf, rbuf, rcount > 0)))) {
+        return k.err;
     }
     a.sbuf = sbuf;
     a.scount = scount;
@@ -432,22 +414,8 @@ int do_allgather(const char* name, bool v, const void* sbuf, int scount, MPI_Dat
     if (!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) {
         return k.err;
     }
-    if (v) {
-        if (!check_counts(k, rcounts, "receive") || !check_displs(k, displs, "receive") ||
-            !check_type(k, rtype, &a.rtype, "receive")) {
-            return k.err;
-        }
-        count_t total = 0;
-        for (int i = 0; i < a.size; ++i) {
-            total += rcounts[i];
-        }
-        if (!check_buf(k, rbuf, total, "receive")) {
-            return k.err;
-        }
-    } else if (!check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
-        return k.err;
-    }
-    if (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)) {
+    if (!check_either_side(k, v, rbuf, rcount, rcounts, displs, rtype, &a.rtype, "receive") ||
+        (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0))) {
         return k.err;
     }
     a.sbuf = a.in_place ? nullptr : sbuf;
@@ -564,11 +532,8 @@ int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf
         total = static_cast<count_t>(rcount) * a.size;
         mine = rcount;
     } else {
-        if (!check_counts(k, rcounts, "receive")) {
+        if (!check_counts(k, rcounts, "receive", &total)) {
             return k.err;
-        }
-        for (int i = 0; i < a.size; ++i) {
-            total += rcounts[i];
         }
         mine = rcounts[a.rank];
     }

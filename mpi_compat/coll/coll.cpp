@@ -9,6 +9,7 @@
 #include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/coll/msg.hpp"
+#include "mpi_compat/coll/pieces.hpp"
 #include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/op.hpp"
@@ -190,6 +191,30 @@ void copy_range(const red_view& v, const void* from_base, void* to_base, count_t
         return;
     }
     copy_typed(at(from_base, a * v.stride), b - a, *v.dt, at(to_base, a * v.stride), b - a, *v.dt);
+}
+
+bool save_in_place(const args& a, args* out, scratch* saved) noexcept {
+    *out = a;
+    if (!a.in_place) {
+        return true;
+    }
+    aint span = 0;  // the receive buffer up to the end of the last piece sent
+    for (int i = 0; i < a.size; ++i) {
+        piece p = send_piece(a, i);
+        if (p.type != nullptr && p.count > 0) {
+            aint end = (static_cast<const char*>(p.buf) - static_cast<const char*>(a.rbuf)) +
+                       (p.count - 1) * p.type->extent() + p.type->true_ub();
+            span = end > span ? end : span;
+        }
+    }
+    if (!saved->reset_bytes(static_cast<std::size_t>(span))) {
+        return false;
+    }
+    if (span > 0) {
+        std::memcpy(saved->base(), a.rbuf, static_cast<std::size_t>(span));
+    }
+    out->rbuf = saved->base();
+    return true;
 }
 
 scratch::~scratch() { std::free(mem_); }

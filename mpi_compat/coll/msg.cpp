@@ -16,8 +16,6 @@ int tag_of(const args& a, int step) noexcept {
     return (2 << 24) + static_cast<int>((a.seq & 0xffffU) << 8) + (step & 0xff);
 }
 
-const datatype& byte_type() noexcept { return *predefined(MPI_BYTE & 0xffffff); }
-
 void start_send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t,
                 request* r) noexcept {
     r->kind = req_kind::send;
@@ -82,11 +80,6 @@ piece elems(const red_view& v, const void* base, count_t lo, count_t hi) noexcep
     return {at(base, lo * v.stride), hi - lo, v.dt};
 }
 
-const void* input_base(const args& a) noexcept {
-    return at(a.in_place ? static_cast<const void*>(a.rbuf) : a.sbuf, a.red.buf_off);
-}
-void* output_base(const args& a) noexcept { return at(a.rbuf, a.red.buf_off); }
-
 /// Posts every request of a linear algorithm at once and waits for all.
 class request_set {
 public:
@@ -116,23 +109,50 @@ int barrier(args& a) noexcept {
     return MPI_SUCCESS;
 }
 
-int bcast_binomial(args& a) noexcept {
+namespace {
+/// Binomial-tree broadcast of `data` from `root` (messages tagged with `step`).
+void binomial_bcast(const args& a, int root, const piece& data, int step) noexcept {
     const int n = a.size;
-    int rel = (a.rank - a.root + n) % n;
-    piece data{a.rbuf, a.rcount, a.rtype};
+    int rel = (a.rank - root + n) % n;
     int mask = 1;
     while (mask < n) {
         if ((rel & mask) != 0) {
-            recv_piece_from(a, (rel - mask + a.root) % n, 0, data);
+            recv_piece_from(a, (rel - mask + root) % n, step, data);
             break;
         }
         mask <<= 1;
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (rel + mask < n) {
-            send_piece_to(a, (rel + mask + a.root) % n, 0, data);
+            send_piece_to(a, (rel + mask + root) % n, step, data);
         }
     }
+}
+
+/// Every member's elements to `root`, which combines them in rank order into acc (x_{n-1},
+/// then x_i op acc for i = n-2 .. 0) using tmp; both scratch arrays are the root's only.
+void linear_reduce_to(const args& a, int root, void* acc, void* tmp) noexcept {
+    const red_view& v = a.red;
+    if (a.rank != root) {
+        send_piece_to(a, root, 0, elems(v, input_base(a), 0, v.n));
+        return;
+    }
+    for (int i = a.size - 1; i >= 0; --i) {
+        void* into = i == a.size - 1 ? acc : tmp;
+        if (i == a.rank) {
+            copy_range(v, input_base(a), into, 0, v.n);
+        } else {
+            recv_piece_from(a, i, 0, elems(v, into, 0, v.n));
+        }
+        if (i != a.size - 1) {
+            reduce_range(v, tmp, acc, 0, v.n);
+        }
+    }
+}
+}  // namespace
+
+int bcast_binomial(args& a) noexcept {
+    binomial_bcast(a, a.root, piece{a.rbuf, a.rcount, a.rtype}, 0);
     return MPI_SUCCESS;
 }
 
@@ -239,32 +259,6 @@ int allgather_linear(args& a) noexcept {
     return MPI_SUCCESS;
 }
 
-namespace {
-/// In place, an all-to-all sends from a copy of the receive buffer: `out` describes it.
-bool save_in_place(const args& a, args* out, scratch* saved) noexcept {
-    *out = a;
-    if (!a.in_place) {
-        return true;
-    }
-    aint span = 0;
-    for (int i = 0; i < a.size; ++i) {
-        piece p = send_piece(a, i);
-        if (p.type != nullptr && p.count > 0) {
-            aint end = (static_cast<const char*>(p.buf) - static_cast<const char*>(a.rbuf)) +
-                       (p.count - 1) * p.type->extent() + p.type->true_ub();
-            span = end > span ? end : span;
-        }
-    }
-    if (!saved->reset_bytes(static_cast<std::size_t>(span))) {
-        return false;
-    }
-    if (span > 0) {
-        std::memcpy(saved->base(), a.rbuf, static_cast<std::size_t>(span));
-    }
-    out->rbuf = saved->base();
-    return true;
-}
-}  // namespace
 
 int alltoall_pairwise(args& a) noexcept {
     args src;
@@ -342,7 +336,7 @@ int reduce_binomial(args& a) noexcept {
 int reduce_linear(args& a) noexcept {
     const red_view& v = a.red;
     if (a.rank != a.root) {
-        send_piece_to(a, a.root, 0, elems(v, input_base(a), 0, v.n));
+        linear_reduce_to(a, a.root, nullptr, nullptr);
         return MPI_SUCCESS;
     }
     scratch acc(v);
@@ -350,18 +344,7 @@ int reduce_linear(args& a) noexcept {
     if (!acc.ok() || !tmp.ok()) {
         return MPI_ERR_NO_MEM;
     }
-    // acc = x_{n-1}, then acc = x_i op acc for i = n-2 .. 0 (rank order).
-    for (int i = a.size - 1; i >= 0; --i) {
-        void* into = i == a.size - 1 ? acc.base() : tmp.base();
-        if (i == a.rank) {
-            copy_range(v, input_base(a), into, 0, v.n);
-        } else {
-            recv_piece_from(a, i, 0, elems(v, into, 0, v.n));
-        }
-        if (i != a.size - 1) {
-            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
-        }
-    }
+    linear_reduce_to(a, a.root, acc.base(), tmp.base());
     copy_range(v, acc.base(), output_base(a), 0, v.n);
     return MPI_SUCCESS;
 }
@@ -453,23 +436,7 @@ int allreduce_reduce_bcast(args& a) noexcept {
     if (int err = reduce_linear(r); err != MPI_SUCCESS) {
         return err;
     }
-    // Binomial broadcast of the result from rank 0 (tags from step 1 on).
-    const red_view& v = a.red;
-    piece data = elems(v, output_base(a), 0, v.n);
-    const int n = a.size;
-    int mask = 1;
-    while (mask < n) {
-        if ((a.rank & mask) != 0) {
-            recv_piece_from(a, a.rank - mask, 1, data);
-            break;
-        }
-        mask <<= 1;
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (a.rank + mask < n) {
-            send_piece_to(a, a.rank + mask, 1, data);
-        }
-    }
+    binomial_bcast(a, 0, elems(a.red, output_base(a), 0, a.red.n), 1);  // the result, from rank 0
     return MPI_SUCCESS;
 }
 
@@ -484,7 +451,7 @@ int reduce_scatter(args& a) noexcept {
     count_t per = total > 0 ? v.n / total : 0;
     auto block = [&](int i) { return a.k == kind::reduce_scatter_block ? a.rcount : static_cast<count_t>(a.rcounts[i]); };
     if (a.rank != 0) {
-        send_piece_to(a, 0, 0, elems(v, input_base(a), 0, v.n));
+        linear_reduce_to(a, 0, nullptr, nullptr);
         count_t mine = block(a.rank) * per;
         recv_piece_from(a, 0, 1, elems(v, output_base(a), 0, mine));
         return MPI_SUCCESS;
@@ -494,17 +461,7 @@ int reduce_scatter(args& a) noexcept {
     if (!acc.ok() || !tmp.ok()) {
         return MPI_ERR_NO_MEM;
     }
-    for (int i = n - 1; i >= 0; --i) {
-        void* into = i == n - 1 ? acc.base() : tmp.base();
-        if (i == 0) {
-            copy_range(v, input_base(a), into, 0, v.n);
-        } else {
-            recv_piece_from(a, i, 0, elems(v, into, 0, v.n));
-        }
-        if (i != n - 1) {
-            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
-        }
-    }
+    linear_reduce_to(a, 0, acc.base(), tmp.base());
     count_t off = block(0) * per;
     for (int i = 1; i < n; ++i) {
         count_t len = block(i) * per;

@@ -79,6 +79,20 @@ inline void copy_piece(const piece& from, const piece& to) noexcept {
 }
 
 
+/// MPI_BYTE, for packed data.
+inline const datatype& byte_type() noexcept { return *predefined(MPI_BYTE & 0xffffff); }
+
+/// The base of member m's reduction input (its send buffer, or its receive buffer in place)
+/// and of its result, as the red_view sees them.
+inline const void* input_base(const args& m) noexcept {
+    return at(m.in_place ? static_cast<const void*>(m.rbuf) : m.sbuf, m.red.buf_off);
+}
+inline void* output_base(const args& m) noexcept { return at(m.rbuf, m.red.buf_off); }
+
+/// An all-to-all in place sends from a copy of its receive buffer: *out is `a` with rbuf
+/// pointing at that copy (in *saved); a itself when not in place. False when out of memory.
+bool save_in_place(const args& a, args* out, scratch* saved) noexcept;
+
 /// Packed bytes of count elements of t (0 for a null type).
 inline std::size_t packed_bytes(count_t count, const datatype* t) noexcept {
     return t == nullptr ? 0 : static_cast<std::size_t>(count * t->size());

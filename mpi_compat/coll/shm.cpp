@@ -4,8 +4,8 @@
 #include <cstring>
 #include <new>
 
-#include "lib/config.hpp"
 #include "lib/log.hpp"
+#include "mpi_compat/match.hpp"
 #include "mpi_compat/coll/pieces.hpp"
 
 namespace mpc::mpi::coll::shm {
@@ -73,14 +73,6 @@ namespace {
 
 // ---- synchronisation -----------------------------------------------------------------------------
 
-std::uint64_t spin_ns() noexcept {
-    static const std::uint64_t ns = [] {
-        auto v = config::get_int("MPC_MPI_WAIT_SPIN_US");
-        return v && *v > 0 ? static_cast<std::uint64_t>(*v) * 1000 : std::uint64_t{0};
-    }();
-    return ns;
-}
-
 void wake(slot& s) noexcept {
     s.lk.lock();
     sched::ult* chain = s.q.take_all_locked();
@@ -108,7 +100,7 @@ void wait_for(slot& s, std::uint64_t x, const char* what) noexcept {
         }
         return;
     }
-    if (sched::spin_until(fn, &pr, spin_ns())) {
+    if (sched::spin_until(fn, &pr, wait_spin_ns())) {
         return;
     }
     for (;;) {
@@ -147,11 +139,16 @@ void raise_flag(slot& s, std::uint32_t v) noexcept {
     wake(s);
 }
 
-/// Takes the call's slot (waits until the call seq - n_slots has left it) and publishes a.
-slot& enter(const args& a, const char* what) noexcept {
-    state& st = state_of(*a.c);
-    slot& s = st.slots[a.seq % n_slots];
+/// The call's slot, once the call seq - n_slots has left it.
+slot& take_slot(const args& a, const char* what) noexcept {
+    slot& s = state_of(*a.c).slots[a.seq % n_slots];
     wait_for<serves>(s, a.seq, what);
+    return s;
+}
+
+/// Takes the call's slot and publishes a.
+slot& enter(const args& a, const char* what) noexcept {
+    slot& s = take_slot(a, what);
     s.cells[a.rank].a = &a;  // `inl` is set by whoever fills the cell (the root, in a scatter)
     return s;
 }
@@ -167,7 +164,6 @@ void leave(slot& s, const args& a) noexcept {
     }
 }
 
-const datatype& byte_type() noexcept { return *predefined(MPI_BYTE & 0xffffff); }
 
 
 /// Packs (buf, count, t) into dst (bytes of it).
@@ -180,12 +176,6 @@ void unpack_from(const void* src, std::size_t bytes, void* buf, count_t count, c
 
 
 // ---- reductions ------------------------------------------------------------------------------------
-
-/// The base of member m's reduction input (its send buffer, or its receive buffer in place).
-const void* input_base(const args& m) noexcept {
-    return at(m.in_place ? static_cast<const void*>(m.rbuf) : m.sbuf, m.red.buf_off);
-}
-void* output_base(const args& m) noexcept { return at(m.rbuf, m.red.buf_off); }
 
 /// The chunk of elements member r of n reduces: [lo, hi).
 void chunk(count_t total, int r, int n, count_t* lo, count_t* hi) noexcept {
@@ -241,12 +231,7 @@ void reduce_chunk(const slot& s, const red_view& v, int size, count_t lo, count_
 
 }  // namespace
 
-void pass(const args& a) noexcept {
-    state& st = state_of(*a.c);
-    slot& s = st.slots[a.seq % n_slots];
-    wait_for<serves>(s, a.seq, kind_name(a.k));
-    leave(s, a);
-}
+void pass(const args& a) noexcept { leave(take_slot(a, kind_name(a.k)), a); }
 
 // ---- algorithms --------------------------------------------------------------------------------------
 
@@ -406,26 +391,9 @@ int allgather(args& a) noexcept {
 int alltoall(args& a) noexcept {
     // In place, the data to send is in the receive buffer that we overwrite: send from a copy.
     scratch saved;
-    args published = a;  // members read our send pieces through it
-    if (a.in_place) {
-        std::size_t span = 0;
-        for (int i = 0; i < a.size; ++i) {
-            piece p = send_piece(a, i);
-            if (p.type != nullptr && p.count > 0) {
-                aint end = static_cast<aint>(static_cast<const char*>(p.buf) - static_cast<const char*>(a.rbuf)) +
-                           (p.count - 1) * p.type->extent() + p.type->true_ub();
-                if (end > static_cast<aint>(span)) {
-                    span = static_cast<std::size_t>(end);
-                }
-            }
-        }
-        if (!saved.reset_bytes(span)) {
-            return MPI_ERR_NO_MEM;
-        }
-        if (span > 0) {
-            std::memcpy(saved.base(), a.rbuf, span);
-        }
-        published.rbuf = saved.base();  // send_piece() of an in-place member reads from rbuf
+    args published;  // members read our send pieces through it
+    if (!save_in_place(a, &published, &saved)) {
+        return MPI_ERR_NO_MEM;
     }
     slot& s = enter(published, "MPI_Alltoall");
     const auto n = static_cast<std::uint32_t>(a.size);
