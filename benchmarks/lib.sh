@@ -105,6 +105,44 @@ bench_try_build() {
     (bench_build "$@")
 }
 
+# The MPI wrapper and launcher of build-bench (bench_mpc_ready builds them).
+BENCH_MPC_CC=$BENCH_BUILD_DIR/tools/mpc_cc
+BENCH_MPC_RUN=$BENCH_BUILD_DIR/tools/mpc_run
+
+# bench_mpc_ready: builds what programs made with mpc_cc need (libmpc, mpc_run, the start-up
+# code); returns 1 with the reason (and BENCH_FAILED=1) when $BENCH_MPC_CC or $BENCH_MPC_RUN
+# cannot be used.
+bench_mpc_ready() {
+    if ! bench_try_build mpc mpc_run mpc_start mpc_image; then
+        bench_say "!! mpc: building libmpc / mpc_run / mpc_start failed (see above); no mpc figures"
+    elif [[ ! -x $BENCH_MPC_CC ]]; then
+        bench_say "!! mpc: $BENCH_MPC_CC was not generated (tools/CMakeLists.txt); no mpc figures"
+    elif [[ ! -x $BENCH_MPC_RUN ]]; then
+        bench_say "!! mpc: $BENCH_MPC_RUN was not built; no mpc figures"
+    else
+        return 0
+    fi
+    BENCH_FAILED=1
+    return 1
+}
+
+# bench_compile NAME LABEL COMPILER SOURCE OUTPUT [flags...]: COMPILER -O2 flags... -o OUTPUT
+# SOURCE, logged to bench-logs/NAME-build-LABEL.log; says why on failure (BENCH_FAILED=1).
+bench_compile() {
+    local name=$1 label=$2 cc=$3 src=$4 exe=$5
+    shift 5
+    local log=$BENCH_BUILD_DIR/bench-logs/$name-build-$label.log
+    mkdir -p "$BENCH_BUILD_DIR/bench-logs"
+    rm -f "$exe"
+    if "$cc" -O2 "$@" -o "$exe" "$src" >"$log" 2>&1; then
+        return 0
+    fi
+    bench_say "!! $label: $cc -O2 $* $(basename "$src") failed; last lines of $log:"
+    tail -n 15 "$log" >&2
+    BENCH_FAILED=1
+    return 1
+}
+
 # Path of a built benchmark program, or empty when it was not built.
 bench_binary() {
     local f

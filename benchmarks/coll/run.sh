@@ -41,49 +41,23 @@ args=()
 # get more: MPICH at 64 ranks on 2 cores takes minutes (seconds per large call).
 limit_mpc=$((BENCH_QUICK == 1 ? 60 : 120))
 limit_peer=$((BENCH_QUICK == 1 ? 240 : 480))
-cflags=(-O2)
 
-# compile LABEL COMPILER OUTPUT: builds coll.c with COMPILER; says why not on failure.
-compile() {
-    local label=$1 cc=$2 exe=$3 log=$BENCH_BUILD_DIR/bench-logs/coll-build-$1.log
-    rm -f "$exe"
-    if "$cc" "${cflags[@]}" -o "$exe" "$src/coll.c" >"$log" 2>&1; then
-        return 0
-    fi
-    bench_say "!! $label: $cc ${cflags[*]} coll.c failed; last lines of $log:"
-    tail -n 15 "$log" >&2
-    BENCH_FAILED=1
-    return 1
-}
 
 # ---- ours: libmpc, mpc_run and the start-up code from build-bench, then mpc_cc -------------
 mpc_exe=""
-mpc_run=$BENCH_BUILD_DIR/tools/mpc_run
-if wanted mpc; then
-    if bench_try_build mpc mpc_run mpc_start mpc_image; then
-        if [[ ! -x $BENCH_BUILD_DIR/tools/mpc_cc ]]; then
-            bench_say "!! mpc: $BENCH_BUILD_DIR/tools/mpc_cc was not generated (tools/CMakeLists.txt); no mpc figures"
-            BENCH_FAILED=1
-        elif [[ ! -x $mpc_run ]]; then
-            bench_say "!! mpc: $mpc_run was not built; no mpc figures"
-            BENCH_FAILED=1
-        elif compile mpc "$BENCH_BUILD_DIR/tools/mpc_cc" "$out/coll_mpc"; then
-            mpc_exe=$out/coll_mpc
-        fi
-    else
-        bench_say "!! mpc: building libmpc / mpc_run / mpc_start failed (see above); no mpc figures"
-        BENCH_FAILED=1
-    fi
+mpc_run=$BENCH_MPC_RUN
+if wanted mpc && bench_mpc_ready && bench_compile coll mpc "$BENCH_MPC_CC" "$src/coll.c" "$out/coll_mpc"; then
+    mpc_exe=$out/coll_mpc
 fi
 
 # ---- the peers ---------------------------------------------------------------------------
 ompi_exe=""
 mpich_exe=""
 if wanted openmpi; then
-    compile openmpi mpicc.openmpi "$out/coll_openmpi" && ompi_exe=$out/coll_openmpi
+    bench_compile coll openmpi mpicc.openmpi "$src/coll.c" "$out/coll_openmpi" && ompi_exe=$out/coll_openmpi
 fi
 if wanted mpich; then
-    compile mpich mpicc.mpich "$out/coll_mpich" && mpich_exe=$out/coll_mpich
+    bench_compile coll mpich mpicc.mpich "$src/coll.c" "$out/coll_mpich" && mpich_exe=$out/coll_mpich
 fi
 
 # Open MPI: the ob1 engine over the shared-memory BTL (vader), no network BTL probing, and

@@ -26,39 +26,13 @@ args=()
 [[ $BENCH_QUICK -eq 1 ]] && args+=(--quick)
 # A run that hangs (a deadlock in an MPI layer) is killed after this many seconds.
 limit_s=$((BENCH_QUICK == 1 ? 60 : 600))
-cflags=(-O2)
 
-# compile LABEL COMPILER OUTPUT: builds p2p.c with COMPILER; says why not on failure.
-compile() {
-    local label=$1 cc=$2 exe=$3 log=$BENCH_BUILD_DIR/bench-logs/p2p-build-$1.log
-    rm -f "$exe"
-    if "$cc" "${cflags[@]}" -o "$exe" "$src/p2p.c" >"$log" 2>&1; then
-        return 0
-    fi
-    bench_say "!! $label: $cc ${cflags[*]} p2p.c failed; last lines of $log:"
-    tail -n 15 "$log" >&2
-    BENCH_FAILED=1
-    return 1
-}
 
 # ---- ours: libmpc, mpc_run and the start-up code from build-bench, then mpc_cc -------------
 mpc_exe=""
-mpc_run=$BENCH_BUILD_DIR/tools/mpc_run
-if wanted mpc; then
-    if bench_try_build mpc mpc_run mpc_start mpc_image; then
-        if [[ ! -x $BENCH_BUILD_DIR/tools/mpc_cc ]]; then
-            bench_say "!! mpc: $BENCH_BUILD_DIR/tools/mpc_cc was not generated (tools/CMakeLists.txt); no mpc figures"
-            BENCH_FAILED=1
-        elif [[ ! -x $mpc_run ]]; then
-            bench_say "!! mpc: $mpc_run was not built; no mpc figures"
-            BENCH_FAILED=1
-        elif compile mpc "$BENCH_BUILD_DIR/tools/mpc_cc" "$out/p2p_mpc"; then
-            mpc_exe=$out/p2p_mpc
-        fi
-    else
-        bench_say "!! mpc: building libmpc / mpc_run / mpc_start failed (see above); no mpc figures"
-        BENCH_FAILED=1
-    fi
+mpc_run=$BENCH_MPC_RUN
+if wanted mpc && bench_mpc_ready && bench_compile p2p mpc "$BENCH_MPC_CC" "$src/p2p.c" "$out/p2p_mpc"; then
+    mpc_exe=$out/p2p_mpc
 fi
 
 # ---- the peers ---------------------------------------------------------------------------
@@ -66,10 +40,10 @@ ompi_exe=""
 mpich_exe=""
 limit_exe=""
 if wanted openmpi; then
-    compile openmpi mpicc.openmpi "$out/p2p_openmpi" && ompi_exe=$out/p2p_openmpi
+    bench_compile p2p openmpi mpicc.openmpi "$src/p2p.c" "$out/p2p_openmpi" && ompi_exe=$out/p2p_openmpi
 fi
 if wanted mpich; then
-    compile mpich mpicc.mpich "$out/p2p_mpich" && mpich_exe=$out/p2p_mpich
+    bench_compile p2p mpich mpicc.mpich "$src/p2p.c" "$out/p2p_mpich" && mpich_exe=$out/p2p_mpich
 fi
 if wanted limit; then
     if gcc -O2 -pthread -o "$out/limit" "$src/limit.c" >"$BENCH_BUILD_DIR/bench-logs/p2p-build-limit.log" 2>&1; then
