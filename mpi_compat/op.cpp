@@ -14,15 +14,17 @@
 namespace mpc::mpi {
 namespace {
 
-enum class cls { integer, floating, complex_, logical, byte, pair, none };
+/// The groups of basic types of MPI 3.1 section 5.9.2 (MPI_CHAR and MPI_WCHAR belong to none).
+enum class cls { c_integer, f_integer, multi, floating, complex_, logical, byte, pair, none };
 
 cls class_of(MPI_Datatype t) noexcept {
     switch (t) {
-        case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_WCHAR: case MPI_SHORT:
-        case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
-        case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T:
-        case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T:
-        case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: case MPI_INTEGER: return cls::integer;
+        case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT:
+        case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
+        case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T:
+        case MPI_UINT32_T: case MPI_UINT64_T: return cls::c_integer;
+        case MPI_INTEGER: return cls::f_integer;
+        case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: return cls::multi;
         case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: case MPI_REAL: case MPI_DOUBLE_PRECISION:
             return cls::floating;
         case MPI_C_COMPLEX: case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX:
@@ -45,15 +47,17 @@ MPI_Datatype named_type(MPI_Datatype t) noexcept {
     return d != nullptr && d->is_predefined() ? MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, d->predefined_index()) : t;
 }
 
+/// The table of MPI 3.1 section 5.9.2. MPI_REPLACE and MPI_NO_OP are defined for one-sided
+/// accumulates only (section 11.3.4), not for the collectives and MPI_Reduce_local.
 bool defined_on(int op_index, cls c) noexcept {
+    bool integer = c == cls::c_integer || c == cls::f_integer || c == cls::multi;
     switch (op_index) {
-        case 1: case 2: return c == cls::integer || c == cls::floating;                    // MAX MIN
-        case 3: case 4: return c == cls::integer || c == cls::floating || c == cls::complex_;  // SUM PROD
-        case 5: case 7: case 9: return c == cls::integer || c == cls::logical;              // LAND LOR LXOR
-        case 6: case 8: case 10: return c == cls::integer || c == cls::byte;                // BAND BOR BXOR
-        case 11: case 12: return c == cls::pair;                                           // MINLOC MAXLOC
-        case 13: case 14: return c != cls::none;                                           // REPLACE NO_OP
-        default: return false;
+        case 1: case 2: return integer || c == cls::floating;                         // MAX MIN
+        case 3: case 4: return integer || c == cls::floating || c == cls::complex_;   // SUM PROD
+        case 5: case 7: case 9: return c == cls::c_integer || c == cls::logical;      // LAND LOR LXOR
+        case 6: case 8: case 10: return integer || c == cls::byte;                    // BAND BOR BXOR
+        case 11: case 12: return c == cls::pair;                                      // MINLOC MAXLOC
+        default: return false;                                                        // REPLACE NO_OP
     }
 }
 
@@ -156,9 +160,8 @@ void logical_op(int op, const void* in, void* io, int n, MPI_Datatype t) noexcep
 
 void apply_predefined(int op, const void* in, void* io, int n, MPI_Datatype t) noexcept {
     switch (t) {
-        case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_INT8_T: integer_op<std::int8_t>(op, in, io, n); break;
+        case MPI_SIGNED_CHAR: case MPI_INT8_T: integer_op<std::int8_t>(op, in, io, n); break;
         case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: integer_op<std::uint8_t>(op, in, io, n); break;
-        case MPI_WCHAR: integer_op<wchar_t>(op, in, io, n); break;
         case MPI_SHORT: case MPI_INT16_T: integer_op<std::int16_t>(op, in, io, n); break;
         case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: integer_op<std::uint16_t>(op, in, io, n); break;
         case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: integer_op<std::int32_t>(op, in, io, n); break;
@@ -313,6 +316,9 @@ int PMPI_Reduce_local(const void* in, void* inout, int count, MPI_Datatype type,
     if (int err = op_check(op, type); err != MPI_SUCCESS) {
         return raise(MPI_COMM_WORLD, err, "MPI_Reduce_local", "operation %#x is not defined on datatype %#x", op,
                      type);
+    }
+    if (in == MPI_IN_PLACE || inout == MPI_IN_PLACE) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Reduce_local", "MPI_IN_PLACE is not allowed");
     }
     if (count > 0 && (in == nullptr || inout == nullptr)) {
         return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Reduce_local", "null buffer");

@@ -49,7 +49,7 @@ checked check_args(const char* call, const void* buf, int count, MPI_Datatype ty
         k.err = raise(cm, MPI_ERR_TAG, call, "invalid tag %d", tag);
         return k;
     }
-    if (buf == nullptr && count > 0) {
+    if (null_data(buf, count, *dt)) {
         k.err = raise(cm, MPI_ERR_BUFFER, call, "null buffer with count %d", count);
         return k;
     }

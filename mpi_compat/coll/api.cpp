@@ -77,8 +77,15 @@ bool check_count(call& k, int count, const char* which) noexcept {
     return true;
 }
 
-bool check_buf(call& k, const void* buf, count_t count, const char* which) noexcept {
-    if (buf == nullptr && count > 0) {
+/// A null buffer is refused when data would lie at the null address (null_data(): MPI_BOTTOM
+/// with a type of absolute addresses is valid).
+/// Called for the sides that are not in place: MPI_IN_PLACE there is misplaced.
+bool check_buf(call& k, const void* buf, count_t count, const datatype* t, const char* which) noexcept {
+    if (buf == MPI_IN_PLACE) {
+        k.fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the %s buffer here", which);
+        return false;
+    }
+    if (null_data(buf, count, *t)) {
         k.fail(MPI_ERR_BUFFER, "null %s buffer with count %lld", which, static_cast<long long>(count));
         return false;
     }
@@ -87,7 +94,7 @@ bool check_buf(call& k, const void* buf, count_t count, const char* which) noexc
 
 /// (buf, count, type) of one side: count, type and buffer checks.
 bool check_side(call& k, const void* buf, int count, MPI_Datatype t, const datatype** dt, const char* which) noexcept {
-    return check_count(k, count, which) && check_type(k, t, dt, which) && check_buf(k, buf, count, which);
+    return check_count(k, count, which) && check_type(k, t, dt, which) && check_buf(k, buf, count, *dt, which);
 }
 
 bool check_root(call& k, int root) noexcept {
@@ -136,7 +143,7 @@ bool check_either_side(call& k, bool v, const void* buf, int count, const int* c
     }
     count_t total = 0;
     return check_counts(k, counts, which, &total) && check_displs(k, displs, which) && check_type(k, t, dt, which) &&
-           check_buf(k, buf, total, which);
+           check_buf(k, buf, total, *dt, which);
 }
 
 bool not_in_place(call& k, const void* buf, const char* why) noexcept {
@@ -151,6 +158,19 @@ bool not_in_place(call& k, const void* buf, const char* why) noexcept {
 bool no_alias(call& k, const void* sbuf, const void* rbuf, bool nonempty) noexcept {
     if (nonempty && sbuf != nullptr && sbuf == rbuf) {
         k.fail(MPI_ERR_BUFFER, "send and receive buffers are the same (use MPI_IN_PLACE)");
+        return false;
+    }
+    return true;
+}
+
+/// Allgather and Alltoall: every member sends the same signature, so a receive block smaller
+/// than the caller's own send block is an error every member sees (MPI_ERR_TRUNCATE).
+bool block_fits(call& k, count_t scount, const datatype* st, count_t rcount, const datatype* rt) noexcept {
+    count_t sent = scount * st->size();
+    count_t room = rcount * rt->size();
+    if (sent > room) {
+        k.fail(MPI_ERR_TRUNCATE, "each block sends %lld bytes but the receive block holds %lld",
+               static_cast<long long>(sent), static_cast<long long>(room));
         return false;
     }
     return true;
@@ -337,7 +357,8 @@ int do_barrier(const char* name, MPI_Comm h, MPI_Request* req) noexcept {
 
 int do_bcast(const char* name, void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, kind::bcast) || !check_side(k, buf, count, t, &k.a.rtype, "") || !check_root(k, root)) {
+    if (!enter(k, kind::bcast) || !not_in_place(k, buf, "in MPI_Bcast") ||
+        !check_side(k, buf, count, t, &k.a.rtype, "") || !check_root(k, root)) {
         return k.err;
     }
     k.a.rbuf = buf;
@@ -415,7 +436,8 @@ int do_allgather(const char* name, bool v, const void* sbuf, int scount, MPI_Dat
         return k.err;
     }
     if (!check_either_side(k, v, rbuf, rcount, rcounts, displs, rtype, &a.rtype, "receive") ||
-        (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0))) {
+        (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)) ||
+        (!v && !a.in_place && !block_fits(k, scount, a.stype, rcount, a.rtype))) {
         return k.err;
     }
     a.sbuf = a.in_place ? nullptr : sbuf;
@@ -439,7 +461,8 @@ int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const
     a.in_place = sbuf == MPI_IN_PLACE;
     if (what == kind::alltoall) {
         if ((!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) ||
-            !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
+            !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive") ||
+            (!a.in_place && !block_fits(k, scount, a.stype, rcount, a.rtype))) {
             return k.err;
         }
     } else {
@@ -462,12 +485,14 @@ int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const
                 }
             }
         }
-        bool any = false;
+        // null buffers: per peer, with that peer's type (alltoallw: MPI_BOTTOM and absolute types)
         for (int i = 0; i < a.size; ++i) {
-            any = any || rcounts[i] > 0;
-        }
-        if (!check_buf(k, rbuf, any ? 1 : 0, "receive")) {
-            return k.err;
+            const datatype* st = a.in_place ? nullptr : what == kind::alltoallv ? a.stype : datatype_for_comm(stypes[i]);
+            const datatype* rt = what == kind::alltoallv ? a.rtype : datatype_for_comm(rtypes[i]);
+            if ((st != nullptr && !check_buf(k, sbuf, scounts[i], st, "send")) ||
+                !check_buf(k, rbuf, rcounts[i], rt, "receive")) {
+                return k.err;
+            }
         }
     }
     if (!a.in_place && !no_alias(k, sbuf, rbuf, true)) {
@@ -501,7 +526,7 @@ int do_reduce(const char* name, kind what, const void* sbuf, void* rbuf, int cou
     }
     const datatype* dt = nullptr;
     if (!check_count(k, count, "") || !check_type(k, t, &dt, "") ||
-        (!a.in_place && !check_buf(k, sbuf, count, "send")) || (receives && !check_buf(k, rbuf, count, "receive")) ||
+        (!a.in_place && !check_buf(k, sbuf, count, dt, "send")) || (receives && !check_buf(k, rbuf, count, dt, "receive")) ||
         (receives && !a.in_place && !no_alias(k, sbuf, rbuf, count > 0)) || !make_view(k, op, t, dt, count)) {
         return k.err;
     }
@@ -537,8 +562,8 @@ int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf
         }
         mine = rcounts[a.rank];
     }
-    if (!check_type(k, t, &dt, "") || (!a.in_place && !check_buf(k, sbuf, total, "send")) ||
-        !check_buf(k, rbuf, a.in_place ? total : mine, "receive") ||
+    if (!check_type(k, t, &dt, "") || (!a.in_place && !check_buf(k, sbuf, total, dt, "send")) ||
+        !check_buf(k, rbuf, a.in_place ? total : mine, dt, "receive") ||
         (!a.in_place && !no_alias(k, sbuf, rbuf, total > 0)) || !make_view(k, op, t, dt, total)) {
         return k.err;
     }

@@ -244,6 +244,13 @@ struct basic_info {
 /// Facts about basic type `index`; index must be a predefined index.
 const basic_info& basic(int index) noexcept;
 
+/// Whether (buf, count, t) is a bad null buffer: null while data would be read or written at
+/// the null address itself. MPI_BOTTOM (also null) with a type of absolute addresses (true
+/// lower bound not 0, MPI_Get_address) is valid, as are empty data and count 0.
+inline bool null_data(const void* buf, count_t count, const datatype& t) noexcept {
+    return buf == nullptr && count > 0 && t.size() > 0 && t.true_lb() == 0;
+}
+
 // ---- constructors (constructors.cpp, subarray.cpp) ------------------------------------------------
 // Each returns a new type with one reference (release it with datatype::release), or
 // errc::invalid_argument (bad count, length, order, ... ; a null old type) or errc::no_memory.

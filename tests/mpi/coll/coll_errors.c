@@ -124,6 +124,26 @@ static void g_buffer(tctx *t) {
     CALL(t, MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CALL(t, MPI_Alltoall(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD));
     CALL(t, MPI_Allgather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD));
+    /* MPI_BOTTOM (null) with a type of absolute addresses is a valid buffer */
+    coll_where(t, "MPI_BOTTOM with absolute addresses (valid)");
+    {
+        int v[2] = {t->rank == 0 ? 41 : -1, t->rank == 0 ? 42 : -1}, blen[2] = {1, 1}, one = 1;
+        MPI_Aint disp[2];
+        MPI_Datatype types[2] = {MPI_INT, MPI_INT}, abs_t, one_t;
+        MPI_Get_address(&v[0], &disp[0]);
+        MPI_Get_address(&v[1], &disp[1]);
+        CALL(t, MPI_Type_create_struct(2, blen, disp, types, &abs_t));
+        CALL(t, MPI_Type_commit(&abs_t));
+        CALL(t, MPI_Bcast(MPI_BOTTOM, 1, abs_t, 0, MPI_COMM_WORLD));
+        if (v[0] != 41 || v[1] != 42) FAIL(t, "MPI_Bcast(MPI_BOTTOM, absolute type): got %d %d", v[0], v[1]);
+        MPI_Get_address(&one, &disp[0]);
+        CALL(t, MPI_Type_create_hindexed(1, blen, disp, MPI_INT, &one_t));
+        CALL(t, MPI_Type_commit(&one_t));
+        CALL(t, MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, one_t, MPI_SUM, MPI_COMM_WORLD));
+        if (one != size) FAIL(t, "MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, absolute type): got %d, expected %d", one, size);
+        CALL(t, MPI_Type_free(&abs_t));
+        CALL(t, MPI_Type_free(&one_t));
+    }
     free(y);
     free(cnt);
     free(dis);
