@@ -3,7 +3,7 @@
  * Exscan, each result compared, byte for byte, with a reference computed serially from the
  * deterministic data of every rank (coll_common.h). MPI_Alltoallw is in coll_alltoallw.c.
  *
- *   coll_blocking [small|large|all] [predef|derived|all] [plain|inplace|all]
+ *   coll_blocking [small|large|all] [predef|derived|all] [plain|inplace|all] [COLLECTIVE,...]
  *
  * small: counts 0, 1 and 7 (per rank or per block); large: 32768 basic elements per vector
  * (about 128 KiB; per block 32768 / ranks), to reach the long-message algorithms.
@@ -19,7 +19,9 @@
  * rooted collectives run with roots 0, size-1 and size/2; small runs also on a split
  * communicator whose rank order is the reverse of MPI_COMM_WORLD's. Receive buffers (and the
  * send buffers, which are const) are checked whole: bytes outside the typemap must not change.
- * Buffers significant only at the root are NULL elsewhere. Exit status 0 on success. */
+ * Buffers significant only at the root are NULL elsewhere. The optional last argument runs only
+ * the collectives it names (lower case, comma-separated: "allreduce,reduce_scatter_block"; the
+ * ctest entries that force an algorithm run the collective they force). Exit status 0 on success. */
 #include "coll_common.h"
 
 #define LARGE_BASIC 32768
@@ -36,7 +38,22 @@ typedef struct {
     int rank, size;
     int inplace;
     int roots[3], nroots;
+    const char *only; /* comma-separated collective names, or NULL for all */
 } env_t;
+
+/* Whether collective `name` is to be run (the `only` argument). */
+static int want(const env_t *e, const char *name) {
+    if (e->only == NULL) return 1;
+    size_t n = strlen(name);
+    for (const char *p = e->only; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
 
 /* ---- counts and displacements ------------------------------------------------------------ */
 
@@ -558,23 +575,23 @@ static void t_scan(env_t *e, red_t *R, int c, int exclusive) {
 /* ---- driver ------------------------------------------------------------------------------- */
 
 static void movement(env_t *e, ty_t S, ty_t R, int u, int ub) {
-    t_bcast(e, S, R, u);
-    t_gather(e, S, R, ub);
-    t_gatherv(e, S, R, ub);
-    t_scatter(e, S, R, ub);
-    t_scatterv(e, S, R, ub);
-    t_allgather(e, S, R, ub);
-    t_allgatherv(e, S, R, ub);
-    t_alltoall(e, S, R, ub);
-    t_alltoallv(e, S, R, ub);
+    if (want(e, "bcast")) t_bcast(e, S, R, u);
+    if (want(e, "gather")) t_gather(e, S, R, ub);
+    if (want(e, "gatherv")) t_gatherv(e, S, R, ub);
+    if (want(e, "scatter")) t_scatter(e, S, R, ub);
+    if (want(e, "scatterv")) t_scatterv(e, S, R, ub);
+    if (want(e, "allgather")) t_allgather(e, S, R, ub);
+    if (want(e, "allgatherv")) t_allgatherv(e, S, R, ub);
+    if (want(e, "alltoall")) t_alltoall(e, S, R, ub);
+    if (want(e, "alltoallv")) t_alltoallv(e, S, R, ub);
 }
 
 static void reductions(env_t *e, red_t *R, int c, int cb) {
-    t_reduce_allreduce(e, R, c);
-    t_reduce_scatter_block(e, R, cb);
-    t_reduce_scatter(e, R, cb);
-    t_scan(e, R, c, 0);
-    t_scan(e, R, c, 1);
+    if (want(e, "reduce") || want(e, "allreduce")) t_reduce_allreduce(e, R, c);
+    if (want(e, "reduce_scatter_block")) t_reduce_scatter_block(e, R, cb);
+    if (want(e, "reduce_scatter")) t_reduce_scatter(e, R, cb);
+    if (want(e, "scan")) t_scan(e, R, c, 0);
+    if (want(e, "exscan")) t_scan(e, R, c, 1);
 }
 
 /* Counts: small runs 0, 1 and 7 units; large ones LARGE_BASIC basic elements per vector. */
@@ -634,9 +651,10 @@ static void run_mode(env_t *e, int large, int derived, MPI_Op usum, MPI_Op uaffi
 }
 
 static void run_comm(tctx *t, MPI_Comm comm, const char *cname, int large, int derived, int inplace, MPI_Op usum,
-                     MPI_Op uaffine) {
+                     MPI_Op uaffine, const char *only) {
     env_t e;
     e.t = t;
+    e.only = only;
     e.comm = comm;
     e.cname = cname;
     MPI_Comm_rank(comm, &e.rank);
@@ -649,8 +667,26 @@ static void run_comm(tctx *t, MPI_Comm comm, const char *cname, int large, int d
         for (int k = 0; k < e.nroots; ++k) dup |= e.roots[k] == cand[i];
         if (!dup) e.roots[e.nroots++] = cand[i];
     }
-    if (!inplace && !derived) t_barrier(&e);
+    if (!inplace && !derived && want(&e, "barrier")) t_barrier(&e);
     run_mode(&e, large, derived, usum, uaffine);
+}
+
+/* Whether every name of a comma-separated list is a collective this program runs. */
+static int known_names(const char *list) {
+    static const char *names[] = {"barrier",   "bcast",    "gather",    "gatherv",    "scatter",
+                                  "scatterv",  "allgather", "allgatherv", "alltoall",  "alltoallv",
+                                  "reduce",    "allreduce", "reduce_scatter_block",   "reduce_scatter",
+                                  "scan",      "exscan"};
+    for (const char *p = list;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int found = 0;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+            found |= strlen(names[i]) == len && strncmp(p, names[i], len) == 0;
+        if (!found) return 0;
+        if (!end) return 1;
+        p = end + 1;
+    }
 }
 
 static int parse(const char *arg, const char *a, const char *b, int *lo, int *hi) {
@@ -673,9 +709,16 @@ int main(int argc, char **argv) {
     int l0 = 0, l1 = 1, d0 = 0, d1 = 1, i0 = 0, i1 = 1;
     if ((argc > 1 && !parse(argv[1], "small", "large", &l0, &l1)) ||
         (argc > 2 && !parse(argv[2], "predef", "derived", &d0, &d1)) ||
-        (argc > 3 && !parse(argv[3], "plain", "inplace", &i0, &i1))) {
+        (argc > 3 && !parse(argv[3], "plain", "inplace", &i0, &i1)) || argc > 5) {
         if (t.rank == 0)
-            fprintf(stderr, "usage: coll_blocking [small|large|all] [predef|derived|all] [plain|inplace|all]\n");
+            fprintf(stderr, "usage: coll_blocking [small|large|all] [predef|derived|all] [plain|inplace|all] "
+                            "[COLLECTIVE,...]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    const char *only = argc > 4 ? argv[4] : NULL;
+    if (only != NULL && !known_names(only)) {
+        if (t.rank == 0) fprintf(stderr, "coll_blocking: unknown collective in '%s'\n", only);
         MPI_Finalize();
         return 2;
     }
@@ -688,8 +731,8 @@ int main(int argc, char **argv) {
     for (int large = l0; large <= l1; ++large)
         for (int derived = d0; derived <= d1; ++derived)
             for (int inplace = i0; inplace <= i1; ++inplace) {
-                run_comm(&t, MPI_COMM_WORLD, "MPI_COMM_WORLD", large, derived, inplace, usum, uaffine);
-                if (!large) run_comm(&t, rev, "reversed split", large, derived, inplace, usum, uaffine);
+                run_comm(&t, MPI_COMM_WORLD, "MPI_COMM_WORLD", large, derived, inplace, usum, uaffine, only);
+                if (!large) run_comm(&t, rev, "reversed split", large, derived, inplace, usum, uaffine, only);
             }
     CALL(&t, MPI_Comm_free(&rev));
     CALL(&t, MPI_Op_free(&usum));
