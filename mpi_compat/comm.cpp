@@ -132,6 +132,12 @@ void release_comm(comm* c) noexcept {
     delete c;
 }
 
+void retain_comm(comm* c) noexcept {
+    if (!c->predefined) {
+        c->members.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
 std::uint32_t new_context_pair() noexcept { return next_context.fetch_add(2, std::memory_order_relaxed); }
 
 comm* new_intercomm(std::vector<int> a, std::vector<int> b) {

@@ -123,6 +123,9 @@ inline comm* lookup_comm(MPI_Comm h) noexcept {
 MPI_Comm register_comm(comm* c);
 /// Drops one member's reference; the object goes when the last member has freed it.
 void release_comm(comm* c) noexcept;
+/// One more reference, for an operation that uses c after its caller may have freed it (a
+/// pending non-blocking collective); release_comm() drops it. No-op on predefined ones.
+void retain_comm(comm* c) noexcept;
 /// A fresh pair of context ids.
 std::uint32_t new_context_pair() noexcept;
 /// A new, unregistered intercommunicator between groups a and b (world ranks in rank order,

@@ -1,57 +1,115 @@
 #include "mpi_compat/coll/nbc.hpp"
 
+#include <memory>
 #include <new>
 
 #include "lib/log.hpp"
+#include "mpi_compat/comm.hpp"
 #include "mpi_compat/match.hpp"
 
 namespace mpc::mpi::coll::nbc {
+
+job::~job() {
+    for (const datatype* t : types_) {
+        datatype::release(t);
+    }
+    if (comm_ != nullptr) {
+        release_comm(comm_);
+    }
+}
+
+void job::hold_comm(const comm* c) noexcept {
+    if (comm_ == nullptr) {
+        comm_ = const_cast<comm*>(c);  // the reference count is the object's lifetime, not its value
+        retain_comm(comm_);
+    }
+}
+
+bool job::hold_type(const datatype* t) noexcept {
+    if (t == nullptr || t->is_predefined()) {
+        return true;
+    }
+    try {
+        types_.push_back(t);
+    } catch (const std::bad_alloc&) {
+        return false;
+    }
+    t->retain();
+    return true;
+}
+
 namespace {
 
 struct record {
-    args a;
+    std::unique_ptr<job> j;
+    task* self;
     request* r;
 };
 
 void body(void* p) noexcept {
     auto* rec = static_cast<record*>(p);
     if (sched::self() != nullptr) {
-        sched::set_task(sched::self(), rec->a.self);  // current() is the rank in here
+        sched::set_task(sched::self(), rec->self);  // current() is the rank in here
     }
     request* r = rec->r;
-    int err = execute(rec->a);
-    delete rec;
+    int err = rec->j->run();
+    delete rec;  // drops the job's references before the request completes
     set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, err);
     r->complete();
 }
 
+/// A collective of coll.hpp's kinds: its args, run by execute().
+class coll_job final : public job {
+public:
+    explicit coll_job(const args& a) noexcept : a_(a) {}
+    int run() noexcept override { return execute(a_); }
+
+private:
+    args a_;
+};
+
 }  // namespace
 
-int start(const args& a, MPI_Request* req) noexcept {
-    request* r = a.self->requests.alloc();
+int start(task* self, const char* name, job* j, MPI_Request* req) noexcept {
+    std::unique_ptr<job> owned(j);
+    request* r = self->requests.alloc();
     if (r == nullptr) {
         return MPI_ERR_NO_MEM;
     }
     // A generalized request without callbacks: Wait, Test and friends see its completion and
     // its status (the error class of the operation); MPI_Cancel does nothing to it.
     r->kind = req_kind::generalized;
-    auto* rec = new (std::nothrow) record{a, r};
+    auto* rec = new (std::nothrow) record{std::move(owned), self, r};
     if (rec == nullptr) {
-        a.self->requests.release(r);
+        self->requests.release(r);
         return MPI_ERR_NO_MEM;
     }
     *req = request_pool::handle_of(r);
     sched::attr at;
     at.detached = true;
-    at.name = kind_name(a.k);
+    at.name = name;
     mpc::result<sched::ult*> u = sched::spawn(&body, rec, at);
     if (!u) {
         // No thread to run it in: run it now (it still completes: every member calls it).
-        MPC_LOG(warn, mpi, "non-blocking %s runs blocking: %s", kind_name(a.k), u.error().reason());
+        MPC_LOG(warn, mpi, "non-blocking %s runs blocking: %s", name, u.error().reason());
         body(rec);
-        return MPI_SUCCESS;
     }
     return MPI_SUCCESS;
+}
+
+int start(const args& a, MPI_Request* req) noexcept {
+    auto* j = new (std::nothrow) coll_job(a);
+    if (j == nullptr) {
+        return MPI_ERR_NO_MEM;
+    }
+    // What the user may free before completion. (Alltoallw's types are handles, looked up as
+    // the algorithm runs: freeing one early is not covered.)
+    j->hold_comm(a.c);
+    if (!j->hold_type(a.stype) || !j->hold_type(a.rtype) || !j->hold_type(a.red_user_type)) {
+        delete j;
+        return MPI_ERR_NO_MEM;
+    }
+    return start(a.self, kind_name(a.k), j, req);
 }
 
 }  // namespace mpc::mpi::coll::nbc
