@@ -1,8 +1,8 @@
 /// \file
 /// Intercommunicators: MPI_Intercomm_create, MPI_Intercomm_merge, and the communicator
 /// constructors on intercommunicators (intercomm.hpp). Point-to-point over an intercommunicator
-/// names ranks of the remote group (comm::world_rank, comm::peer_count); collectives on
-/// intercommunicators are not supported yet and are refused with MPI_ERR_COMM.
+/// names ranks of the remote group (comm::world_rank, comm::peer_count); the collectives on
+/// intercommunicators are in coll/inter.cpp.
 ///
 /// Traffic: between the groups on the intercommunicator's collective context (a message's
 /// source is the sender's rank in its own group, so it names the remote rank); inside one group

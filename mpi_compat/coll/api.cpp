@@ -28,8 +28,14 @@ struct call {
     MPI_Comm h;
     args a;
     int err = MPI_SUCCESS;
+    bool inter = false;  ///< on an intercommunicator (MPI 3.1 section 5.2.2)
+    int peers = 0;       ///< entries of the counts and types arrays: the remote group's size on an intercommunicator
 
     [[gnu::format(printf, 3, 4)]] int fail(int cls, const char* fmt, ...) noexcept;
+    /// Rooted calls (after check_root): whether the caller is the root, and whether it is one
+    /// of the others that send or receive data (on an intercommunicator: the other group).
+    bool root() const noexcept { return is_root(a); }
+    bool leaf() const noexcept { return inter ? a.root >= 0 : a.rank != a.root; }
 };
 
 int call::fail(int cls, const char* fmt, ...) noexcept {
@@ -48,15 +54,26 @@ bool enter(call& k, kind what) noexcept {
         k.err = base.err;
         return false;
     }
-    if (base.c->is_inter) {
-        k.fail(MPI_ERR_COMM, "collectives on intercommunicators are not supported yet");
+    k.inter = base.c->is_inter;
+    if (k.inter && (what == kind::scan || what == kind::exscan)) {
+        k.fail(MPI_ERR_COMM, "MPI_Scan and MPI_Exscan are not defined on intercommunicators");
         return false;
     }
     k.a.k = what;
     k.a.self = base.self;
     k.a.c = base.c;
     k.a.rank = base.c->is_self ? 0 : base.c->rank_of(*base.self);
-    k.a.size = base.c->size();
+    k.a.size = base.c->local_size(*base.self);
+    k.peers = base.c->peer_count(*base.self);
+    return true;
+}
+
+/// MPI_IN_PLACE is not allowed on intercommunicators, for any buffer.
+bool not_in_place_inter(call& k, const void* sbuf, const void* rbuf) noexcept {
+    if (k.inter && (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)) {
+        k.fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+        return false;
+    }
     return true;
 }
 
@@ -98,7 +115,12 @@ bool check_side(call& k, const void* buf, int count, MPI_Datatype t, const datat
 }
 
 bool check_root(call& k, int root) noexcept {
-    if (root < 0 || root >= k.a.size) {
+    if (k.inter && root != MPI_ROOT && root != MPI_PROC_NULL && (root < 0 || root >= k.peers)) {
+        k.fail(MPI_ERR_ROOT, "invalid root %d (MPI_ROOT, MPI_PROC_NULL or a rank of the remote group of %d)", root,
+               k.peers);
+        return false;
+    }
+    if (!k.inter && (root < 0 || root >= k.a.size)) {
         k.fail(MPI_ERR_ROOT, "invalid root %d (the communicator has %d ranks)", root, k.a.size);
         return false;
     }
@@ -106,14 +128,14 @@ bool check_root(call& k, int root) noexcept {
     return true;
 }
 
-/// A counts array of one entry per member; *total (if given) receives their sum.
-bool check_counts(call& k, const int* counts, const char* which, count_t* total = nullptr) noexcept {
+/// A counts array of n entries (default: one per peer); *total (if given) receives their sum.
+bool check_counts(call& k, const int* counts, const char* which, count_t* total = nullptr, int n = -1) noexcept {
     if (counts == nullptr) {
         k.fail(MPI_ERR_ARG, "null %s counts array", which);
         return false;
     }
     count_t sum = 0;
-    for (int i = 0; i < k.a.size; ++i) {
+    for (int i = 0; i < (n < 0 ? k.peers : n); ++i) {
         if (counts[i] < 0) {
             k.fail(MPI_ERR_COUNT, "negative %s count %d for rank %d", which, counts[i], i);
             return false;
@@ -282,7 +304,7 @@ int run_packed(args& a) noexcept {
     p.in_place = false;
     p.red_pack = false;
     int err = run(p);
-    bool gets_result = (a.k != kind::reduce || a.rank == a.root) && (a.k != kind::exscan || a.rank > 0);
+    bool gets_result = (a.k != kind::reduce || is_root(a)) && (a.k != kind::exscan || a.rank > 0);
     if (err == MPI_SUCCESS && gets_result) {
         copy_typed(tout.base(), out_count * per, bt, a.rbuf, out_count, ut);
     }
@@ -340,7 +362,8 @@ int start(call& k, MPI_Request* req) noexcept {
     if (nonblocking && req == nullptr) {
         return k.fail(MPI_ERR_ARG, "null request pointer");
     }
-    a.seq = a.size > 1 ? next_seq(*a.c, a.rank) : 0;
+    // An intercommunicator's sequence is kept on the local group's view (see inter.cpp).
+    a.seq = a.c->is_inter ? next_seq(a.c->local_view(*a.self), a.rank) : a.size > 1 ? next_seq(*a.c, a.rank) : 0;
     int err = nonblocking ? nbc::start(a, req) : execute(a);
     return err == MPI_SUCCESS ? err : k.fail(err, nonblocking ? "cannot start the operation" : "out of memory");
 }
@@ -357,8 +380,12 @@ int do_barrier(const char* name, MPI_Comm h, MPI_Request* req) noexcept {
 
 int do_bcast(const char* name, void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, kind::bcast) || !not_in_place(k, buf, "in MPI_Bcast") ||
-        !check_side(k, buf, count, t, &k.a.rtype, "") || !check_root(k, root)) {
+    if (!enter(k, kind::bcast)) {
+        return k.err;
+    }
+    bool idle = k.inter && root == MPI_PROC_NULL;  // only the root argument is significant
+    if ((!idle && (!not_in_place(k, buf, "in MPI_Bcast") || !check_side(k, buf, count, t, &k.a.rtype, ""))) ||
+        !check_root(k, root)) {
         return k.err;
     }
     k.a.rbuf = buf;
@@ -370,23 +397,24 @@ int do_gather(const char* name, bool v, const void* sbuf, int scount, MPI_Dataty
               const int* rcounts, const int* displs, MPI_Datatype rtype, int root, MPI_Comm h,
               MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, v ? kind::gatherv : kind::gather) || !check_root(k, root)) {
+    if (!enter(k, v ? kind::gatherv : kind::gather) || !check_root(k, root) || !not_in_place_inter(k, sbuf, rbuf)) {
         return k.err;
     }
     args& a = k.a;
-    bool is_root = a.rank == root;
+    bool is_root = k.root();
+    bool sends = !k.inter || k.leaf();  // on an intra-communicator the root sends too
     a.in_place = is_root && sbuf == MPI_IN_PLACE;
-    if (!is_root && !not_in_place(k, sbuf, "as the send buffer of a non-root rank")) {
+    if (k.leaf() && !not_in_place(k, sbuf, "as the send buffer of a non-root rank")) {
         return k.err;
     }
-    if (!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) {
+    if (sends && !a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) {
         return k.err;
     }
     if (is_root && (!check_either_side(k, v, rbuf, rcount, rcounts, displs, rtype, &a.rtype, "receive") ||
-                    (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)))) {
+                    (sends && !a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)))) {
         return k.err;
     }
-    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.sbuf = a.in_place || !sends ? nullptr : sbuf;
     a.scount = scount;
     a.rbuf = rbuf;
     a.rcount = rcount;
@@ -399,27 +427,28 @@ int do_scatter(const char* name, bool v, const void* sbuf, int scount, const int
                MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm h,
                MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, v ? kind::scatterv : kind::scatter) || !check_root(k, root)) {
+    if (!enter(k, v ? kind::scatterv : kind::scatter) || !check_root(k, root) || !not_in_place_inter(k, sbuf, rbuf)) {
         return k.err;
     }
     args& a = k.a;
-    bool is_root = a.rank == root;
+    bool is_root = k.root();
+    bool receives = !k.inter || k.leaf();  // on an intra-communicator the root receives too
     a.in_place = is_root && rbuf == MPI_IN_PLACE;
-    if (!is_root && !not_in_place(k, rbuf, "as the receive buffer of a non-root rank")) {
+    if (k.leaf() && !not_in_place(k, rbuf, "as the receive buffer of a non-root rank")) {
         return k.err;
     }
-    if (!a.in_place && !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
+    if (receives && !a.in_place && !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive")) {
         return k.err;
     }
     if (is_root && (!check_either_side(k, v, sbuf, scount, scounts, displs, stype, &a.stype, "send") ||
-                    (!a.in_place && !no_alias(k, sbuf, rbuf, rcount > 0)))) {
+                    (receives && !a.in_place && !no_alias(k, sbuf, rbuf, rcount > 0)))) {
         return k.err;
     }
     a.sbuf = sbuf;
     a.scount = scount;
     a.scounts = scounts;
     a.sdispls = displs;
-    a.rbuf = a.in_place ? nullptr : rbuf;
+    a.rbuf = a.in_place || !receives ? nullptr : rbuf;
     a.rcount = rcount;
     return start(k, req);
 }
@@ -427,7 +456,7 @@ int do_scatter(const char* name, bool v, const void* sbuf, int scount, const int
 int do_allgather(const char* name, bool v, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                  const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm h, MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, v ? kind::allgatherv : kind::allgather)) {
+    if (!enter(k, v ? kind::allgatherv : kind::allgather) || !not_in_place_inter(k, sbuf, rbuf)) {
         return k.err;
     }
     args& a = k.a;
@@ -437,7 +466,7 @@ int do_allgather(const char* name, bool v, const void* sbuf, int scount, MPI_Dat
     }
     if (!check_either_side(k, v, rbuf, rcount, rcounts, displs, rtype, &a.rtype, "receive") ||
         (!a.in_place && !no_alias(k, sbuf, rbuf, scount > 0)) ||
-        (!v && !a.in_place && !block_fits(k, scount, a.stype, rcount, a.rtype))) {
+        (!v && !a.in_place && !k.inter && !block_fits(k, scount, a.stype, rcount, a.rtype))) {
         return k.err;
     }
     a.sbuf = a.in_place ? nullptr : sbuf;
@@ -454,7 +483,7 @@ int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const
                 const int* rdispls, MPI_Datatype rtype, const MPI_Datatype* rtypes, MPI_Comm h,
                 MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, what)) {
+    if (!enter(k, what) || !not_in_place_inter(k, sbuf, rbuf)) {
         return k.err;
     }
     args& a = k.a;
@@ -462,7 +491,7 @@ int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const
     if (what == kind::alltoall) {
         if ((!a.in_place && !check_side(k, sbuf, scount, stype, &a.stype, "send")) ||
             !check_side(k, rbuf, rcount, rtype, &a.rtype, "receive") ||
-            (!a.in_place && !block_fits(k, scount, a.stype, rcount, a.rtype))) {
+            (!a.in_place && !k.inter && !block_fits(k, scount, a.stype, rcount, a.rtype))) {
             return k.err;
         }
     } else {
@@ -479,14 +508,14 @@ int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const
                 return k.fail(MPI_ERR_ARG, "null datatypes array");
             }
             const datatype* t = nullptr;
-            for (int i = 0; i < a.size; ++i) {
+            for (int i = 0; i < k.peers; ++i) {
                 if ((!a.in_place && !check_type(k, stypes[i], &t, "send")) || !check_type(k, rtypes[i], &t, "receive")) {
                     return k.err;
                 }
             }
         }
         // null buffers: per peer, with that peer's type (alltoallw: MPI_BOTTOM and absolute types)
-        for (int i = 0; i < a.size; ++i) {
+        for (int i = 0; i < k.peers; ++i) {
             const datatype* st = a.in_place ? nullptr : what == kind::alltoallv ? a.stype : datatype_for_comm(stypes[i]);
             const datatype* rt = what == kind::alltoallv ? a.rtype : datatype_for_comm(rtypes[i]);
             if ((st != nullptr && !check_buf(k, sbuf, scounts[i], st, "send")) ||
@@ -515,22 +544,27 @@ int do_alltoall(const char* name, kind what, const void* sbuf, int scount, const
 int do_reduce(const char* name, kind what, const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root,
               MPI_Comm h, MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, what) || (what == kind::reduce && !check_root(k, root))) {
+    if (!enter(k, what) || (what == kind::reduce && !check_root(k, root)) || !not_in_place_inter(k, sbuf, rbuf)) {
         return k.err;
     }
     args& a = k.a;
-    bool receives = what != kind::reduce || a.rank == root;
+    if (k.inter && what == kind::reduce && root == MPI_PROC_NULL) {
+        return start(k, req);  // only the root argument is significant
+    }
+    bool receives = what != kind::reduce || k.root();
+    bool sends = what != kind::reduce || !k.inter || k.leaf();  // the root of an intercommunicator does not
     a.in_place = sbuf == MPI_IN_PLACE;
     if (a.in_place && !receives) {
         return k.fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the send buffer of a non-root rank");
     }
     const datatype* dt = nullptr;
     if (!check_count(k, count, "") || !check_type(k, t, &dt, "") ||
-        (!a.in_place && !check_buf(k, sbuf, count, dt, "send")) || (receives && !check_buf(k, rbuf, count, dt, "receive")) ||
-        (receives && !a.in_place && !no_alias(k, sbuf, rbuf, count > 0)) || !make_view(k, op, t, dt, count)) {
+        (sends && !a.in_place && !check_buf(k, sbuf, count, dt, "send")) ||
+        (receives && !check_buf(k, rbuf, count, dt, "receive")) ||
+        (receives && sends && !a.in_place && !no_alias(k, sbuf, rbuf, count > 0)) || !make_view(k, op, t, dt, count)) {
         return k.err;
     }
-    a.sbuf = a.in_place ? nullptr : sbuf;
+    a.sbuf = a.in_place || !sends ? nullptr : sbuf;
     a.scount = count;
     a.stype = dt;
     a.rbuf = receives ? rbuf : nullptr;
@@ -542,7 +576,7 @@ int do_reduce(const char* name, kind what, const void* sbuf, void* rbuf, int cou
 int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf, int rcount, const int* rcounts,
                       MPI_Datatype t, MPI_Op op, MPI_Comm h, MPI_Request* req) noexcept {
     call k{name, h, {}};
-    if (!enter(k, block ? kind::reduce_scatter_block : kind::reduce_scatter)) {
+    if (!enter(k, block ? kind::reduce_scatter_block : kind::reduce_scatter) || !not_in_place_inter(k, sbuf, rbuf)) {
         return k.err;
     }
     args& a = k.a;
@@ -557,7 +591,7 @@ int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf
         total = static_cast<count_t>(rcount) * a.size;
         mine = rcount;
     } else {
-        if (!check_counts(k, rcounts, "receive", &total)) {
+        if (!check_counts(k, rcounts, "receive", &total, a.size)) {  // the local group's, even on an intercommunicator
             return k.err;
         }
         mine = rcounts[a.rank];
@@ -579,7 +613,7 @@ int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf
 }  // namespace
 
 int execute(args& a) noexcept {
-    if (a.size == 1) {
+    if (a.size == 1 && !a.c->is_inter) {
         return run_alone(a);
     }
     if (a.red_pack) {

@@ -141,6 +141,9 @@ void destroy_state(comm& c) noexcept {
 }
 
 int run(args& a) noexcept {
+    if (a.c->is_inter) {
+        return run_inter(a);  // message-based only (inter.cpp): no knob
+    }
     const entry& e = table[static_cast<int>(a.k)];
     int f = forced().index[static_cast<int>(a.k)];
     if (f >= 0) {

@@ -88,6 +88,9 @@ struct args {
     int rank = 0;
     int size = 0;
     std::uint64_t seq = 0;  ///< the call's number in the communicator's sequence
+    /// Tag space of the messages (msg.cpp): an intercommunicator call runs several phases in
+    /// its local group under the one sequence number, each phase in a space of its own.
+    std::uint8_t phase = 0;
     // data (as the binding received them; sbuf is never MPI_IN_PLACE: see in_place)
     const void* sbuf = nullptr;
     count_t scount = 0;
@@ -102,7 +105,7 @@ struct args {
     const MPI_Datatype* stypes = nullptr;  ///< alltoallw
     const MPI_Datatype* rtypes = nullptr;
     bool in_place = false;
-    int root = 0;
+    int root = 0;  ///< intercommunicator: MPI_ROOT, MPI_PROC_NULL or a rank of the remote group
     // reductions: the element view of sbuf and rbuf (see red_view); reductions whose type
     // needs conversion run on packed copies (api.cpp) and see plain arrays here
     red_view red;
@@ -117,6 +120,11 @@ std::uint64_t next_seq(const comm& c, int rank) noexcept;
 int run(args& a) noexcept;
 /// run(), after the cases it does not see: a member alone, reductions on packed copies.
 int execute(args& a) noexcept;
+/// Runs a collective on an intercommunicator (inter.cpp; run() hands them over).
+int run_inter(args& a) noexcept;
+/// Whether the caller receives a rooted call's result: the root of an intra-communicator, the
+/// member that passed MPI_ROOT on an intercommunicator.
+inline bool is_root(const args& a) noexcept { return a.root == MPI_ROOT || (a.rank == a.root && !a.c->is_inter); }
 
 /// Releases the collective state hung on a communicator (release_comm, last member).
 void destroy_state(comm& c) noexcept;

@@ -1,20 +1,29 @@
 #include "mpi_compat/coll/msg.hpp"
 
 #include <cstring>
-#include <memory>
-#include <new>
-
-#include "mpi_compat/coll/pieces.hpp"
-#include "mpi_compat/match.hpp"
 
 namespace mpc::mpi::coll::msg {
 namespace {
 
 /// Tags of the message-based collectives: above every other internal tag (internal.hpp,
-/// group.hpp), 256 steps per call, 2^16 calls before a tag comes back.
+/// group.hpp), 256 steps per call, 2^16 calls before a tag comes back, a space per phase.
 int tag_of(const args& a, int step) noexcept {
-    return (2 << 24) + static_cast<int>((a.seq & 0xffffU) << 8) + (step & 0xff);
+    return ((2 + a.phase) << 24) + static_cast<int>((a.seq & 0xffffU) << 8) + (step & 0xff);
 }
+
+void send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t) noexcept {
+    request r;
+    start_send(a, dest, step, buf, count, t, &r);
+    r.wait("collective send");
+}
+
+void recv(const args& a, int src, int step, void* buf, count_t count, const datatype& t) noexcept {
+    request r;
+    start_recv(a, src, step, buf, count, t, &r);
+    r.wait("collective receive");
+}
+
+}  // namespace
 
 void start_send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t,
                 request* r) noexcept {
@@ -32,18 +41,6 @@ void start_recv(const args& a, int src, int step, void* buf, count_t count, cons
     a.self->engine.post(r);
 }
 
-void send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t) noexcept {
-    request r;
-    start_send(a, dest, step, buf, count, t, &r);
-    r.wait("collective send");
-}
-
-void recv(const args& a, int src, int step, void* buf, count_t count, const datatype& t) noexcept {
-    request r;
-    start_recv(a, src, step, buf, count, t, &r);
-    r.wait("collective receive");
-}
-
 void send_piece_to(const args& a, int dest, int step, const piece& p) noexcept {
     if (p.type != nullptr) {
         send(a, dest, step, p.buf, p.count, *p.type);
@@ -59,7 +56,6 @@ void recv_piece_from(const args& a, int src, int step, const piece& p) noexcept 
     }
 }
 
-/// Exchanges two pieces with two peers at once (no deadlock in rings and pairwise steps).
 void sendrecv(const args& a, int dest, const piece& out, int src, const piece& in, int step) noexcept {
     request rr;
     request rs;
@@ -70,34 +66,12 @@ void sendrecv(const args& a, int dest, const piece& out, int src, const piece& i
     rr.wait("collective exchange");
 }
 
-// ---- reduction elements -------------------------------------------------------------------------
-
-/// Elements [lo, hi) of a view at `base`, as a piece to send or receive.
 piece elems(const red_view& v, const void* base, count_t lo, count_t hi) noexcept {
     if (v.dense) {
         return {at(base, -v.shift + lo * v.stride), static_cast<count_t>(v.bytes(lo, hi)), &byte_type()};
     }
     return {at(base, lo * v.stride), hi - lo, v.dt};
 }
-
-/// Posts every request of a linear algorithm at once and waits for all.
-class request_set {
-public:
-    explicit request_set(int n) : r_(new (std::nothrow) request[static_cast<std::size_t>(n) * 2]) {}
-    bool ok() const noexcept { return r_ != nullptr; }
-    request* next() noexcept { return &r_[used_++]; }
-    void wait_all() noexcept {
-        for (int i = 0; i < used_; ++i) {
-            r_[i].wait("collective");
-        }
-    }
-
-private:
-    std::unique_ptr<request[]> r_;
-    int used_ = 0;
-};
-
-}  // namespace
 
 int barrier(args& a) noexcept {
     const int n = a.size;
@@ -109,8 +83,6 @@ int barrier(args& a) noexcept {
     return MPI_SUCCESS;
 }
 
-namespace {
-/// Binomial-tree broadcast of `data` from `root` (messages tagged with `step`).
 void binomial_bcast(const args& a, int root, const piece& data, int step) noexcept {
     const int n = a.size;
     int rel = (a.rank - root + n) % n;
@@ -129,6 +101,7 @@ void binomial_bcast(const args& a, int root, const piece& data, int step) noexce
     }
 }
 
+namespace {
 /// Every member's elements to `root`, which combines them in rank order into acc (x_{n-1},
 /// then x_i op acc for i = n-2 .. 0) using tmp; both scratch arrays are the root's only.
 void linear_reduce_to(const args& a, int root, void* acc, void* tmp) noexcept {
@@ -176,21 +149,25 @@ int bcast_linear(args& a) noexcept {
 }
 
 int gather(args& a) noexcept {
-    if (a.rank != a.root) {
+    if (a.root == MPI_PROC_NULL) {
+        return MPI_SUCCESS;  // intercommunicator: the root's group but not the root
+    }
+    if (!is_root(a)) {
         send_piece_to(a, a.root, 0, contribution(a));
         return MPI_SUCCESS;
     }
-    request_set rs(a.size);
+    const int n = peers(a);
+    request_set rs(n);
     if (!rs.ok()) {
         return MPI_ERR_NO_MEM;
     }
-    for (int i = 0; i < a.size; ++i) {
-        if (i != a.rank) {
+    for (int i = 0; i < n; ++i) {
+        if (!is_me(a, i)) {
             piece p = gathered_block(a, i);
             start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
         }
     }
-    if (!a.in_place) {
+    if (!a.in_place && !a.c->is_inter) {
         copy_piece(contribution(a), gathered_block(a, a.rank));
     }
     rs.wait_all();
@@ -198,22 +175,26 @@ int gather(args& a) noexcept {
 }
 
 int scatter(args& a) noexcept {
+    if (a.root == MPI_PROC_NULL) {
+        return MPI_SUCCESS;
+    }
     piece mine{a.rbuf, a.rcount, a.rtype};
-    if (a.rank != a.root) {
+    if (!is_root(a)) {
         recv_piece_from(a, a.root, 0, mine);
         return MPI_SUCCESS;
     }
-    request_set rs(a.size);
+    const int n = peers(a);
+    request_set rs(n);
     if (!rs.ok()) {
         return MPI_ERR_NO_MEM;
     }
-    for (int i = 0; i < a.size; ++i) {
-        if (i != a.rank) {
+    for (int i = 0; i < n; ++i) {
+        if (!is_me(a, i)) {
             piece p = scattered_block(a, i);
             start_send(a, i, 0, p.buf, p.count, *p.type, rs.next());
         }
     }
-    if (!a.in_place) {
+    if (!a.in_place && !a.c->is_inter) {
         copy_piece(scattered_block(a, a.rank), mine);
     }
     rs.wait_all();
@@ -236,29 +217,29 @@ int allgather_ring(args& a) noexcept {
 }
 
 int allgather_linear(args& a) noexcept {
-    request_set rs(a.size);
+    const int n = peers(a);
+    request_set rs(n);
     if (!rs.ok()) {
         return MPI_ERR_NO_MEM;
     }
     piece mine = contribution(a);
-    for (int i = 0; i < a.size; ++i) {
-        if (i != a.rank) {
+    for (int i = 0; i < n; ++i) {
+        if (!is_me(a, i)) {
             piece p = gathered_block(a, i);
             start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
         }
     }
-    for (int i = 0; i < a.size; ++i) {
-        if (i != a.rank) {
+    for (int i = 0; i < n; ++i) {
+        if (!is_me(a, i)) {
             start_send(a, i, 0, mine.buf, mine.count, *mine.type, rs.next());
         }
     }
-    if (!a.in_place) {
+    if (!a.in_place && !a.c->is_inter) {
         copy_piece(mine, gathered_block(a, a.rank));
     }
     rs.wait_all();
     return MPI_SUCCESS;
 }
-
 
 int alltoall_pairwise(args& a) noexcept {
     args src;
@@ -282,27 +263,26 @@ int alltoall_linear(args& a) noexcept {
     if (!save_in_place(a, &src, &saved)) {
         return MPI_ERR_NO_MEM;
     }
-    request_set rs(a.size);
+    const int n = peers(a);
+    request_set rs(n);
     if (!rs.ok()) {
         return MPI_ERR_NO_MEM;
     }
-    for (int i = 0; i < a.size; ++i) {
-        if (i != a.rank) {
-            piece p = recv_piece(a, i);
-            if (p.type != nullptr) {
-                start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
-            }
+    for (int i = 0; i < n; ++i) {
+        piece p = recv_piece(a, i);
+        if (!is_me(a, i) && p.type != nullptr) {
+            start_recv(a, i, 0, const_cast<void*>(p.buf), p.count, *p.type, rs.next());
         }
     }
-    for (int i = 0; i < a.size; ++i) {
-        if (i != a.rank) {
-            piece p = send_piece(src, i);
-            if (p.type != nullptr) {
-                start_send(a, i, 0, p.buf, p.count, *p.type, rs.next());
-            }
+    for (int i = 0; i < n; ++i) {
+        piece p = send_piece(src, i);
+        if (!is_me(a, i) && p.type != nullptr) {
+            start_send(a, i, 0, p.buf, p.count, *p.type, rs.next());
         }
     }
-    copy_piece(send_piece(src, a.rank), recv_piece(a, a.rank));
+    if (!a.c->is_inter) {
+        copy_piece(send_piece(src, a.rank), recv_piece(a, a.rank));
+    }
     rs.wait_all();
     return MPI_SUCCESS;
 }
@@ -440,20 +420,34 @@ int allreduce_reduce_bcast(args& a) noexcept {
     return MPI_SUCCESS;
 }
 
-int reduce_scatter(args& a) noexcept {
+void scatter_blocks(const args& a, const void* acc, int step) noexcept {
     const red_view& v = a.red;
     const int n = a.size;
     // Element offsets of the blocks in the view (a block of c user elements is c * per).
+    auto block = [&](int i) { return a.k == kind::reduce_scatter_block ? a.rcount : static_cast<count_t>(a.rcounts[i]); };
     count_t total = 0;
     for (int i = 0; i < n; ++i) {
-        total += a.k == kind::reduce_scatter_block ? a.rcount : a.rcounts[i];
+        total += block(i);
     }
     count_t per = total > 0 ? v.n / total : 0;
-    auto block = [&](int i) { return a.k == kind::reduce_scatter_block ? a.rcount : static_cast<count_t>(a.rcounts[i]); };
+    if (a.rank != 0) {
+        recv_piece_from(a, 0, step, elems(v, output_base(a), 0, block(a.rank) * per));
+        return;
+    }
+    count_t off = block(0) * per;
+    for (int i = 1; i < n; ++i) {
+        count_t len = block(i) * per;
+        send_piece_to(a, i, step, elems(v, acc, off, off + len));
+        off += len;
+    }
+    copy_range(v, acc, output_base(a), 0, block(0) * per);
+}
+
+int reduce_scatter(args& a) noexcept {
+    const red_view& v = a.red;
     if (a.rank != 0) {
         linear_reduce_to(a, 0, nullptr, nullptr);
-        count_t mine = block(a.rank) * per;
-        recv_piece_from(a, 0, 1, elems(v, output_base(a), 0, mine));
+        scatter_blocks(a, nullptr, 1);
         return MPI_SUCCESS;
     }
     scratch acc(v);
@@ -462,13 +456,7 @@ int reduce_scatter(args& a) noexcept {
         return MPI_ERR_NO_MEM;
     }
     linear_reduce_to(a, 0, acc.base(), tmp.base());
-    count_t off = block(0) * per;
-    for (int i = 1; i < n; ++i) {
-        count_t len = block(i) * per;
-        send_piece_to(a, i, 1, elems(v, acc.base(), off, off + len));
-        off += len;
-    }
-    copy_range(v, acc.base(), output_base(a), 0, block(0) * per);
+    scatter_blocks(a, acc.base(), 1);
     return MPI_SUCCESS;
 }
 

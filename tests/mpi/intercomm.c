@@ -1,7 +1,8 @@
 /* Intercommunicators: the even and the odd ranks of MPI_COMM_WORLD form two groups joined by
  * MPI_Intercomm_create; sizes, remote sizes and groups, point-to-point between the groups
- * (ranks name the remote group), MPI_Intercomm_merge in both orders, and errors. Needs 2 ranks
- * or more. Exit status 0 on success. */
+ * (ranks name the remote group), MPI_Intercomm_merge in both orders, and errors (collectives on
+ * intercommunicators: tests/mpi/coll/coll_inter.c). Needs 2 ranks or more. Exit status 0 on
+ * success. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -76,7 +77,9 @@ int main(int argc, char **argv) {
     /* errors */
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     CHECK(MPI_Send(&one, 1, MPI_INT, rsize, 0, inter) == MPI_ERR_RANK); /* ranks name the remote group */
-    CHECK(MPI_Barrier(inter) == MPI_ERR_COMM);                          /* not supported yet */
+    CHECK(MPI_Bcast(&one, 1, MPI_INT, rsize, inter) == MPI_ERR_ROOT);   /* roots name the remote group */
+    CHECK(MPI_Scan(&one, &flag, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM); /* not on intercommunicators */
+    CHECK(MPI_Barrier(inter) == MPI_SUCCESS);                           /* collectives are (coll/coll_inter.c) */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK(MPI_Comm_remote_size(MPI_COMM_WORLD, &rsize) == MPI_ERR_COMM);
     CHECK(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &merged) == MPI_ERR_COMM);
