@@ -12,6 +12,7 @@
 #include "mpi_compat/coll/coll.hpp"
 #include "mpi_compat/coll/nbc.hpp"
 #include "mpi_compat/coll/pieces.hpp"
+#include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/errors.hpp"
@@ -361,6 +362,9 @@ int start(call& k, MPI_Request* req) noexcept {
     bool nonblocking = k.name[4] == 'I';  // "MPI_I...": the bindings pass their own names
     if (nonblocking && req == nullptr) {
         return k.fail(MPI_ERR_ARG, "null request pointer");
+    }
+    if (!nonblocking && shm::flat_runs(a) && !algorithm_forced(a.k)) {
+        return shm::flat(a);  // small blocking calls on small communicators: no sequence number
     }
     // An intercommunicator's sequence is kept on the local group's view (see inter.cpp).
     a.seq = a.c->is_inter ? next_seq(a.c->local_view(*a.self), a.rank) : a.size > 1 ? next_seq(*a.c, a.rank) : 0;

@@ -45,6 +45,9 @@ MPC_CONFIG_TABLE(coll, {
      "MPI_Reduce_scatter_block algorithm", "auto|shm|reduce_scatterv"},
     {"MPC_COLL_SCAN", ::mpc::config::knob_type::choice, "auto", "MPI_Scan algorithm", "auto|shm|linear"},
     {"MPC_COLL_EXSCAN", ::mpc::config::knob_type::choice, "auto", "MPI_Exscan algorithm", "auto|shm|linear"},
+    {"MPC_COLL_FLAT_MAX", ::mpc::config::knob_type::integer, "8",
+     "largest communicator (0 to 64 ranks; 0: none) on which small blocking Barrier, Bcast, Reduce, Allreduce, "
+     "Allgather(v) and Alltoall run flat (docs/collectives.md)"},
 })
 
 namespace mpc::mpi::coll {
@@ -139,6 +142,8 @@ std::uint64_t next_seq(const comm& c, int rank) noexcept { return shm::state_of(
 void destroy_state(comm& c) noexcept {
     shm::state::destroy(static_cast<shm::state*>(c.coll_shm.exchange(nullptr, std::memory_order_acq_rel)));
 }
+
+bool algorithm_forced(kind k) noexcept { return forced().index[static_cast<int>(k)] > 0; }
 
 int run(args& a) noexcept {
     if (a.c->is_inter) {

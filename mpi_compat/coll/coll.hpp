@@ -116,6 +116,9 @@ struct args {
 /// The next number of c's collective sequence for the caller (member `rank`).
 std::uint64_t next_seq(const comm& c, int rank) noexcept;
 
+/// Whether MPC_COLL_<NAME> forces another algorithm than the shared-memory one on kind k.
+bool algorithm_forced(kind k) noexcept;
+
 /// Runs the collective with the algorithm chosen for it (may yield; returns an MPI error class).
 int run(args& a) noexcept;
 /// run(), after the cases it does not see: a member alone, reductions on packed copies.

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/match.hpp"
 #include "mpi_compat/coll/pieces.hpp"
@@ -11,6 +12,14 @@
 namespace mpc::mpi::coll::shm {
 
 // ---- state -----------------------------------------------------------------------------------
+
+int flat_limit() noexcept {
+    static const int limit = [] {
+        auto v = config::get_int("MPC_COLL_FLAT_MAX");  // a bad value is reported there
+        return v ? static_cast<int>(*v < 0 ? 0 : *v > flat_max ? flat_max : *v) : flat_default;
+    }();
+    return limit;
+}
 
 state* state::create(int n) noexcept {
     void* mem = std::aligned_alloc(64, sizeof(state));
@@ -33,6 +42,16 @@ state* state::create(int n) noexcept {
     for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n_slots; ++i) {
         new (&s->cell_mem[i]) cell();
     }
+    if (n <= flat_limit()) {
+        s->flat = static_cast<flat_member*>(std::aligned_alloc(64, sizeof(flat_member) * static_cast<std::size_t>(n)));
+        if (s->flat == nullptr) {
+            destroy(s);
+            return nullptr;
+        }
+        for (int i = 0; i < n; ++i) {
+            new (&s->flat[i]) flat_member();
+        }
+    }
     for (int k = 0; k < n_slots; ++k) {
         s->slots[k].gen.store(static_cast<std::uint64_t>(k), std::memory_order_relaxed);
         s->slots[k].cells = s->cell_mem + static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
@@ -46,6 +65,7 @@ void state::destroy(state* s) noexcept {
     }
     std::free(s->seqs);
     std::free(s->cell_mem);
+    std::free(s->flat);
     s->~state();
     std::free(s);
 }
@@ -532,6 +552,208 @@ int scan(args& a) noexcept {
         copy_range(v, acc.base(), output_base(a), 0, v.n);
     }
     leave(s, a);
+    return MPI_SUCCESS;
+}
+
+// ---- flat small collectives (shm.hpp) -----------------------------------------------------------------
+
+namespace {
+
+flat_half& half_of(const state& st, int r, std::uint64_t k) noexcept { return st.flat[r].half[k & 1]; }
+
+/// Whether member r has arrived at call k.
+bool arrived(const state& st, int r, std::uint64_t k) noexcept {
+    return half_of(st, r, k).epoch.load(std::memory_order_acquire) >= k + 1;
+}
+
+bool all_arrived(const state& st, int n, std::uint64_t k) noexcept {
+    for (int r = 0; r < n; ++r) {
+        if (!arrived(st, r, k)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Waits until cond() holds: spins while the VP is idle, then parks (see publish()).
+template <class Cond>
+void flat_wait(state& st, Cond& cond, const char* what) noexcept {
+    if (cond()) {
+        return;
+    }
+    if (sched::self() == nullptr) {  // a plain thread of the rank (MPI_THREAD_MULTIPLE): poll
+        while (!cond()) {
+            cpu_relax();
+        }
+        return;
+    }
+    auto fn = [](void* p) noexcept { return (*static_cast<Cond*>(p))(); };
+    if (sched::spin_until(fn, &cond, wait_spin_ns())) {
+        return;
+    }
+    flat_ctl& c = st.ctl;
+    for (;;) {
+        c.lk.lock();
+        c.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with publish()'s fence
+        if (cond()) {
+            c.sleepers.fetch_sub(1, std::memory_order_relaxed);
+            c.lk.unlock();
+            return;
+        }
+        c.q.wait(c.lk, what);
+        c.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+/// Member a.rank arrives at call k (its data, if any, is in its half). Sleepers are woken when
+/// this arrival completes call k (every waiter but a bcast reader waits for a whole call) or
+/// when `always` (the bcast root: its readers wait for it alone).
+void publish(state& st, const args& a, std::uint64_t k, bool always) noexcept {
+    half_of(st, a.rank, k).epoch.store(k + 1, std::memory_order_release);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (st.ctl.sleepers.load(std::memory_order_relaxed) == 0 || (!always && !all_arrived(st, a.size, k))) {
+        return;
+    }
+    st.ctl.lk.lock();
+    sched::ult* chain = st.ctl.q.take_all_locked();
+    st.ctl.lk.unlock();
+    sched::wake_all(chain);
+}
+
+/// Waits until every member has arrived at call k.
+void wait_all(state& st, const args& a, std::uint64_t k, const char* what) noexcept {
+    auto cond = [&st, n = a.size, k]() noexcept { return all_arrived(st, n, k); };
+    flat_wait(st, cond, what);
+}
+
+/// Before writing data for call k: every member is past call k - 2 (has arrived at k - 1).
+void wait_writable(state& st, const args& a, std::uint64_t k, const char* what) noexcept {
+    if (k > 0) {
+        wait_all(st, a, k - 1, what);
+    }
+}
+
+bool view_fits_flat(const red_view& v) noexcept { return v.dense && v.span <= flat_bytes; }
+
+/// acc = x_0 op (x_1 op (... op x_{n-1})) over the members' halves of call k (rank order);
+/// member `own` (the root of a reduce) contributes its input buffer directly.
+void reduce_halves(const state& st, const args& a, std::uint64_t k, int own, void* acc_base) noexcept {
+    const red_view& v = a.red;
+    auto base = [&](int r) -> const void* {
+        return r == own ? input_base(a) : static_cast<const void*>(at(half_of(st, r, k).data, v.shift));
+    };
+    copy_range(v, base(a.size - 1), acc_base, 0, v.n);
+    for (int r = a.size - 2; r >= 0; --r) {
+        reduce_range(v, base(r), acc_base, 0, v.n);
+    }
+}
+
+}  // namespace
+
+bool flat_runs(const args& a) noexcept {
+    if (a.size < 2 || a.size > flat_limit() || a.c->is_inter) {
+        return false;
+    }
+    switch (a.k) {
+        case kind::barrier: return true;
+        case kind::bcast: return packed_bytes(a.rcount, a.rtype) <= flat_bytes;
+        case kind::reduce:
+        case kind::allreduce: return !a.red_pack && view_fits_flat(a.red);
+        case kind::allgather: return packed_bytes(a.rcount, a.rtype) <= flat_bytes;
+        case kind::allgatherv:
+            for (int i = 0; i < a.size; ++i) {
+                if (packed_bytes(a.rcounts[i], a.rtype) > flat_bytes) {
+                    return false;
+                }
+            }
+            return true;
+        case kind::alltoall: return packed_bytes(a.rcount, a.rtype) * static_cast<std::size_t>(a.size) <= flat_bytes;
+        default: return false;
+    }
+}
+
+int flat(args& a) noexcept {
+    state& st = state_of(*a.c);
+    const std::uint64_t k = st.seqs[a.rank].flat_next++;
+    flat_half& mine = half_of(st, a.rank, k);
+    const red_view& v = a.red;
+    switch (a.k) {
+        case kind::barrier:
+            publish(st, a, k, false);
+            wait_all(st, a, k, "MPI_Barrier");
+            break;
+        case kind::bcast:
+            if (a.rank == a.root) {
+                wait_writable(st, a, k, "MPI_Bcast");
+                pack_into(mine.data, a.rbuf, a.rcount, *a.rtype);
+                publish(st, a, k, true);
+            } else {
+                publish(st, a, k, false);
+                auto cond = [&st, r = a.root, k]() noexcept { return arrived(st, r, k); };
+                flat_wait(st, cond, "MPI_Bcast");
+                unpack_from(half_of(st, a.root, k).data, packed_bytes(a.rcount, a.rtype), a.rbuf, a.rcount,
+                            *a.rtype);
+            }
+            break;
+        case kind::reduce:
+            if (a.rank != a.root) {
+                wait_writable(st, a, k, "MPI_Reduce");
+                copy_range(v, input_base(a), at(mine.data, v.shift), 0, v.n);
+                publish(st, a, k, false);
+            } else {
+                publish(st, a, k, false);
+                wait_all(st, a, k, "MPI_Reduce");
+                alignas(16) unsigned char acc[flat_bytes];
+                reduce_halves(st, a, k, a.root, at(acc, v.shift));
+                copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
+            }
+            break;
+        case kind::allreduce: {
+            wait_writable(st, a, k, "MPI_Allreduce");
+            copy_range(v, input_base(a), at(mine.data, v.shift), 0, v.n);
+            publish(st, a, k, false);
+            wait_all(st, a, k, "MPI_Allreduce");
+            alignas(16) unsigned char acc[flat_bytes];
+            reduce_halves(st, a, k, -1, at(acc, v.shift));
+            copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
+            break;
+        }
+        case kind::allgather:
+        case kind::allgatherv: {
+            wait_writable(st, a, k, "MPI_Allgather");
+            piece own = contribution(a);
+            pack_into(mine.data, own.buf, own.count, *own.type);
+            publish(st, a, k, false);
+            wait_all(st, a, k, "MPI_Allgather");
+            for (int i = 0; i < a.size; ++i) {
+                piece to = gathered_block(a, i);
+                if (i != a.rank || !a.in_place) {
+                    unpack_from(half_of(st, i, k).data, packed_bytes(to.count, to.type), const_cast<void*>(to.buf),
+                                to.count, *to.type);
+                }
+            }
+            break;
+        }
+        case kind::alltoall: {
+            // Member r's half holds its blocks for every member in rank order, `blk` bytes each.
+            const std::size_t blk = packed_bytes(a.rcount, a.rtype);
+            wait_writable(st, a, k, "MPI_Alltoall");
+            for (int j = 0; j < a.size; ++j) {
+                piece p = send_piece(a, j);
+                pack_into(at(mine.data, static_cast<aint>(blk) * j), p.buf, p.count, *p.type);
+            }
+            publish(st, a, k, false);
+            wait_all(st, a, k, "MPI_Alltoall");
+            for (int i = 0; i < a.size; ++i) {
+                piece to = recv_piece(a, i);
+                unpack_from(at(half_of(st, i, k).data, static_cast<aint>(blk) * a.rank), blk, const_cast<void*>(to.buf),
+                            to.count, *to.type);
+            }
+            break;
+        }
+        default: return MPI_ERR_INTERN;
+    }
     return MPI_SUCCESS;
 }
 

@@ -33,7 +33,39 @@ struct alignas(64) cell {
 };
 
 struct alignas(64) member_seq {
-    std::uint64_t next = 0;  ///< calls started by this member on the communicator (its own line)
+    std::uint64_t next = 0;       ///< calls started by this member on the communicator (its own line)
+    std::uint64_t flat_next = 0;  ///< flat calls made by this member (see flat())
+};
+
+// ---- flat small collectives ----------------------------------------------------------------------
+// Blocking Barrier, and Bcast, Reduce, Allreduce, Allgather(v) and Alltoall of small data (at
+// most flat_bytes per member: its block, or all its blocks for Alltoall), on communicators of
+// at most flat_limit() members (MPC_COLL_FLAT_MAX, default 8), skip the slots and take no
+// sequence number: member r's k-th flat call on the communicator (the same call on every
+// member) stores k + 1 in the epoch of r's half k % 2, after r's data if any, and readers wait
+// for the epochs they need and read the data where it lies. One cache-line transfer per member
+// and call, no shared counter to fight over. A member writes its half for call k only once
+// every member has arrived at call k - 1, so nobody still reads what it wrote for call k - 2.
+// Non-blocking calls never run flat (their order is that of the sequence numbers).
+
+inline constexpr int flat_max = 64;     ///< the most members MPC_COLL_FLAT_MAX may allow
+inline constexpr int flat_default = 8;  ///< MPC_COLL_FLAT_MAX unset or invalid
+inline constexpr std::size_t flat_bytes = 240;  ///< data per member and call
+
+struct alignas(64) flat_half {
+    std::atomic<std::uint64_t> epoch{0};  ///< 1 + the last call published here
+    alignas(16) unsigned char data[flat_bytes];
+};
+
+struct flat_member {
+    flat_half half[2];
+};
+
+/// Parking for flat waiters: publishers wake only when somebody sleeps.
+struct flat_ctl {
+    alignas(64) std::atomic<std::uint32_t> sleepers{0};
+    spinlock lk;
+    sched::wait_queue q;
 };
 
 struct slot {
@@ -53,6 +85,8 @@ struct state {
     member_seq* seqs = nullptr;
     slot slots[n_slots];
     cell* cell_mem = nullptr;
+    flat_member* flat = nullptr;  ///< n entries when n <= flat_limit()
+    flat_ctl ctl;
 
     static state* create(int n) noexcept;
     static void destroy(state* s) noexcept;
@@ -64,6 +98,14 @@ state& state_of(const comm& c) noexcept;
 /// For a call that runs another algorithm: takes and leaves its slot at once, so that the slot's
 /// turn passes to the call n_slots later.
 void pass(const args& a) noexcept;
+
+/// The largest communicator that runs flat (MPC_COLL_FLAT_MAX, read once).
+int flat_limit() noexcept;
+/// Whether blocking call a runs flat (same answer on every member: it depends on the kind, the
+/// communicator size and the data size). Forced algorithms are the caller's business.
+bool flat_runs(const args& a) noexcept;
+/// Runs call a flat; it takes no sequence number (flat calls count among themselves).
+int flat(args& a) noexcept;
 
 /// The shm algorithm of each collective.
 int barrier(args& a) noexcept;
