@@ -40,7 +40,8 @@ struct alignas(64) member_seq {
 // ---- flat small collectives ----------------------------------------------------------------------
 // Blocking Barrier, and Bcast, Reduce, Allreduce, Allgather(v) and Alltoall of small data (at
 // most flat_bytes per member: its block, or all its blocks for Alltoall), on communicators of
-// at most flat_limit() members (MPC_COLL_FLAT_MAX, default 8), skip the slots and take no
+// at most flat_limit() members (MPC_COLL_FLAT_MAX, default 8) and no more members than VPs
+// (each member can spin on a core of its own), skip the slots and take no
 // sequence number: member r's k-th flat call on the communicator (the same call on every
 // member) stores k + 1 in the epoch of r's half k % 2, after r's data if any, and readers wait
 // for the epochs they need and read the data where it lies. One cache-line transfer per member
