@@ -31,6 +31,22 @@ topo_call enter_topo(const char* call, MPI_Comm h, int kind) noexcept {
     return r;
 }
 
+int cart_shift(const virtual_topology& t, int rank, int dim, long long disp) noexcept {
+    auto d = static_cast<std::size_t>(dim);
+    long long stride = 1;  // of dimension dim: the product of the dimensions after it
+    for (std::size_t i = d + 1; i < t.dims.size(); ++i) {
+        stride *= t.dims[i];
+    }
+    long long n = t.dims[d];
+    long long here = (rank / stride) % n;
+    long long pos = here + disp;  // |disp| < 2^32: no overflow
+    if (t.periods[d] == 0 && (pos < 0 || pos >= n)) {
+        return MPI_PROC_NULL;
+    }
+    pos = ((pos % n) + n) % n;
+    return static_cast<int>(rank + (pos - here) * stride);
+}
+
 }  // namespace mpc::mpi
 
 using namespace mpc::mpi;
@@ -323,22 +339,9 @@ int PMPI_Cart_shift(MPI_Comm h, int direction, int disp, int* source, int* dest)
     if (source == nullptr || dest == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Cart_shift", "null output pointer");
     }
-    std::vector<int> c(static_cast<std::size_t>(nd));
-    coords_of(*k.t, k.c->rank_of(*k.self), c.data());
-    int here = c[static_cast<std::size_t>(direction)];
-    int dim = k.t->dims[static_cast<std::size_t>(direction)];
-    // Displacements beyond the dimension: reduce them first (no overflow in here + disp).
-    long long fwd = static_cast<long long>(here) + disp;
-    long long back = static_cast<long long>(here) - disp;
-    auto at = [&](long long pos) {
-        if (k.t->periods[static_cast<std::size_t>(direction)] == 0 && (pos < 0 || pos >= dim)) {
-            return MPI_PROC_NULL;
-        }
-        c[static_cast<std::size_t>(direction)] = static_cast<int>(((pos % dim) + dim) % dim);
-        return rank_at(*k.t, c.data());
-    };
-    *dest = at(fwd);
-    *source = at(back);
+    int me = k.c->rank_of(*k.self);
+    *dest = cart_shift(*k.t, me, direction, disp);
+    *source = cart_shift(*k.t, me, direction, -static_cast<long long>(disp));
     return MPI_SUCCESS;
 }
 

@@ -39,4 +39,8 @@ struct topo_call {
 };
 topo_call enter_topo(const char* call, MPI_Comm h, int kind) noexcept;
 
+/// The rank `disp` steps from `rank` along dimension `dim` of Cartesian topology t (row-major
+/// ranks), or MPI_PROC_NULL past the end of a non-periodic dimension (MPI_Cart_shift).
+int cart_shift(const virtual_topology& t, int rank, int dim, long long disp) noexcept;
+
 }  // namespace mpc::mpi

@@ -19,7 +19,9 @@
  *
  * Counts 0, 2 and about 3000 per neighbor; MPI_INT and a vector with holes; per-edge counts and
  * displacements with gaps (v), per-edge types (w). A neighborhood collective on a communicator
- * without a topology gives MPI_ERR_TOPOLOGY. Exit status 0 on success. */
+ * without a topology gives MPI_ERR_TOPOLOGY; negative counts, null buffers with data, MPI_IN_PLACE,
+ * invalid datatypes and null arrays or request pointers give their error classes, blocks larger
+ * than the receive blocks MPI_ERR_TRUNCATE. Exit status 0 on success. */
 #include "coll_common.h"
 
 typedef struct {
@@ -410,6 +412,41 @@ static void graph(tctx *t, ty_t *types) {
     free(edges);
 }
 
+/* Bad arguments on a ring (1-d periodic: two neighbors, both slots used even at 1 rank); each
+ * call fails on every rank alike, so none leaves a message behind. */
+static void bad_arguments(tctx *t) {
+    int dims[1] = {t->size}, periods[1] = {1};
+    MPI_Comm ring;
+    CALL(t, MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    CALL(t, MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN));
+    int x[4] = {1, 2, 3, 4}, y[4], c[2] = {1, 1}, neg[2] = {1, -1}, d[2] = {0, 1};
+    MPI_Aint wd[2] = {0, sizeof(int)};
+    MPI_Datatype ty[2] = {MPI_INT, MPI_INT}, bad[2] = {MPI_INT, MPI_DATATYPE_NULL};
+    MPI_Request r = MPI_REQUEST_NULL;
+    coll_where(t, "neighborhood collectives: bad arguments");
+    EXPECT_CLASS(t, MPI_Neighbor_allgather(x, -1, MPI_INT, y, 1, MPI_INT, ring), MPI_ERR_COUNT);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoall(x, 1, MPI_INT, y, -1, MPI_INT, ring), MPI_ERR_COUNT);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoallv(x, neg, d, MPI_INT, y, c, d, MPI_INT, ring), MPI_ERR_COUNT);
+    EXPECT_CLASS(t, MPI_Ineighbor_allgatherv(x, 1, MPI_INT, y, neg, d, MPI_INT, ring, &r), MPI_ERR_COUNT);
+    EXPECT_CLASS(t, MPI_Neighbor_allgather(NULL, 1, MPI_INT, y, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoall(x, 1, MPI_INT, NULL, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    EXPECT_CLASS(t, MPI_Ineighbor_alltoallw(NULL, c, wd, ty, y, c, wd, ty, ring, &r), MPI_ERR_BUFFER);
+    EXPECT_CLASS(t, MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, y, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoall(x, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoall(x, 1, MPI_DATATYPE_NULL, y, 1, MPI_INT, ring), MPI_ERR_TYPE);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoallw(x, c, wd, ty, y, c, wd, bad, ring), MPI_ERR_TYPE);
+    EXPECT_CLASS(t, MPI_Neighbor_alltoallv(x, NULL, d, MPI_INT, y, c, d, MPI_INT, ring), MPI_ERR_ARG);
+    EXPECT_CLASS(t, MPI_Ineighbor_alltoall(x, 1, MPI_INT, y, 1, MPI_INT, ring, NULL), MPI_ERR_ARG);
+    if (r != MPI_REQUEST_NULL) FAIL(t, "a failed MPI_Ineighbor_* call set its request");
+    /* blocks of 2 ints into blocks of 1: every receive is truncated (and consumes its message) */
+    EXPECT_CLASS(t, MPI_Neighbor_alltoall(x, 2, MPI_INT, y, 1, MPI_INT, ring), MPI_ERR_TRUNCATE);
+    CALL(t, MPI_Ineighbor_alltoall(x, 2, MPI_INT, y, 1, MPI_INT, ring, &r));
+    EXPECT_CLASS(t, MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+    /* the ring still works after the failed calls (nothing left behind) */
+    CALL(t, MPI_Neighbor_alltoall(x, 1, MPI_INT, y, 1, MPI_INT, ring));
+    CALL(t, MPI_Comm_free(&ring));
+}
+
 int main(int argc, char **argv) {
     tctx t;
     coll_init(&t, "coll_neighbor", &argc, &argv);
@@ -422,6 +459,7 @@ int main(int argc, char **argv) {
     EXPECT_CLASS(&t, MPI_Neighbor_allgather(&x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY);
     MPI_Request r = MPI_REQUEST_NULL;
     EXPECT_CLASS(&t, MPI_Ineighbor_alltoall(&x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD, &r), MPI_ERR_TOPOLOGY);
+    bad_arguments(&t);
     coll_free_type(&t, types[1].l, &types[1].d);
     return coll_finish(&t);
 }
