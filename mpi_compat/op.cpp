@@ -209,6 +209,10 @@ void apply_predefined(int op, const void* in, void* io, int n, MPI_Datatype t) n
 struct user_op {
     MPI_User_function* fn = nullptr;
     bool commute = true;
+    /// MPI_Op_free was called: invalid for new calls, but operations pending at the time may
+    /// still apply fn (MPI 3.1 section 5.9.5; indices are never reused, so nothing is lost).
+    bool freed = false;
+    bool valid() const noexcept { return fn != nullptr && !freed; }
 };
 
 constexpr int first_user_index = 32;
@@ -235,7 +239,7 @@ int op_check(MPI_Op op, MPI_Datatype type) noexcept {
     if (idx >= 1 && idx <= 14) {
         return defined_on(idx, class_of(named_type(type))) ? MPI_SUCCESS : MPI_ERR_OP;
     }
-    return find_user(idx).fn != nullptr ? MPI_SUCCESS : MPI_ERR_OP;
+    return find_user(idx).valid() ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
 void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype type) noexcept {
@@ -285,12 +289,12 @@ int PMPI_Op_free(MPI_Op* op) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_free", "null op pointer");
     }
     int idx = index_of(*op);
-    if (find_user(idx).fn == nullptr) {
+    if (!find_user(idx).valid()) {
         return raise(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation %#x", *op);
     }
     {
         std::lock_guard<std::mutex> g(ops_lock);
-        user_ops[static_cast<std::size_t>(idx - first_user_index)].fn = nullptr;  // indices are not reused
+        user_ops[static_cast<std::size_t>(idx - first_user_index)].freed = true;  // fn stays for pending calls
     }
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
@@ -298,7 +302,7 @@ int PMPI_Op_free(MPI_Op* op) {
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
     int idx = index_of(op);
-    if (commute == nullptr || ((idx < 1 || idx > 14) && find_user(idx).fn == nullptr)) {
+    if (commute == nullptr || ((idx < 1 || idx > 14) && !find_user(idx).valid())) {
         return raise(MPI_COMM_WORLD, commute == nullptr ? MPI_ERR_ARG : MPI_ERR_OP, "MPI_Op_commutative",
                      "invalid operation %#x", op);
     }
@@ -306,29 +310,7 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
-    if (count < 0) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Reduce_local", "negative count %d", count);
-    }
-    if (type_size(type) == 0) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Reduce_local", "invalid datatype %#x", type);
-    }
-    if (int err = op_check(op, type); err != MPI_SUCCESS) {
-        return raise(MPI_COMM_WORLD, err, "MPI_Reduce_local", "operation %#x is not defined on datatype %#x", op,
-                     type);
-    }
-    if (in == MPI_IN_PLACE || inout == MPI_IN_PLACE) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Reduce_local", "MPI_IN_PLACE is not allowed");
-    }
-    if (count > 0 && (in == nullptr || inout == nullptr)) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Reduce_local", "null buffer");
-    }
-    op_apply(op, in, inout, count, type);
-    return MPI_SUCCESS;
-}
-
 int MPI_Op_create(MPI_User_function*, int, MPI_Op*) MPC_WEAK(MPI_Op_create);
 int MPI_Op_free(MPI_Op*) MPC_WEAK(MPI_Op_free);
 int MPI_Op_commutative(MPI_Op, int*) MPC_WEAK(MPI_Op_commutative);
-int MPI_Reduce_local(const void*, void*, int, MPI_Datatype, MPI_Op) MPC_WEAK(MPI_Reduce_local);
 }

@@ -614,6 +614,33 @@ int do_reduce_scatter(const char* name, bool block, const void* sbuf, void* rbuf
     return start(k, req);
 }
 
+/// MPI_Reduce_local: inout = in op inout through the reduction view, so that predefined
+/// operations work on derived types of one basic type as in the collectives.
+int do_reduce_local(const void* in, void* inout, int count, MPI_Datatype t, MPI_Op op) noexcept {
+    call k{"MPI_Reduce_local", MPI_COMM_WORLD, {}};
+    const datatype* dt = nullptr;
+    if (!enter(k, kind::reduce) || !check_count(k, count, "") || !check_type(k, t, &dt, "") ||
+        !check_buf(k, in, count, dt, "input") || !check_buf(k, inout, count, dt, "input/output") ||
+        !make_view(k, op, t, dt, count)) {
+        return k.err;
+    }
+    const red_view& v = k.a.red;
+    if (!k.a.red_pack) {
+        reduce_range(v, at(in, v.buf_off), at(inout, v.buf_off), 0, v.n);
+        return MPI_SUCCESS;
+    }
+    scratch x(v);
+    scratch y(v);
+    if (!x.ok() || !y.ok()) {
+        return k.fail(MPI_ERR_NO_MEM, "out of memory for %zu bytes of packed elements", v.span);
+    }
+    copy_typed(in, count, *dt, x.base(), v.n, *v.dt);
+    copy_typed(inout, count, *dt, y.base(), v.n, *v.dt);
+    reduce_range(v, x.base(), y.base(), 0, v.n);
+    copy_typed(y.base(), v.n, *v.dt, inout, count, *dt);
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int execute(args& a) noexcept {
@@ -767,7 +794,12 @@ int PMPI_Ireduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_
     return do_reduce_scatter("MPI_Ireduce_scatter", false, sbuf, rbuf, 0, rcounts, t, op, h, r);
 }
 
+int PMPI_Reduce_local(const void* in, void* inout, int count, MPI_Datatype t, MPI_Op op) {
+    return do_reduce_local(in, inout, count, t, op);
+}
+
 #define MPC_COLL_WEAK(name, ...) int MPI_##name(__VA_ARGS__) MPC_WEAK(MPI_##name);
+MPC_COLL_WEAK(Reduce_local, const void*, void*, int, MPI_Datatype, MPI_Op)
 MPC_COLL_WEAK(Barrier, MPI_Comm)
 MPC_COLL_WEAK(Ibarrier, MPI_Comm, MPI_Request*)
 MPC_COLL_WEAK(Bcast, void*, int, MPI_Datatype, int, MPI_Comm)

@@ -654,6 +654,49 @@ static void predefined_commutative(tctx *t) {
     }
 }
 
+/* Predefined operations on derived types made of one basic type (as in the collectives):
+ * MPI_Reduce_local with a contiguous type, a vector with holes (the holes must not change) and
+ * a resized type, against element-wise sums. */
+static void reduce_local_derived(tctx *t) {
+    coll_where(t, "MPI_Reduce_local on derived types");
+    MPI_Datatype cont, vec, res;
+    CALL(t, MPI_Type_contiguous(3, MPI_INT, &cont));
+    CALL(t, MPI_Type_vector(2, 2, 3, MPI_INT, &vec)); /* ints 0 1 _ 3 4 */
+    CALL(t, MPI_Type_create_resized(MPI_DOUBLE, 0, 2 * (MPI_Aint)sizeof(double), &res));
+    CALL(t, MPI_Type_commit(&cont));
+    CALL(t, MPI_Type_commit(&vec));
+    CALL(t, MPI_Type_commit(&res));
+    int a[10], b[10];
+    for (int i = 0; i < 10; ++i) a[i] = i + 1, b[i] = 100 * (i + 1);
+    CALL(t, MPI_Reduce_local(a, b, 2, cont, MPI_SUM));
+    for (int i = 0; i < 10; ++i) {
+        int e = i < 6 ? 101 * (i + 1) : 100 * (i + 1);
+        if (b[i] != e) FAIL(t, "MPI_Reduce_local(contiguous of 3 MPI_INT, count 2): element %d: expected %d, got %d", i, e, b[i]);
+    }
+    for (int i = 0; i < 10; ++i) b[i] = 100 * (i + 1);
+    CALL(t, MPI_Reduce_local(a, b, 1, vec, MPI_MAX));
+    for (int i = 0; i < 10; ++i) {
+        int e = 100 * (i + 1); /* MAX of i + 1 and 100 (i + 1): b where the vector has data, b elsewhere */
+        if (b[i] != e) FAIL(t, "MPI_Reduce_local(vector with holes, MPI_MAX): element %d: expected %d, got %d", i, e, b[i]);
+    }
+    for (int i = 0; i < 10; ++i) b[i] = 100 * (i + 1);
+    CALL(t, MPI_Reduce_local(b, a, 1, vec, MPI_SUM));
+    for (int i = 0; i < 10; ++i) {
+        int in_vec = i == 0 || i == 1 || i == 3 || i == 4;
+        int e = in_vec ? 101 * (i + 1) : i + 1;
+        if (a[i] != e) FAIL(t, "MPI_Reduce_local(vector with holes, MPI_SUM): element %d: expected %d, got %d", i, e, a[i]);
+    }
+    double x[6] = {1, -1, 2, -2, 3, -3}, y[6] = {10, 0.5, 20, 0.5, 30, 0.5};
+    CALL(t, MPI_Reduce_local(x, y, 3, res, MPI_PROD));
+    for (int i = 0; i < 6; ++i) {
+        double e = i % 2 ? 0.5 : x[i] * (10.0 * (i / 2 + 1));
+        if (y[i] != e) FAIL(t, "MPI_Reduce_local(resized MPI_DOUBLE, MPI_PROD): element %d: expected %g, got %g", i, e, y[i]);
+    }
+    CALL(t, MPI_Type_free(&cont));
+    CALL(t, MPI_Type_free(&vec));
+    CALL(t, MPI_Type_free(&res));
+}
+
 /* ---- determinism -------------------------------------------------------------------------- */
 
 /* A value of magnitude 10^-12 .. 10^11, from h. */
@@ -786,6 +829,7 @@ int main(int argc, char **argv) {
         values_table(&t);
         user_commutative(&t);
         user_noncommutative(&t);
+        reduce_local_derived(&t);
         determinism(&t);
     } else if (strcmp(mode, "errors") == 0) {
         t.prog = "coll_ops errors";
