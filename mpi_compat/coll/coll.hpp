@@ -104,6 +104,10 @@ struct args {
     const int* rdispls = nullptr;
     const MPI_Datatype* stypes = nullptr;  ///< alltoallw
     const MPI_Datatype* rtypes = nullptr;
+    /// Non-blocking alltoallw: stypes and rtypes resolved at the call (and held: the user may
+    /// free the handles before completion); null otherwise (the handles are looked up).
+    const datatype* const* stype_ptrs = nullptr;
+    const datatype* const* rtype_ptrs = nullptr;
     bool in_place = false;
     int root = 0;  ///< intercommunicator: MPI_ROOT, MPI_PROC_NULL or a rank of the remote group
     // reductions: the element view of sbuf and rbuf (see red_view); reductions whose type

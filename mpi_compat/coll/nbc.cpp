@@ -5,6 +5,7 @@
 
 #include "lib/log.hpp"
 #include "mpi_compat/comm.hpp"
+#include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/match.hpp"
 
 namespace mpc::mpi::coll::nbc {
@@ -64,8 +65,47 @@ public:
     explicit coll_job(const args& a) noexcept : a_(a) {}
     int run() noexcept override { return execute(a_); }
 
+    /// Holds what the user may free before completion; false when out of memory.
+    bool hold_all() noexcept {
+        hold_comm(a_.c);
+        if (!hold_type(a_.stype) || !hold_type(a_.rtype) || !hold_type(a_.red_user_type)) {
+            return false;
+        }
+        return a_.k != kind::alltoallw || hold_w_types();
+    }
+
 private:
+    /// Alltoallw: its types are handles, one per peer; resolve and hold them now.
+    bool hold_w_types() noexcept {
+        std::size_t peers = a_.c->is_inter ? a_.c->remote_group(*a_.self).size() : static_cast<std::size_t>(a_.size);
+        try {
+            if (!a_.in_place) {
+                stypes_.resize(peers);
+            }
+            rtypes_.resize(peers);
+        } catch (const std::bad_alloc&) {
+            return false;
+        }
+        for (std::size_t i = 0; i < peers; ++i) {
+            if (!a_.in_place) {
+                stypes_[i] = datatype_from_handle(a_.stypes[i]);
+                if (!hold_type(stypes_[i])) {
+                    return false;
+                }
+            }
+            rtypes_[i] = datatype_from_handle(a_.rtypes[i]);
+            if (!hold_type(rtypes_[i])) {
+                return false;
+            }
+        }
+        a_.stype_ptrs = a_.in_place ? nullptr : stypes_.data();
+        a_.rtype_ptrs = rtypes_.data();
+        return true;
+    }
+
     args a_;
+    std::vector<const datatype*> stypes_;
+    std::vector<const datatype*> rtypes_;
 };
 
 }  // namespace
@@ -102,10 +142,7 @@ int start(const args& a, MPI_Request* req) noexcept {
     if (j == nullptr) {
         return MPI_ERR_NO_MEM;
     }
-    // What the user may free before completion. (Alltoallw's types are handles, looked up as
-    // the algorithm runs: freeing one early is not covered.)
-    j->hold_comm(a.c);
-    if (!j->hold_type(a.stype) || !j->hold_type(a.rtype) || !j->hold_type(a.red_user_type)) {
+    if (!j->hold_all()) {
         delete j;
         return MPI_ERR_NO_MEM;
     }

@@ -33,9 +33,10 @@ inline piece send_piece(const args& m, int to) noexcept {
         }
         default: {  // alltoallw: byte displacements, a type per peer
             const MPI_Datatype* ts = m.in_place ? m.rtypes : m.stypes;
+            const datatype* const* tp = m.in_place ? m.rtype_ptrs : m.stype_ptrs;
             const int* cnt = m.in_place ? m.rcounts : m.scounts;
             const int* dsp = m.in_place ? m.rdispls : m.sdispls;
-            return {at(base, dsp[to]), cnt[to], type_of(ts[to])};
+            return {at(base, dsp[to]), cnt[to], tp != nullptr ? tp[to] : type_of(ts[to])};
         }
     }
 }
@@ -44,7 +45,9 @@ inline piece recv_piece(const args& m, int from) noexcept {
     switch (m.k) {
         case kind::alltoall: return {at(m.rbuf, from * m.rcount * m.rtype->extent()), m.rcount, m.rtype};
         case kind::alltoallv: return {at(m.rbuf, m.rdispls[from] * m.rtype->extent()), m.rcounts[from], m.rtype};
-        default: return {at(m.rbuf, m.rdispls[from]), m.rcounts[from], type_of(m.rtypes[from])};
+        default:
+            return {at(m.rbuf, m.rdispls[from]), m.rcounts[from],
+                    m.rtype_ptrs != nullptr ? m.rtype_ptrs[from] : type_of(m.rtypes[from])};
     }
 }
 

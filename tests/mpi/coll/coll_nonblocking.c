@@ -607,34 +607,40 @@ static void s_many(tctx *t, ctx_t *cx) {
 static void s_free(tctx *t, ctx_t *cx) {
     (void)cx;
     MPI_Comm comm;
-    MPI_Datatype vec = coll_make_type(t, &L_VECTOR);
+    MPI_Datatype vec = coll_make_type(t, &L_VECTOR), vecw = coll_make_type(t, &L_VECTOR);
     MPI_Op uaff;
     CALL(t, MPI_Op_create(coll_uaffine, 0, &uaff));
     CALL(t, MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    nb_t a, b, c;
-    MPI_Request ra, rb, rc;
+    nb_t a, b, c, w;
+    MPI_Request ra, rb, rc, rw;
     nb_setup(&a, t, K_ALLGATHER, comm, &L_VECTOR, vec, MPI_OP_NULL, GEN_PLAIN, 3, 0, 0, 7001);
     nb_setup(&b, t, K_ALLREDUCE, comm, &L_2INT, MPI_2INT, uaff, GEN_AFFINE, 5, 0, 0, 7002);
     nb_setup(&c, t, K_BCAST, comm, &L_VECTOR, vec, MPI_OP_NULL, GEN_PLAIN, 2, t->size - 1, 0, 7003);
     nb_begin(&a, &ra);
     nb_begin(&b, &rb);
+    /* Alltoallw takes its types as an array of handles: vecw is in it, for the odd peers */
+    nb_setup(&w, t, K_ALLTOALLW, comm, &L_VECTOR, vecw, MPI_OP_NULL, GEN_PLAIN, 2, 0, 0, 7004);
     nb_begin(&c, &rc);
+    nb_begin(&w, &rw);
     coll_where(t, "freeing the communicator, datatype and operation of outstanding operations");
     CALL(t, MPI_Type_free(&vec));
+    CALL(t, MPI_Type_free(&vecw));
     CALL(t, MPI_Op_free(&uaff));
     CALL(t, MPI_Comm_free(&comm));
     int flag = 0;
     coll_where(t, "MPI_Request_get_status polling");
     while (!flag) CALL(t, MPI_Request_get_status(rb, &flag, MPI_STATUS_IGNORE));
     if (rb == MPI_REQUEST_NULL) FAIL(t, "MPI_Request_get_status freed the request");
-    MPI_Request all[3] = {ra, rb, rc};
-    CALL(t, MPI_Waitall(3, all, MPI_STATUSES_IGNORE));
+    MPI_Request all[4] = {ra, rb, rc, rw};
+    CALL(t, MPI_Waitall(4, all, MPI_STATUSES_IGNORE));
     nb_check(&a);
     nb_check(&b);
     nb_check(&c);
+    nb_check(&w);
     nb_free(&a);
     nb_free(&b);
     nb_free(&c);
+    nb_free(&w);
 }
 
 /* Intercommunicator: even | odd world ranks. */
