@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "lib/config.hpp"
+
 namespace mpc::mpi::coll::msg {
 namespace {
 
@@ -71,6 +73,42 @@ piece elems(const red_view& v, const void* base, count_t lo, count_t hi) noexcep
         return {at(base, -v.shift + lo * v.stride), static_cast<count_t>(v.bytes(lo, hi)), &byte_type()};
     }
     return {at(base, lo * v.stride), hi - lo, v.dt};
+}
+
+bool packed_buf::open(void* buf, count_t count, const datatype* t) noexcept {
+    buf_ = buf;
+    count_ = count;
+    t_ = t;
+    n_ = packed_bytes(count, t);
+    if (n_ == 0 || t->is_contiguous()) {
+        bytes_ = n_ == 0 ? nullptr : at(static_cast<char*>(buf), t->true_lb());
+        return true;
+    }
+    if (!mem_.reset_bytes(n_)) {
+        return false;
+    }
+    bytes_ = static_cast<char*>(mem_.base());
+    return true;
+}
+
+void packed_buf::pack() noexcept {
+    if (bytes_ != nullptr && mem_.base() != nullptr) {
+        copy_typed(buf_, count_, *t_, bytes_, static_cast<count_t>(n_), byte_type());
+    }
+}
+
+void packed_buf::unpack() noexcept {
+    if (bytes_ != nullptr && mem_.base() != nullptr) {
+        copy_typed(bytes_, static_cast<count_t>(n_), byte_type(), buf_, count_, *t_);
+    }
+}
+
+std::size_t segment_size() noexcept {
+    static const std::size_t seg = [] {
+        auto v = config::get_size("MPC_COLL_SEGMENT_SIZE");  // a bad value is reported there
+        return v && *v > 0 ? *v : std::size_t{32768};
+    }();
+    return seg;
 }
 
 int barrier(args& a) noexcept {
@@ -329,50 +367,62 @@ int reduce_linear(args& a) noexcept {
     return MPI_SUCCESS;
 }
 
-int allreduce_recursive_doubling(args& a) noexcept {
+int fold_in(const args& a, int p2, void* acc, void* tmp) noexcept {
     const red_view& v = a.red;
-    const int n = a.size;
-    scratch acc(v);
-    scratch tmp(v);
-    if (!acc.ok() || !tmp.ok()) {
-        return MPI_ERR_NO_MEM;
+    int rem = a.size - p2;
+    if (a.rank >= 2 * rem) {
+        return a.rank - rem;
+    }
+    if (a.rank % 2 == 0) {
+        send_piece_to(a, a.rank + 1, 0, elems(v, acc, 0, v.n));
+        return -1;
+    }
+    recv_piece_from(a, a.rank - 1, 0, elems(v, tmp, 0, v.n));
+    reduce_range(v, tmp, acc, 0, v.n);
+    return a.rank / 2;
+}
+
+void fold_out(const args& a, int p2, void* acc) noexcept {
+    const red_view& v = a.red;
+    if (a.rank >= 2 * (a.size - p2)) {
+        return;
+    }
+    if (a.rank % 2 == 0) {
+        recv_piece_from(a, a.rank + 1, 100, elems(v, acc, 0, v.n));
+    } else {
+        send_piece_to(a, a.rank - 1, 100, elems(v, acc, 0, v.n));
+    }
+}
+
+bool folded::start(const args& a) noexcept {
+    const red_view& v = a.red;
+    if (!acc.reset(v) || !tmp.reset(v)) {
+        return false;
     }
     copy_range(v, input_base(a), acc.base(), 0, v.n);
-    int p2 = 1;
-    while (p2 * 2 <= n) {
-        p2 *= 2;
+    p2 = pow2_floor(a.size);
+    rem = a.size - p2;
+    me = fold_in(a, p2, acc.base(), tmp.base());
+    return true;
+}
+
+int allreduce_recursive_doubling(args& a) noexcept {
+    const red_view& v = a.red;
+    folded f;
+    if (!f.start(a)) {
+        return MPI_ERR_NO_MEM;
     }
-    int rem = n - p2;
-    // Fold: among the first 2 * rem ranks, even ones hand their data to the next odd one.
-    int newrank = -1;
-    if (a.rank < 2 * rem) {
-        if (a.rank % 2 == 0) {
-            send_piece_to(a, a.rank + 1, 0, elems(v, acc.base(), 0, v.n));
-        } else {
-            recv_piece_from(a, a.rank - 1, 0, elems(v, tmp.base(), 0, v.n));
-            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
-            newrank = a.rank / 2;
-        }
-    } else {
-        newrank = a.rank - rem;
-    }
-    if (newrank >= 0) {
+    void* acc = f.acc.base();
+    if (f.me >= 0) {
         int step = 1;
-        for (int mask = 1; mask < p2; mask <<= 1, ++step) {
-            int newpeer = newrank ^ mask;
-            int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
-            sendrecv(a, peer, elems(v, acc.base(), 0, v.n), peer, elems(v, tmp.base(), 0, v.n), step);
-            reduce_range(v, tmp.base(), acc.base(), 0, v.n);
+        for (int mask = 1; mask < f.p2; mask <<= 1, ++step) {
+            int peer = unfolded(f.me ^ mask, f.rem);
+            sendrecv(a, peer, elems(v, acc, 0, v.n), peer, elems(v, f.tmp.base(), 0, v.n), step);
+            reduce_range(v, f.tmp.base(), acc, 0, v.n);
         }
     }
-    if (a.rank < 2 * rem) {  // unfold
-        if (a.rank % 2 == 0) {
-            recv_piece_from(a, a.rank + 1, 100, elems(v, acc.base(), 0, v.n));
-        } else {
-            send_piece_to(a, a.rank - 1, 100, elems(v, acc.base(), 0, v.n));
-        }
-    }
-    copy_range(v, acc.base(), output_base(a), 0, v.n);
+    fold_out(a, f.p2, acc);
+    copy_range(v, acc, output_base(a), 0, v.n);
     return MPI_SUCCESS;
 }
 
