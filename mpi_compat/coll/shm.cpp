@@ -560,7 +560,7 @@ int scan(args& a) noexcept {
 
 namespace {
 
-flat_half& half_of(const state& st, int r, std::uint64_t k) noexcept { return st.flat[r].half[k & 1]; }
+flat_half& half_of(const state& st, int r, std::uint64_t k) noexcept { return st.flat[r].half[k % flat_halves]; }
 
 /// Whether member r has arrived at call k.
 bool arrived(const state& st, int r, std::uint64_t k) noexcept {
@@ -628,10 +628,11 @@ void wait_all(state& st, const args& a, std::uint64_t k, const char* what) noexc
     flat_wait(st, cond, what);
 }
 
-/// Before writing data for call k: every member is past call k - 2 (has arrived at k - 1).
+/// Before writing data for call k: every member is past the call that last used the same half,
+/// k - flat_halves (has arrived at the call after it).
 void wait_writable(state& st, const args& a, std::uint64_t k, const char* what) noexcept {
-    if (k > 0) {
-        wait_all(st, a, k - 1, what);
+    if (k >= flat_halves - 1) {
+        wait_all(st, a, k - (flat_halves - 1), what);
     }
 }
 

@@ -41,17 +41,20 @@ struct alignas(64) member_seq {
 // Blocking Barrier, and Bcast, Reduce, Allreduce, Allgather(v) and Alltoall of small data (at
 // most flat_bytes per member: its block, or all its blocks for Alltoall), on communicators of
 // at most flat_limit() members (MPC_COLL_FLAT_MAX, default 8) and no more members than VPs
-// (each member can spin on a core of its own), skip the slots and take no
-// sequence number: member r's k-th flat call on the communicator (the same call on every
-// member) stores k + 1 in the epoch of r's half k % 2, after r's data if any, and readers wait
-// for the epochs they need and read the data where it lies. One cache-line transfer per member
-// and call, no shared counter to fight over. A member writes its half for call k only once
-// every member has arrived at call k - 1, so nobody still reads what it wrote for call k - 2.
-// Non-blocking calls never run flat (their order is that of the sequence numbers).
+// (each member can spin on a core of its own), skip the slots and take no sequence number:
+// member r's k-th flat call on the communicator (the same call on every member) stores k + 1
+// in the epoch of r's half k % flat_halves, after r's data if any, and readers wait for the
+// epochs they need and read the data where it lies. One cache-line transfer per member and
+// call, no shared counter to fight over. A member writes its half for call k only once every
+// member has arrived at call k - (flat_halves - 1), so nobody still reads what it wrote there
+// for call k - flat_halves: the root of a Bcast (the members of a Reduce) may run up to
+// flat_halves - 1 calls ahead of the others. Non-blocking calls never run flat (their order is
+// that of the sequence numbers).
 
 inline constexpr int flat_max = 64;     ///< the most members MPC_COLL_FLAT_MAX may allow
 inline constexpr int flat_default = 8;  ///< MPC_COLL_FLAT_MAX unset or invalid
 inline constexpr std::size_t flat_bytes = 240;  ///< data per member and call
+inline constexpr int flat_halves = 4;            ///< calls a member's data may be in flight
 
 struct alignas(64) flat_half {
     std::atomic<std::uint64_t> epoch{0};  ///< 1 + the last call published here
@@ -59,7 +62,7 @@ struct alignas(64) flat_half {
 };
 
 struct flat_member {
-    flat_half half[2];
+    flat_half half[flat_halves];
 };
 
 /// Parking for flat waiters: publishers wake only when somebody sleeps.

@@ -1,5 +1,6 @@
 /* Long sequences of small collectives back to back (issue 6): Barrier, Bcast, Reduce,
- * Allreduce, Allgather(v) and Alltoall with rotating roots, mixed in an order that changes every iteration, with no other
+ * Allreduce, Allgather(v) and Alltoall with rotating roots, and bursts of Bcasts and Reduces
+ * from one root, mixed in an order that changes every iteration, with no other
  * synchronisation between them. Small calls on small communicators take a path of their own
  * (docs/collectives.md, "flat"): a member may run ahead of the others by one call, reusing its
  * buffers; this program checks every result of every call, so a member overwriting data another
@@ -93,6 +94,21 @@ static void one_iteration(tctx *t, MPI_Comm c, int i) {
             break;
         }
         }
+    }
+    /* bursts from one root: a root that runs ahead of the others by several calls must not
+     * overwrite data they have not read yet */
+    int root = i % size;
+    for (int j = 0; j < 8; ++j) {
+        int v[2] = {rank == root ? value(i, j, 0) : -1, rank == root ? value(i, j, 1) : -1};
+        CALL(t, MPI_Bcast(v, 2, MPI_INT, root, c));
+        if (v[0] != value(i, j, 0) || v[1] != value(i, j, 1))
+            FAIL(t, "iteration %d: burst MPI_Bcast %d from %d: expected %d %d, got %d %d", i, j, root, value(i, j, 0), value(i, j, 1), v[0], v[1]);
+    }
+    for (int j = 0; j < 8; ++j) {
+        int v = value(i + j, rank, 0), sum = -1, e = 0;
+        for (int r = 0; r < size; ++r) e += value(i + j, r, 0);
+        CALL(t, MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, root, c));
+        if (rank == root && sum != e) FAIL(t, "iteration %d: burst MPI_Reduce %d to %d: expected %d, got %d", i, j, root, e, sum);
     }
     free(g);
     free(h);
