@@ -96,7 +96,30 @@ world_state& world() noexcept { return g_world; }
 double wtime() noexcept { return now_seconds() - g_world.wtime_origin; }
 
 namespace {
+
+/// Every MPC_* variable that is set must hold a valid value (README: a malformed value is an
+/// error, never silently replaced by the default), the MPI layer's too, which are otherwise
+/// read only when first needed. Prints one line per bad variable; false if any.
+bool configuration_valid() {
+    static const char* const type_names[] = {"an integer", "a size (suffixes k/M/G/T)", "a boolean (0/1)",
+                                             "a string", "one of"};
+    bool ok = true;
+    for (const config::knob* k : config::all_knobs()) {
+        const char* v = config::raw(k->env);
+        if (v != nullptr && !config::validate(*k, v)) {
+            bool choice = k->type == config::knob_type::choice;
+            std::fprintf(stderr, "mpc: %s=\"%s\" is not valid: expected %s%s%s\n", k->env, v,
+                         type_names[static_cast<int>(k->type)], choice ? " " : "", choice ? k->choices : "");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
+    if (!configuration_valid()) {
+        return 2;
+    }
     auto n = config::get_int("MPC_NRANKS");
     if (!n || *n < 1 || *n > 1'000'000) {
         std::fprintf(stderr, "mpc: MPC_NRANKS must be an integer from 1 to 1000000\n");
