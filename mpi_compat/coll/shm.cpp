@@ -196,6 +196,17 @@ void unpack_from(const void* src, std::size_t bytes, void* buf, count_t count, c
 }
 
 
+/// Gather and allgather: a member's contribution into `to`, from its cell when it left it
+/// there, else from its buffer. Returns whether it came from the buffer.
+bool collect_block(const cell& c, const piece& to) noexcept {
+    if (c.inl) {
+        unpack_from(c.data, c.nbytes, const_cast<void*>(to.buf), to.count, *to.type);
+        return false;
+    }
+    copy_piece(contribution(*c.a), to);
+    return true;
+}
+
 // ---- reductions ------------------------------------------------------------------------------------
 
 /// The chunk of elements member r of n reduces: [lo, hi).
@@ -317,13 +328,7 @@ int gather(args& a) noexcept {
         if (i == a.rank) {
             continue;
         }
-        const cell& c = s.cells[i];
-        piece to = gathered_block(a, i);
-        if (c.inl) {
-            unpack_from(c.data, c.nbytes, const_cast<void*>(to.buf), to.count, *to.type);
-        } else {
-            copy_piece(contribution(*c.a), to);
-        }
+        collect_block(s.cells[i], gathered_block(a, i));
     }
     raise_flag(s, 1);
     leave(s, a);
@@ -393,14 +398,7 @@ int allgather(args& a) noexcept {
         if (i == a.rank) {
             continue;
         }
-        const cell& c = s.cells[i];
-        piece to = gathered_block(a, i);
-        if (c.inl) {
-            unpack_from(c.data, c.nbytes, const_cast<void*>(to.buf), to.count, *to.type);
-        } else {
-            any_large = true;
-            copy_piece(contribution(*c.a), to);
-        }
+        any_large = collect_block(s.cells[i], gathered_block(a, i)) || any_large;
     }
     if (any_large) {  // the same on every member (own cell included): all are published by now
         phase(s, 2 * n, "MPI_Allgather");
