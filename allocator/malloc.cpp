@@ -222,6 +222,31 @@ std::size_t usable_size(void* p) noexcept {
     return ours(p) ? heap::usable_size(p) : foreign_usable_size(p);
 }
 
+// ---- fork ------------------------------------------------------------------------------------
+// No slice lock may be held by another thread at the fork (it would stay taken in the child):
+// the handlers hold them all across it but the forking thread's own heap's slice (see
+// detail::lock_all_for_fork()).
+
+namespace {
+const slice* g_fork_keep = nullptr;  ///< written and read by the forking thread only
+
+void fork_prepare() noexcept {
+    heap* h = mode() == mode_mpc ? current() : nullptr;  // made now: no thread slot is claimed later
+    g_fork_keep = h != nullptr ? &h->owner_slice() : nullptr;
+    detail::lock_all_for_fork(g_fork_keep);
+}
+void fork_done() noexcept { detail::unlock_all_after_fork(g_fork_keep); }
+
+/// Registered when the library is loaded, before the program can fork. Prepare handlers run in
+/// the reverse order of registration: libraries loaded later run theirs before ours.
+[[gnu::constructor]] void register_fork_handlers() noexcept {
+    if (::pthread_atfork(fork_prepare, fork_done, fork_done) != 0) {
+        static const char msg[] = "mpc: warning: pthread_atfork() failed: a fork() racing a heap growth may hang the child\n";
+        (void)!::write(2, msg, sizeof msg - 1);
+    }
+}
+}  // namespace
+
 }  // namespace mpc::alloc
 
 extern "C" {

@@ -45,7 +45,11 @@ constexpr std::uintptr_t space_limit = 0x7e0000000000ULL;
 constexpr std::size_t max_default_slice = std::size_t{1} << 40;  // 1 TiB
 constexpr std::size_t min_slice = std::size_t{64} << 20;         // 64 MiB
 
-enum : std::uint8_t { hdr_none = 0, hdr_busy = 1, hdr_ready = 2 };
+enum : std::uint8_t { hdr_none = 0, hdr_ready = 2 };
+
+/// Taken to initialize a slice header (rank or thread slice) and to reserve the thread space;
+/// fork_prepare() holds it while it locks every initialized slice.
+spinlock t_lock;
 
 // Set once by reserve_space() before any slice is used; read without synchronisation by
 // rank_of() on every free(), so plain globals (published by the thread creation that follows).
@@ -200,20 +204,19 @@ slice* slice_of(int rank) noexcept {
     std::uintptr_t lo = g_base + static_cast<std::uintptr_t>(rank) * g_size;
     auto* s = reinterpret_cast<slice*>(lo);
     std::atomic<std::uint8_t>& st = g_state[rank];
-    std::uint8_t v = st.load(std::memory_order_acquire);
-    if (v == hdr_ready) {
+    if (st.load(std::memory_order_acquire) == hdr_ready) {
         return s;
     }
-    std::uint8_t expect = hdr_none;
-    if (st.compare_exchange_strong(expect, hdr_busy, std::memory_order_acq_rel)) {
-        bool ok = detail::init_header(lo, g_size, rank);
-        st.store(ok ? hdr_ready : hdr_none, std::memory_order_release);
-        return ok ? s : nullptr;
+    // First use: under t_lock, so that the set of initialized slices does not change while
+    // fork_prepare() holds it (it locks each of them). Once per slice.
+    spin_guard g(t_lock);
+    if (st.load(std::memory_order_relaxed) != hdr_ready) {
+        if (!detail::init_header(lo, g_size, rank)) {
+            return nullptr;
+        }
+        st.store(hdr_ready, std::memory_order_release);
     }
-    while (st.load(std::memory_order_acquire) == hdr_busy) {
-        cpu_relax();
-    }
-    return st.load(std::memory_order_acquire) == hdr_ready ? s : nullptr;
+    return s;
 }
 
 // ---- the thread space: heaps of threads that run no task --------------------------------------
@@ -224,7 +227,6 @@ std::atomic<std::uint8_t> detail::thread_state[detail::thread_regions];
 namespace {
 using detail::thread_region;
 using detail::thread_regions;
-spinlock t_lock;
 bool t_tried = false;
 // detail::thread_state, per region: 0 never used, 1 owned by a live thread, 2 abandoned (its
 // heap waits for a thread).
@@ -272,6 +274,9 @@ slice* claim_thread_slice() noexcept {
     if (!reserve_threads()) {
         return nullptr;
     }
+    // Under t_lock: a claimed slot always has its header (fork_prepare() locks every claimed
+    // slot's slice and must never meet one half made). Threads start rarely.
+    spin_guard g(t_lock);
     std::uintptr_t base = __atomic_load_n(&detail::thread_base, __ATOMIC_ACQUIRE);
     // Adopt an abandoned heap first (its blocks may still be in use), else a fresh region.
     for (std::uint8_t want : {std::uint8_t{2}, std::uint8_t{0}}) {
@@ -306,6 +311,46 @@ int thread_slot_of(const void* p) noexcept {
     }
     std::uintptr_t i = (a - base) / thread_region;
     return i < static_cast<std::uintptr_t>(thread_regions) ? static_cast<int>(i) : -1;
+}
+
+// ---- fork ----------------------------------------------------------------------------------
+// A fork() while another thread holds a slice's lock (growing its heap, carving a stack) or
+// t_lock would leave that lock taken for ever in the child, where the holder does not exist.
+// malloc.cpp's pthread_atfork handlers take every lock before the fork and release them in both
+// processes after it, so the child starts with every slice consistent and unlocked. Lock order:
+// t_lock, then slices. The forking thread's own slice is left alone: other prepare handlers may
+// allocate (and grow its heap) after ours, and only its owner grows a heap.
+
+namespace {
+template <class Fn>
+void for_each_live_slice(const slice* keep, Fn fn) noexcept {
+    auto visit = [&](std::uintptr_t lo) noexcept {
+        if (reinterpret_cast<const slice*>(lo) != keep) {
+            fn(*reinterpret_cast<slice*>(lo));
+        }
+    };
+    for (int i = 0; i < g_count; ++i) {
+        if (g_state[i].load(std::memory_order_acquire) == hdr_ready) {
+            visit(g_base + static_cast<std::uintptr_t>(i) * g_size);
+        }
+    }
+    std::uintptr_t base = __atomic_load_n(&detail::thread_base, __ATOMIC_ACQUIRE);
+    for (int i = 0; base != 0 && i < thread_regions; ++i) {
+        if (detail::thread_state[i].load(std::memory_order_acquire) != 0) {
+            visit(base + static_cast<std::uintptr_t>(i) * thread_region);
+        }
+    }
+}
+}  // namespace
+
+void detail::lock_all_for_fork(const slice* keep) noexcept {
+    t_lock.lock();  // from here on no slice gets a header and no thread slot is claimed
+    for_each_live_slice(keep, [](slice& s) noexcept { s.lock.lock(); });
+}
+
+void detail::unlock_all_after_fork(const slice* keep) noexcept {
+    for_each_live_slice(keep, [](slice& s) noexcept { s.lock.unlock(); });
+    t_lock.unlock();
 }
 
 // ---- slice ---------------------------------------------------------------------------------

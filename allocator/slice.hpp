@@ -141,6 +141,12 @@ void release_thread_slice(slice* s) noexcept;
 int thread_slot_of(const void* p) noexcept;
 
 namespace detail {
+/// fork() support (pthread_atfork handlers of malloc.cpp): takes the lock of every initialized
+/// slice but `keep` (the forking thread's own) and the lock that guards slice creation; the
+/// other releases them, in the parent and in the child.
+void lock_all_for_fork(const slice* keep) noexcept;
+void unlock_all_after_fork(const slice* keep) noexcept;
+
 /// Commits and fills a slice header at lo (size bytes, id = rank or -2 - slot); false on failure.
 bool init_header(std::uintptr_t lo, std::size_t size, int id) noexcept;
 

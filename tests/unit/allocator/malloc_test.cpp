@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 
 #include "allocator/heap.hpp"
 #include "allocator/malloc.hpp"
+#include "allocator/slice.hpp"
 
 // Sanitizer builds: the sanitizer's malloc must honour the same contracts (return null / an
 // error code) instead of aborting on the bad requests below.
@@ -251,6 +253,59 @@ TEST(Malloc, WorksInAForkedChild) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     std::free(before);
+}
+
+TEST(Malloc, AForkRacingAnotherThreadsSliceLockLeavesTheChildUnlocked) {
+    // Another thread takes and releases its slice's lock without a pause (heap_room() holds it
+    // for a few instructions, as a heap growth does for an mprotect()). Without the allocator's
+    // pthread_atfork handlers a fork() lands inside that critical section often enough that
+    // some child finds the lock taken for ever; alarm() turns that hang into a failure.
+    std::atomic<slice*> other{nullptr};
+    std::atomic<bool> stop{false};
+    std::thread hammer([&] {
+        slice* s = claim_thread_slice();
+        other.store(s);
+        if (s == nullptr) {
+            return;
+        }
+        while (!stop.load(std::memory_order_relaxed)) {
+            (void)s->heap_room();
+        }
+    });
+    while (other.load() == nullptr) {
+        std::this_thread::yield();
+    }
+    slice* s = other.load();
+    ASSERT_NE(s, nullptr) << "no thread slice left";
+    int hung = 0, failed = 0;
+    for (int i = 0; i < 200; ++i) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            alarm(5);
+            bool ok = s->heap_room() > 0;  // the other thread's slice: its lock must be free
+            // A new thread slot (claimed under the lock that guards slice creation) and an
+            // allocation. (Not from a new thread: ThreadSanitizer cannot start threads in the
+            // child of a multi-threaded fork.)
+            slice* fresh = claim_thread_slice();
+            ok = ok && fresh != nullptr && fresh->heap_room() > 0;
+            void* p = std::malloc(1 << 20);
+            ok = ok && p != nullptr;
+            std::free(p);
+            std::_Exit(ok ? 0 : 1);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        hung += WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+        failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (failed != 0) {
+            break;
+        }
+    }
+    stop = true;
+    hammer.join();
+    EXPECT_EQ(hung, 0) << "children that found a slice lock taken";
+    EXPECT_EQ(failed, 0);
 }
 
 TEST(Malloc, SystemModeLeavesEverythingToGlibc) {
