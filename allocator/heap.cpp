@@ -1,6 +1,7 @@
 #include "allocator/heap.hpp"
 
 #include <sys/mman.h>
+#include <time.h>
 
 #include <cstddef>
 #include <cstring>
@@ -24,16 +25,31 @@ constexpr std::size_t value_of(std::uint32_t e) noexcept { return e & 0x0fffffff
 constexpr std::size_t npos = ~std::size_t{0};
 constexpr std::size_t span_header = 128;
 constexpr std::size_t purge_min = std::size_t{256} << 10;  ///< remote frees from this size purge at once
-/// Free spans that may still hold touched pages, per heap, before they all go back to the
-/// kernel (8 MiB): purging every free at once would make each reuse fault its pages in again.
+/// Free spans that may still hold touched pages (dirty), per heap, that are never given back
+/// to the kernel (8 MiB). Past it, a free run goes back (MADV_DONTNEED) once it has been free for
+/// purge_delay_ms; past purge_cap, every dirty run goes back at once. Purging every free at
+/// once would make each reuse fault its pages in again: a program that frees and allocates a
+/// 32 MiB buffer per step would take 8192 page faults per step (see docs/architecture.md).
 constexpr std::size_t purge_threshold = 128;
-constexpr std::size_t commit_chunk = 16;                   ///< spans committed at a time, at least
+constexpr std::size_t purge_cap = 1024;  ///< 64 MiB
+constexpr std::uint64_t purge_delay_ms = 1000;
+
+/// Milliseconds of CLOCK_MONOTONIC_COARSE (a vDSO read, no system call; a few ms of resolution).
+std::uint64_t now_ms() noexcept {
+    timespec t{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000 + static_cast<std::uint64_t>(t.tv_nsec) / 1000000;
+}
+constexpr std::size_t commit_chunk = 16;
+/// Spans (of any class) a heap keeps in their class lists when they become empty (1 MiB).
+constexpr int max_kept = 16;                   ///< spans committed at a time, at least
 
 /// The links of a free run, stored in its first bytes.
 struct free_links {
     std::size_t next;   ///< span index + 1, 0: none
     std::size_t prev;
     std::size_t dirty;  ///< spans of the run that may hold touched pages (0: all purged)
+    std::uint64_t since;  ///< now_ms() when its most recent dirty part was freed
 };
 
 std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) / a * a; }
@@ -94,21 +110,32 @@ std::size_t heap::unlink_run(std::size_t i) noexcept {
     return l->dirty;
 }
 
-void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty) noexcept {
+void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty, std::uint64_t since) noexcept {
     auto links = [this](std::size_t i) { return reinterpret_cast<free_links*>(addr_of(i)); };
     dirty_ += dirty;
-    // Merge with the free runs around it.
+    if (dirty != 0 && since == 0) {
+        since = now_ms();
+    }
+    // Merge with the free runs around it (the newest dirty part dates the merged run).
+    auto merge = [&](std::size_t i) noexcept {
+        std::uint64_t t = links(i)->since;
+        std::size_t d = unlink_run(i);
+        if (d != 0 && t > since) {
+            since = t;
+        }
+        dirty += d;
+    };
     std::size_t after = first + n;
     if (after < spans_committed_ && kind_of(map_[after]) == k_free) {
         n += value_of(map_[after]);
-        dirty += unlink_run(after);
+        merge(after);
     }
     if (first > 0) {
         std::uint32_t e = map_[first - 1];
         std::size_t head = kind_of(e) == k_free ? first - 1 : kind_of(e) == k_free_tail ? first - 1 - value_of(e) : npos;
         if (head != npos) {
             n += value_of(map_[head]);
-            dirty += unlink_run(head);
+            merge(head);
             first = head;
         }
     }
@@ -121,29 +148,44 @@ void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty) noexcep
     l->prev = 0;
     l->next = bin_head_[b];
     l->dirty = dirty < n ? dirty : n;
+    l->since = since;
     if (l->next != 0) {
         links(l->next - 1)->prev = first + 1;
     }
     bin_head_[b] = first + 1;
     if (dirty_ > purge_threshold) {
-        purge();
+        if (dirty_ > purge_cap) {
+            purge(~std::uint64_t{0});
+        } else if (std::uint64_t now = now_ms(); now >= next_purge_ms_) {
+            // At most four scans per delay: each looks at every free run's links.
+            next_purge_ms_ = now + purge_delay_ms / 4;
+            purge(now - purge_delay_ms);
+        }
     }
 }
 
-void heap::purge() noexcept {
+bool heap::purge(std::uint64_t freed_by) noexcept {
+    bool any = false;
     for (int b = 0; b < bins; ++b) {
         for (std::size_t i1 = bin_head_[b]; i1 != 0;) {
             auto* l = reinterpret_cast<free_links*>(addr_of(i1 - 1));
-            if (l->dirty != 0) {
+            if (l->dirty != 0 && l->since <= freed_by) {
                 // Keep the first page: it holds the links.
                 ::madvise(reinterpret_cast<char*>(l) + page_size, value_of(map_[i1 - 1]) * span_size - page_size,
                           MADV_DONTNEED);
+                dirty_ = dirty_ > l->dirty ? dirty_ - l->dirty : 0;
                 l->dirty = 0;
+                any = true;
             }
             i1 = l->next;
         }
     }
-    dirty_ = 0;
+    return any;
+}
+
+bool heap::trim() noexcept {
+    drain_returned();
+    return purge(~std::uint64_t{0});
 }
 
 std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
@@ -154,6 +196,7 @@ std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
             std::size_t len = value_of(map_[i]);
             auto* l = reinterpret_cast<free_links*>(addr_of(i));
             if (len >= k) {
+                std::uint64_t since = l->since;
                 std::size_t d = unlink_run(i);
                 dirty_ = dirty_ > d ? dirty_ - d : 0;
                 if (clean != nullptr) {
@@ -164,7 +207,7 @@ std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
                 map_[i] = entry(k_unused, 0);
                 map_[i + k - 1] = entry(k_unused, 0);
                 if (len > k) {
-                    give_run(i + k, len - k, d < len - k ? d : len - k);
+                    give_run(i + k, len - k, d < len - k ? d : len - k, since);
                 }
                 return i;
             }
@@ -228,6 +271,7 @@ span* heap::new_small_span(int cls) noexcept {
     s->state.store(span_active, std::memory_order_relaxed);
     s->reclaim_next = nullptr;
     s->used = 0;
+    s->kept = false;
     s->cls = static_cast<std::uint16_t>(cls);
     push_front(cls, s);  // full of free blocks: the next ones come from it
     map_[i] = entry(k_small, 1);
@@ -340,6 +384,20 @@ void heap::free_local_small(span* s, void* p) noexcept {
         }
     }
     if (s->used == 0 && avail_[cls] != s && s->state.load(std::memory_order_acquire) == span_active) {
+        // The first max_kept spans of the heap that become empty stay in their class lists for
+        // good, their free lists whole: a program that allocates and frees the same blocks
+        // over and over (a phase of n objects, then their frees) finds them on the fast path
+        // instead of taking spans from the runs, carving them block by block, and giving them
+        // back each time. They hold no more memory than the runs would (free spans stay
+        // resident up to purge_threshold); they only serve no other class.
+        if (s->kept) {
+            return;
+        }
+        if (kept_ < max_kept) {
+            s->kept = true;
+            ++kept_;
+            return;
+        }
         unlink(cls, s);
         give_run(index_of(reinterpret_cast<std::uintptr_t>(s)), 1, 1);
     }
@@ -400,7 +458,9 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
         spans_committed_ += more;
     }
     std::size_t have_dirty = 0;
+    std::uint64_t since = 0;
     if (have != 0) {  // take the free run after the block
+        since = reinterpret_cast<free_links*>(addr_of(after))->since;
         have_dirty = unlink_run(after);
         dirty_ = dirty_ > have_dirty ? dirty_ - have_dirty : 0;
         map_[after] = entry(k_unused, 0);
@@ -408,7 +468,7 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
     map_[first] = entry(k_large, want);
     map_[first + want - 1] = entry(k_large_tail, want - 1);
     if (have > need) {  // the part of the free run not needed goes back
-        give_run(first + want, have - need, have_dirty < have - need ? have_dirty : have - need);
+        give_run(first + want, have - need, have_dirty < have - need ? have_dirty : have - need, since);
     }
     return true;
 }
@@ -595,6 +655,7 @@ heap::stats heap::get_stats() const noexcept {
         }
     }
     st.large_live = large_live_;
+    st.spans_dirty = dirty_;
     return st;
 }
 

@@ -55,6 +55,7 @@ struct span {
     std::uint32_t block;
     std::uint16_t cls;
     bool in_avail;
+    bool kept;            ///< one of the heap's kept spans: stays in its class list when empty
     heap* owner;
     span* next;           ///< avail_ list
     span* prev;
@@ -130,11 +131,18 @@ public:
             return alloc_big(n);
         }
         int cls = size_class(n);
-        if (span* s = avail_[cls]; s != nullptr && s->free != nullptr) {  // the fast path
-            void* b = s->free;
-            s->free = *static_cast<void**>(b);
-            ++s->used;
-            return b;
+        if (span* s = avail_[cls]; s != nullptr) {  // the fast paths
+            if (void* b = s->free; b != nullptr) {
+                s->free = *static_cast<void**>(b);
+                ++s->used;
+                return b;
+            }
+            if (s->bump < s->end) {  // a span's blocks are handed out in order the first time
+                auto* b = reinterpret_cast<void*>(s->bump);
+                s->bump += s->block;
+                ++s->used;
+                return b;
+            }
         }
         return alloc_small(cls);
     }
@@ -163,6 +171,24 @@ public:
         free_slow(h, current, p);
     }
     static void free_slow(heap* h, heap* current, void* p) noexcept;
+    /// True when p lies in this heap's committed spans and is not on a span boundary: a small
+    /// block of this heap (for a pointer malloc returned). Two fields of the heap's first line,
+    /// no lookup of the slice: the caller's own frees take this path.
+    bool holds_small(const void* p) const noexcept {
+        auto a = reinterpret_cast<std::uintptr_t>(p);
+        return a - spans_lo_ < spans_committed_ * span_size && (a & (span_size - 1)) != 0;
+    }
+    /// free() of a small block of this heap by its owner (holds_small(p) is true).
+    void free_own_small(void* p) noexcept {
+        span* s = span::of(p);
+        if (s->in_avail && s->used > 1) {
+            *static_cast<void**>(p) = s->free;
+            s->free = p;
+            --s->used;
+            return;
+        }
+        free_local_small(s, p);
+    }
     /// Bytes usable at p (>= what was asked).
     static std::size_t usable_size(const void* p) noexcept;
 
@@ -175,8 +201,12 @@ public:
         std::size_t spans_total = 0;  ///< spans the heap area has committed
         std::size_t spans_free = 0;   ///< of which free (in runs)
         std::size_t large_live = 0;   ///< live large blocks
+        std::size_t spans_dirty = 0;  ///< free spans whose pages may still be resident
     };
     stats get_stats() const noexcept;
+    /// Owner only: gives every free page back to the kernel now (free runs are otherwise kept
+    /// for a while, see heap.cpp); true if there was any. malloc_trim() calls it.
+    bool trim() noexcept;
 
 private:
     friend struct span;
@@ -192,9 +222,11 @@ private:
     /// the first one.
     std::size_t take_run(std::size_t nspans, bool* clean) noexcept;
     /// Returns a run to the free bins, merged with its free neighbours; `dirty` of its spans may
-    /// hold touched pages (purged, all together, past purge_threshold).
-    void give_run(std::size_t first, std::size_t nspans, std::size_t dirty) noexcept;
-    void purge() noexcept;
+    /// hold touched pages, freed at `since` (0: now). Purges old dirty runs (see heap.cpp).
+    void give_run(std::size_t first, std::size_t nspans, std::size_t dirty, std::uint64_t since = 0) noexcept;
+    /// Gives the pages of the free runs that were dirty by `freed_by` (now_ms() time) back to the
+    /// kernel; true if there were any.
+    bool purge(std::uint64_t freed_by) noexcept;
     /// Takes the free run starting at span i out of its bin; returns its dirty count (still in
     /// dirty_).
     std::size_t unlink_run(std::size_t i) noexcept;
@@ -222,7 +254,9 @@ private:
     static constexpr int bins = 33;            ///< free runs of 1..32 spans, and longer
     alignas(64) std::size_t bin_head_[bins] = {};  ///< span index + 1 of a free run, 0: empty (owner again)
     std::size_t large_live_ = 0;
+    int kept_ = 0;  ///< spans flagged kept (see free_local_small)
     std::size_t dirty_ = 0;  ///< free spans not yet given back to the kernel
+    std::uint64_t next_purge_ms_ = 0;  ///< no scan for old dirty runs before this
 };
 
 

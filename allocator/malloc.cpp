@@ -48,6 +48,8 @@ bool g_debug = false;  ///< MPC_ALLOC_DEBUG: check every free (read with the mod
 [[gnu::tls_model("initial-exec")]] thread_local heap* t_task = nullptr;    ///< set by the scheduler
 [[gnu::tls_model("initial-exec")]] thread_local heap* t_thread = nullptr;  ///< this thread's own heap
 [[gnu::tls_model("initial-exec")]] thread_local bool t_failed = false;     ///< no thread slice left
+/// The heap that serves this thread now: t_task, else t_thread (one load on every call).
+[[gnu::tls_model("initial-exec")]] thread_local heap* t_cur = nullptr;
 pthread_key_t g_exit_key;
 
 int mode() noexcept {
@@ -73,6 +75,9 @@ void thread_exit(void* s) noexcept {
     // thread's as soon as it is released.
     t_thread = nullptr;
     t_failed = true;
+    if (t_task == nullptr) {
+        t_cur = nullptr;
+    }
     release_thread_slice(static_cast<slice*>(s));
 }
 
@@ -93,15 +98,17 @@ heap* thread_heap() noexcept {
         pthread_setspecific(g_exit_key, s);
     }
     t_thread = h;
+    if (t_task == nullptr) {
+        t_cur = h;
+    }
     return h;
 }
 
 inline heap* current() noexcept {
-    if (heap* h = t_task; h != nullptr) {
+    if (heap* h = t_cur; h != nullptr) {
         return h;
     }
-    heap* t = t_thread;
-    return t != nullptr ? t : thread_heap();
+    return thread_heap();  // no task runs, and the thread has no heap yet
 }
 
 inline bool ours(const void* p) noexcept { return heap::of(p) != nullptr; }
@@ -117,7 +124,10 @@ std::size_t foreign_usable_size(void* p) noexcept {
 
 }  // namespace
 
-void set_task_heap(heap* h) noexcept { t_task = h; }
+void set_task_heap(heap* h) noexcept {
+    t_task = h;
+    t_cur = h != nullptr ? h : t_thread;
+}
 heap* task_heap() noexcept { return t_task; }
 bool interposing() noexcept { return mode() == mode_mpc; }
 
@@ -181,8 +191,13 @@ void release(void* p) noexcept {
     if (g_debug) {
         check_block("free", p);
     }
+    heap* cur = t_cur;
+    if (cur != nullptr && cur->holds_small(p)) {  // the common case: the caller's own small block
+        cur->free_own_small(p);
+        return;
+    }
     if (heap* h = heap::of(p); h != nullptr) {
-        heap::free_in(h, t_task != nullptr ? t_task : t_thread, p);
+        heap::free_in(h, cur, p);
     } else {
         __libc_free(p);
     }
@@ -213,6 +228,22 @@ void* reallocate(void* p, std::size_t n) noexcept {
         errno = ENOMEM;
     }
     return q;
+}
+
+/// malloc_trim(): the calling task's (or thread's) heap gives its free pages back now, and
+/// glibc trims its own arenas (blocks made before this library was in place, system mode).
+int trim(std::size_t pad) noexcept {
+    static auto glibc_trim = reinterpret_cast<int (*)(std::size_t)>(dlsym(RTLD_NEXT, "malloc_trim"));
+    int released = 0;
+    if (mode() == mode_mpc) {
+        if (heap* h = t_cur; h != nullptr && h->trim()) {
+            released = 1;
+        }
+    }
+    if (glibc_trim != nullptr && glibc_trim(pad) != 0) {
+        released = 1;
+    }
+    return released;
 }
 
 std::size_t usable_size(void* p) noexcept {
@@ -323,6 +354,8 @@ void* pvalloc(std::size_t n) {
 }
 
 std::size_t malloc_usable_size(void* p) { return usable_size(p); }
+
+int malloc_trim(std::size_t pad) { return trim(pad); }
 
 }  // extern "C"
 

@@ -10,7 +10,7 @@ namespace mpc::alloc {
 class heap;
 
 /// The heap of the task now running on the calling kernel thread (nullptr: none, the thread's
-/// own heap serves it). Called by the scheduler at every switch; one thread-local store.
+/// own heap serves it). Called by the scheduler at every switch; two thread-local stores.
 void set_task_heap(heap* h) noexcept;
 heap* task_heap() noexcept;
 /// False when MPC_ALLOCATOR=system or in a sanitizer build: everything goes to glibc.
@@ -23,5 +23,7 @@ void* allocate_zeroed(std::size_t total, std::size_t n, std::size_t size) noexce
 void release(void* p) noexcept;
 void* reallocate(void* p, std::size_t n) noexcept;
 std::size_t usable_size(void* p) noexcept;
+/// malloc_trim(pad): the caller's heap returns its free pages to the kernel now; 1 if any.
+int trim(std::size_t pad) noexcept;
 
 }  // namespace mpc::alloc

@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <cstdio>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -110,7 +114,45 @@ TEST_F(HeapTest, RandomSizesKeepTheirContents) {
     }
     auto st = h->get_stats();
     EXPECT_EQ(st.large_live, 0u);
-    EXPECT_LE(st.spans_total - st.spans_free, 40u) << "empty small spans go back to the runs";
+    EXPECT_LE(st.spans_total - st.spans_free, 40u) << "empty small spans go back to the runs (but a few kept ones)";
+}
+
+TEST_F(HeapTest, TheFirstSpansToEmptyStayWithTheirClassTheOthersGoBack) {
+    heap* h = heap_of_rank(1);
+    ASSERT_NE(h, nullptr);
+    const std::size_t per_span = (span_size - 128) / 16;  // 16-byte blocks after the span header
+    std::vector<void*> v;
+    auto round = [&](std::size_t n) {
+        v.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            void* p = h->alloc(16);
+            ASSERT_NE(p, nullptr);
+            std::memset(p, 0x5a, 16);
+            v.push_back(p);
+        }
+        for (void* p : v) {
+            heap::free(h, p);
+        }
+    };
+    round(8 * per_span);
+    auto st = h->get_stats();
+    EXPECT_EQ(st.spans_total - st.spans_free, 8u) << "the spans that emptied stay in their class list";
+    std::vector<void*> first = v;
+    std::sort(first.begin(), first.end());
+    round(8 * per_span);
+    EXPECT_EQ(h->get_stats().spans_total, st.spans_total) << "the same phase again takes no span";
+    std::sort(v.begin(), v.end());
+    EXPECT_EQ(v, first) << "and hands out the same blocks";
+    // 40 spans' worth: 16 spans are kept at most (1 MiB per heap), plus the class's current one.
+    round(40 * per_span);
+    st = h->get_stats();
+    EXPECT_GE(st.spans_total - st.spans_free, 16u);
+    EXPECT_LE(st.spans_total - st.spans_free, 17u) << "past the limit, empty spans go back to the runs";
+    // A large block reuses the spans given back.
+    void* big = h->alloc(20 * span_size);
+    ASSERT_NE(big, nullptr);
+    EXPECT_EQ(h->get_stats().spans_total, st.spans_total);
+    heap::free(h, big);
 }
 
 TEST_F(HeapTest, AlignedAllocationsAreAligned) {
@@ -430,6 +472,60 @@ TEST_F(HeapTest, ZeroedBlocksAreZeroWithoutTouchingCleanPages) {
     heap::free(h, big);
 }
 
+
+/// Pages of [p, p + n) resident in memory (mincore).
+std::size_t resident_pages(const void* p, std::size_t n) {
+    std::vector<unsigned char> vec(n / page_size);
+    if (::mincore(const_cast<void*>(p), n, vec.data()) != 0) {
+        return ~std::size_t{0};
+    }
+    return static_cast<std::size_t>(std::count_if(vec.begin(), vec.end(), [](unsigned char c) { return (c & 1) != 0; }));
+}
+
+TEST_F(HeapTest, FreedRunsStayResidentForAWhileThenGoBackToTheKernel) {
+    heap* h = heap_of_rank(3);
+    ASSERT_NE(h, nullptr);
+    const std::size_t n = 16 * MiB, pages = n / page_size;
+    // A buffer freed and allocated again (a step of a time loop) is not faulted in again.
+    void* p = h->alloc(n);
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 1, n);
+    heap::free(h, p);
+    EXPECT_GE(h->get_stats().spans_dirty, n / span_size);
+    EXPECT_EQ(resident_pages(p, n), pages) << "freed 16 MiB kept resident (under the 64 MiB cap)";
+    void* q = h->alloc(n);
+    ASSERT_EQ(q, p) << "the same run again";
+    EXPECT_EQ(resident_pages(q, n), pages);
+    std::memset(q, 2, n);
+    heap::free(h, q);
+    // malloc_trim's way: everything free goes back now (but each run's first page, its links).
+    EXPECT_TRUE(h->trim());
+    EXPECT_EQ(h->get_stats().spans_dirty, 0u);
+    EXPECT_LE(resident_pages(p, n), 1u);
+    EXPECT_FALSE(h->trim()) << "nothing left to give back";
+    // After the delay (1 s) the next free of a run gives the old dirty runs back.
+    void* a = h->alloc(n);
+    void* live = h->alloc(span_size);  // between the two: b's run does not merge with a's
+    void* b = h->alloc(2 * span_size);
+    ASSERT_TRUE(a != nullptr && live != nullptr && b != nullptr);
+    std::memset(a, 3, n);
+    std::memset(b, 3, 2 * span_size);
+    heap::free(h, a);
+    EXPECT_EQ(resident_pages(a, n), pages);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+    heap::free(h, b);
+    EXPECT_LE(resident_pages(a, n), 1u) << "16 MiB free for more than a second: given back";
+    EXPECT_EQ(resident_pages(b, 2 * span_size), 2 * span_size / page_size) << "b was freed just now: kept";
+    heap::free(h, live);
+    // Past the cap (64 MiB of dirty free spans per heap), a free gives everything back at once.
+    const std::size_t big = 80 * MiB;
+    void* c = h->alloc(big);
+    ASSERT_NE(c, nullptr);
+    std::memset(c, 4, big);
+    heap::free(h, c);
+    EXPECT_LE(resident_pages(c, big), 1u);
+    EXPECT_EQ(h->get_stats().spans_dirty, 0u);
+}
 
 TEST_F(HeapTest, ASliceSavedAndRestoredBringsItsHeapBack) {
     // What checkpoint/restart and migration will do: copy the committed ranges of a slice out,

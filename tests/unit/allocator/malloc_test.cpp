@@ -5,9 +5,11 @@
 // false; the contracts are checked all the same.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -306,6 +308,25 @@ TEST(Malloc, AForkRacingAnotherThreadsSliceLockLeavesTheChildUnlocked) {
     hammer.join();
     EXPECT_EQ(hung, 0) << "children that found a slice lock taken";
     EXPECT_EQ(failed, 0);
+}
+
+TEST(Malloc, MallocTrimGivesTheFreePagesBackNow) {
+    // A freed 16 MiB block stays resident for a while (it is likely to be asked for again);
+    // malloc_trim() gives it back at once.
+    const std::size_t n = std::size_t{16} << 20;
+    auto* p = static_cast<unsigned char*>(std::malloc(n));
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 7, n);
+    volatile std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p);  // its pages are looked at after the free
+    std::free(p);
+    int released = malloc_trim(0);
+    if (interposing()) {
+        EXPECT_EQ(released, 1);
+        std::vector<unsigned char> vec(n / 4096);
+        ASSERT_EQ(::mincore(reinterpret_cast<void*>(at), n, vec.data()), 0);
+        EXPECT_LE(std::count_if(vec.begin(), vec.end(), [](unsigned char c) { return (c & 1) != 0; }), 1);
+        EXPECT_EQ(malloc_trim(0), 0) << "nothing left to give back";
+    }
 }
 
 TEST(Malloc, SystemModeLeavesEverythingToGlibc) {
