@@ -362,24 +362,52 @@ int malloc_trim(std::size_t pad) { return trim(pad); }
 // ---- C++ new and delete -----------------------------------------------------------------------
 
 namespace {
+// The new_handler and the std::bad_alloc are the program's C++ runtime's (looked up by name when
+// an allocation fails): libmpc_malloc.so carries a private copy of the C++ runtime pieces it
+// needs, whose new_handler the program's std::set_new_handler() does not set, and an exception
+// must be thrown by the runtime that will catch it. In libmpc the lookup finds the same
+// libstdc++ that the fallbacks would use.
+std::new_handler current_new_handler() noexcept {
+    using fn_t = std::new_handler (*)();
+    static const auto fn = reinterpret_cast<fn_t>(dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv"));
+    return fn != nullptr ? fn() : std::get_new_handler();
+}
+[[noreturn]] void throw_bad_alloc() {
+    using fn_t = void (*)();
+    static const auto fn = reinterpret_cast<fn_t>(dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv"));
+    if (fn != nullptr) {
+        fn();  // std::__throw_bad_alloc() does not return
+    }
+    throw std::bad_alloc();
+}
 void* new_or_throw(std::size_t n, std::size_t align) {
     for (;;) {
         void* p = align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
         if (p != nullptr) {
             return p;
         }
-        std::new_handler h = std::get_new_handler();
+        std::new_handler h = current_new_handler();
         if (h == nullptr) {
-            throw std::bad_alloc();
+            throw_bad_alloc();
         }
         h();
     }
 }
 void* new_nothrow(std::size_t n, std::size_t align) noexcept {
-    try {
-        return new_or_throw(n, align);
-    } catch (...) {
-        return nullptr;
+    for (;;) {
+        void* p = align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
+        if (p != nullptr) {
+            return p;
+        }
+        std::new_handler h = current_new_handler();
+        if (h == nullptr) {
+            return nullptr;
+        }
+        try {
+            h();  // it may throw std::bad_alloc: the nothrow forms then return null
+        } catch (...) {
+            return nullptr;
+        }
     }
 }
 }  // namespace
