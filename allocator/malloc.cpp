@@ -380,10 +380,12 @@ std::new_handler current_new_handler() noexcept {
     }
     throw std::bad_alloc();
 }
+void* new_block(std::size_t n, std::size_t align) noexcept {
+    return align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
+}
 void* new_or_throw(std::size_t n, std::size_t align) {
     for (;;) {
-        void* p = align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
-        if (p != nullptr) {
+        if (void* p = new_block(n, align); p != nullptr) {
             return p;
         }
         std::new_handler h = current_new_handler();
@@ -395,8 +397,7 @@ void* new_or_throw(std::size_t n, std::size_t align) {
 }
 void* new_nothrow(std::size_t n, std::size_t align) noexcept {
     for (;;) {
-        void* p = align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
-        if (p != nullptr) {
+        if (void* p = new_block(n, align); p != nullptr) {
             return p;
         }
         std::new_handler h = current_new_handler();

@@ -73,15 +73,18 @@ int main() {
     auto* b = new big_aligned[3];
     check(reinterpret_cast<std::uintptr_t>(b) % 256 == 0, "aligned new[]");
     delete[] b;
-    bool caught = false;
-    try {
-        volatile std::size_t huge = std::size_t{1} << 62;
-        char* p = new char[huge];
-        delete[] p;
-    } catch (const std::bad_alloc&) {
-        caught = true;
-    }
-    check(caught, "std::bad_alloc from operator new caught by the program");
+    auto huge_new_throws = [] {
+        try {
+            static char* volatile sink;  // the allocation cannot be elided
+            volatile std::size_t huge = std::size_t{1} << 62;
+            sink = new char[huge];
+            delete[] sink;
+        } catch (const std::bad_alloc&) {
+            return true;
+        }
+        return false;
+    };
+    check(huge_new_throws(), "std::bad_alloc from operator new caught by the program");
     check(new (std::nothrow) char[std::size_t{1} << 62] == nullptr, "nothrow new returns null");
     // The program's std::set_new_handler() is the one operator new calls before giving up.
     static int handler_calls = 0;
@@ -89,14 +92,7 @@ int main() {
         ++handler_calls;
         std::set_new_handler(nullptr);  // the next failure throws
     });
-    caught = false;
-    try {
-        volatile std::size_t huge = std::size_t{1} << 62;
-        char* p = new char[huge];
-        delete[] p;
-    } catch (const std::bad_alloc&) {
-        caught = true;
-    }
+    bool caught = huge_new_throws();
     check(caught && handler_calls == 1, "operator new calls the program's new_handler, then throws");
 
     // Threads (each its own heap) free each other's blocks; a forked child allocates.
