@@ -505,7 +505,7 @@ void* heap::alloc_zeroed(std::size_t n) noexcept {
 
 void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
     if (align <= min_align) {
-        return alloc(n);
+        return alloc(n < align ? align : n);  // a block of at least `align` bytes is that aligned
     }
     if (align <= span_header && n <= small_max) {
         // Blocks start at span + 128 + i * size: aligned when the size is a multiple of align.
@@ -583,7 +583,7 @@ std::size_t heap::usable_size(const void* p) noexcept {
 bool heap::is_live_block(const void* p) noexcept {
     heap* h = of(p);
     auto a = reinterpret_cast<std::uintptr_t>(p);
-    if (h == nullptr || a < h->spans_lo_ || a % min_align != 0) {
+    if (h == nullptr || a < h->spans_lo_ || a % tiny_align != 0) {
         return false;
     }
     std::size_t i = h->index_of(a);

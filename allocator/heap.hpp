@@ -38,9 +38,13 @@ namespace mpc::alloc {
 
 inline constexpr std::size_t span_size = std::size_t{64} << 10;
 inline constexpr std::size_t small_max = std::size_t{8} << 10;
-inline constexpr int num_classes = 32;
-/// Alignment of every block (max_align_t).
+inline constexpr int num_classes = 33;
+/// Alignment of every block of min_align bytes or more (max_align_t). Requests of at most 8
+/// bytes get an 8-byte block, 8-byte aligned: no object that fits needs more (the rule of C23
+/// and C++17 for malloc and operator new, which GCC and clang assume; jemalloc, tcmalloc and
+/// mimalloc do the same). alloc_aligned() asks for 16 when it is told 16.
 inline constexpr std::size_t min_align = 16;
+inline constexpr std::size_t tiny_align = 8;
 
 class heap;
 
@@ -74,10 +78,11 @@ struct span {
 
 
 namespace detail {
-// Size classes: 16..128 by 16, then four per doubling up to small_max (at most 25% waste).
+// Size classes: 8, 16..128 by 16, then four per doubling up to small_max (at most 25% waste).
 constexpr std::array<std::uint32_t, num_classes> make_class_sizes() {
     std::array<std::uint32_t, num_classes> s{};
     std::size_t c = 0;
+    s[c++] = 8;
     for (std::uint32_t v = 16; v <= 128; v += 16) {
         s[c++] = v;
     }
@@ -91,23 +96,23 @@ constexpr std::array<std::uint32_t, num_classes> make_class_sizes() {
 inline constexpr std::array<std::uint32_t, num_classes> class_sizes = make_class_sizes();
 static_assert(class_sizes[num_classes - 1] == small_max);
 
-/// (n + 15) / 16 -> the smallest class that holds n (n <= small_max).
-constexpr std::array<std::uint8_t, small_max / 16 + 1> make_class_lookup() {
-    std::array<std::uint8_t, small_max / 16 + 1> t{};
+/// (n + 7) / 8 -> the smallest class that holds n (n <= small_max).
+constexpr std::array<std::uint8_t, small_max / 8 + 1> make_class_lookup() {
+    std::array<std::uint8_t, small_max / 8 + 1> t{};
     std::size_t c = 0;
-    for (std::size_t i = 0; i <= small_max / 16; ++i) {
-        while (class_sizes[c] < i * 16) {
+    for (std::size_t i = 0; i <= small_max / 8; ++i) {
+        while (class_sizes[c] < i * 8) {
             ++c;
         }
         t[i] = static_cast<std::uint8_t>(c);
     }
     return t;
 }
-inline constexpr std::array<std::uint8_t, small_max / 16 + 1> class_lookup = make_class_lookup();
+inline constexpr std::array<std::uint8_t, small_max / 8 + 1> class_lookup = make_class_lookup();
 }  // namespace detail
 
 /// The size class of a small request (n <= small_max), and its block size.
-inline int size_class(std::size_t n) noexcept { return detail::class_lookup[(n + 15) / 16]; }
+inline int size_class(std::size_t n) noexcept { return detail::class_lookup[(n + 7) / 8]; }
 inline std::size_t class_size(int cls) noexcept { return detail::class_sizes[static_cast<std::size_t>(cls)]; }
 
 class heap {

@@ -381,7 +381,7 @@ std::new_handler current_new_handler() noexcept {
     throw std::bad_alloc();
 }
 void* new_block(std::size_t n, std::size_t align) noexcept {
-    return align <= mpc::alloc::min_align ? allocate(n) : allocate_aligned(n, align);
+    return align == 0 ? allocate(n) : allocate_aligned(n, align);
 }
 void* new_or_throw(std::size_t n, std::size_t align) {
     for (;;) {

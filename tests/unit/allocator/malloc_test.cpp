@@ -138,6 +138,22 @@ TEST(Malloc, EveryEntryPointServesAndFrees) {
         std::free(q);
         std::free(r);
     }
+    // Tiny requests: 8-byte blocks, 8-byte aligned (enough for any object that fits), but 16
+    // when asked; from 9 bytes on, max_align_t.
+    for (std::size_t n : {1u, 8u}) {
+        void* t = std::malloc(n);
+        void* t16 = nullptr;
+        ASSERT_EQ(posix_memalign(&t16, 16, n), 0);
+        void* m16 = memalign(16, n);
+        EXPECT_TRUE(t != nullptr && aligned(t, 8)) << n;
+        EXPECT_TRUE(aligned(t16, 16) && m16 != nullptr && aligned(m16, 16)) << n;
+        std::free(t);
+        std::free(t16);
+        std::free(m16);
+    }
+    void* nine = std::malloc(9);
+    EXPECT_TRUE(nine != nullptr && aligned(nine, alignof(std::max_align_t)));
+    std::free(nine);
     void* v = valloc(10);
     EXPECT_TRUE(v != nullptr && aligned(v, 4096));
     void* pv = pvalloc(5000);
