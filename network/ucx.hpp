@@ -1,0 +1,173 @@
+/// \file
+/// The UCX transport between processes (DESIGN.md decision 6): one ucp context and one worker
+/// per process, one endpoint per peer process, messages as active messages whose header is the
+/// net::envelope.
+///
+/// Design:
+/// - **Threading.** The worker is created with UCS_THREAD_MODE_MULTI: several VPs call
+///   progress(), send() and fetch() concurrently and UCX serialises them with its worker lock
+///   (recursive, so a receive handler may send or fetch). progress() adds a try-flag in front:
+///   a VP that finds another one progressing returns 0 at once instead of queueing on the lock.
+/// - **No allocation on the send path.** The caller owns a net::completion (the MPI request will
+///   embed it): it holds the copy of the envelope that UCX reads until the send completes and
+///   the callback; its address is the UCX request's user_data. UCX's requests come from its
+///   own pools.
+/// - **Receive.** One handler, set by the owner, sees every message with its envelope and an
+///   `incoming` descriptor. Eager data (UCX delivers it persistent: UCP_AM_FLAG_PERSISTENT_DATA)
+///   may be copied in the handler, or kept and released later; a rendezvous message must be kept
+///   and is later fetched straight into the final buffer (ucp_am_recv_data_nbx), possibly long
+///   after its arrival. fetch() also works on kept eager data (a memcpy), so the engine has one
+///   path for an unexpected message that its receive matches later.
+/// - **Failure.** Endpoints use UCP_ERR_HANDLING_MODE_PEER: a peer that dies is marked dead,
+///   the owner's peer-failed callback runs (from progress()), its pending sends complete with an
+///   error, and shutdown closes its endpoint with FORCE. Shutdown waits a bounded time
+///   (MPC_NET_UCX_CLOSE_TIMEOUT) for the others.
+///
+/// Callbacks (completion, receive handler, peer failed) run inside progress() (or inside send()
+/// and fetch() for operations that complete at once), under UCX's worker lock: they must not
+/// yield, block or call progress().
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lib/status.hpp"
+#include "network/envelope.hpp"
+
+// UCX's handle types, so that users of this header do not include ucp.h.
+struct ucp_context;
+struct ucp_worker;
+
+namespace mpc::net {
+
+/// A caller-owned record of one send or fetch; it must stay valid (and unmoved) until `fn` ran.
+/// `fn` runs exactly once for every send()/fetch() that returned ok, with the final status.
+struct completion {
+    using fn_t = void (*)(completion* self, status st) noexcept;
+    fn_t fn = nullptr;
+    void* arg = nullptr;  ///< free for the owner
+    envelope header{};    ///< send(): the copy of the envelope UCX sends (set by send())
+};
+
+/// A message that arrived: a value the receive handler may copy to keep it past the handler.
+class incoming {
+public:
+    /// Payload bytes of the message (the envelope's size as UCX saw it).
+    std::size_t size() const noexcept { return length_; }
+    /// True for a rendezvous message: its data is still at the sender; fetch() moves it.
+    bool is_rendezvous() const noexcept { return rndv_; }
+    /// The eager payload, readable during the handler and, once kept, until release()/fetch().
+    /// Null for rendezvous messages.
+    const void* data() const noexcept { return rndv_ ? nullptr : data_; }
+    /// True once keep() succeeded (on this object or the one it was copied from in the handler).
+    bool kept() const noexcept { return kept_; }
+    /// In the receive handler only: keeps the message after the handler returns (eager data
+    /// stays readable; a rendezvous message stays fetchable). Returns false when UCX did not
+    /// hand over persistent data (then the handler must copy it now). A rendezvous message that
+    /// is not kept is dropped (its sender completes).
+    bool keep() noexcept {
+        kept_ = persistent_ || rndv_;
+        return kept_;
+    }
+
+private:
+    friend class ucx_transport;
+    void* data_ = nullptr;
+    std::size_t length_ = 0;
+    bool rndv_ = false;
+    bool persistent_ = false;
+    bool kept_ = false;
+};
+
+/// The receive handler: called for every message (inside progress()). Must not yield or block.
+using recv_handler = void (*)(void* arg, const envelope& env, incoming& msg) noexcept;
+/// Called once when a peer fails (inside progress()), with UCX's reason.
+using peer_failed_handler = void (*)(void* arg, int peer, const char* reason) noexcept;
+
+/// Creation parameters.
+struct ucx_options {
+    int max_peers = 1024;  ///< peer ids are 0 .. max_peers-1 (process indices of the job)
+    recv_handler on_recv = nullptr;
+    void* recv_arg = nullptr;
+    peer_failed_handler on_peer_failed = nullptr;
+    void* peer_failed_arg = nullptr;
+};
+
+/// One process's UCX transport. Not movable (UCX holds pointers to it).
+class ucx_transport {
+public:
+    /// Creates the ucp context and worker and installs the receive handler. Never blocks.
+    static result<std::unique_ptr<ucx_transport>> create(const ucx_options& opts) noexcept;
+
+    /// Orderly shutdown (see shutdown()).
+    ~ucx_transport();
+    ucx_transport(const ucx_transport&) = delete;
+    ucx_transport& operator=(const ucx_transport&) = delete;
+
+    /// This worker's address, to hand to peers (bootstrap); opaque bytes with a checked frame.
+    const std::vector<std::byte>& address() const noexcept { return address_; }
+
+    /// Creates the endpoint to `peer` from the bytes its address() returned. Does not block.
+    /// Errors: invalid_argument (peer out of range, already connected, or not an address made by
+    /// address()), internal (UCX refused; the reason is UCX's text).
+    status connect(int peer, const void* addr, std::size_t len) noexcept;
+
+    /// Sends `len` contiguous bytes at `data` to `peer` with `env` as header; UCX picks eager or
+    /// rendezvous (forced to rendezvous from MPC_NET_UCX_RNDV_THRESH when that is set). `data`
+    /// and `c` must stay valid until c->fn ran. On ok, c->fn runs exactly once (maybe before
+    /// send returns); on error it never runs. Does not block.
+    status send(int peer, const envelope& env, const void* data, std::size_t len, completion* c) noexcept;
+
+    /// Releases a kept eager message, or drops a kept rendezvous message (its sender completes).
+    void release(incoming& msg) noexcept;
+
+    /// Moves a kept message into `buf` (`cap` bytes, at least msg.size()): a rendezvous message
+    /// straight from the sender's buffer, eager data by memcpy. On ok, c->fn runs exactly once
+    /// (maybe before fetch returns) and `msg` is consumed; on error (not kept, buffer too small)
+    /// `msg` stays kept and c->fn never runs. Does not block.
+    status fetch(incoming& msg, void* buf, std::size_t cap, completion* c) noexcept;
+
+    /// Drives UCX: runs completions and handlers; returns the number of events handled. Safe
+    /// from several threads at once; returns 0 at once when another thread is progressing.
+    int progress() noexcept;
+
+    /// A file descriptor that becomes readable when events arrive, after a successful arm().
+    int event_fd() const noexcept { return efd_; }
+    /// Arms the event fd before sleeping on it: true when armed (sleep), false when events are
+    /// pending (progress() first).
+    bool arm() noexcept;
+
+    /// True once `peer` failed.
+    bool peer_failed(int peer) const noexcept;
+
+    /// Flushes and closes every endpoint (FORCE for failed peers), waiting at most
+    /// MPC_NET_UCX_CLOSE_TIMEOUT milliseconds for the peers, then destroys the worker and the
+    /// context. Idempotent; the destructor calls it. Blocks (progresses) until done.
+    status shutdown() noexcept;
+
+    struct peer;  ///< one endpoint (ucx.cpp)
+
+private:
+    ucx_transport() = default;
+    status init(const ucx_options& opts) noexcept;
+    status init_worker() noexcept;
+    status init_address() noexcept;
+    status install_am_handler() noexcept;
+    peer* find_peer(int id) const noexcept;
+    void close_endpoints(long timeout_ms) noexcept;
+
+    ucp_context* context_ = nullptr;
+    ucp_worker* worker_ = nullptr;
+    int efd_ = -1;
+    std::size_t rndv_thresh_ = 0;  // 0: UCX decides
+    long close_timeout_ms_ = 0;
+    ucx_options opts_{};
+    std::vector<std::byte> address_;
+    std::unique_ptr<std::atomic<peer*>[]> peers_;
+    std::atomic<bool> progressing_{false};
+};
+
+}  // namespace mpc::net
