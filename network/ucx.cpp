@@ -27,7 +27,7 @@ namespace {
 
 // The frame around UCX's worker address: a magic and the length, so that connect() refuses bytes
 // that address() did not make (UCX itself cannot: ucp_ep_create takes no address length).
-constexpr std::uint64_t address_magic = 0x3141'5844'4355'504dULL;  // "MPUCDXA1", roughly
+constexpr std::uint64_t address_magic = 0x3141'5844'4355'504dULL;  // any fixed value
 struct address_frame {
     std::uint64_t magic;
     std::uint64_t length;  // bytes of UCX address after the frame

@@ -126,8 +126,9 @@ public:
 
     /// Moves a kept message into `buf` (`cap` bytes, at least msg.size()): a rendezvous message
     /// straight from the sender's buffer, eager data by memcpy. On ok, c->fn runs exactly once
-    /// (maybe before fetch returns) and `msg` is consumed; on error (not kept, buffer too small)
-    /// `msg` stays kept and c->fn never runs. Does not block.
+    /// (maybe before fetch returns) and `msg` is consumed. Refused with invalid_argument (not
+    /// kept, buffer too small, no completion): `msg` stays kept. Any error: c->fn never runs; an
+    /// error from UCX itself consumes `msg` (UCX owns the descriptor). Does not block.
     status fetch(incoming& msg, void* buf, std::size_t cap, completion* c) noexcept;
 
     /// Drives UCX: runs completions and handlers; returns the number of events handled. Safe

@@ -415,6 +415,25 @@ TEST_F(pair_fixture, ReleasedRendezvousCompletesItsSender) {
     EXPECT_EQ(d.calls.load(), 1);
 }
 
+TEST(UcxShutdown, GivesUpOnAPeerThatDoesNotAnswer) {
+    mpc::test::env_guard timeout("MPC_NET_UCX_CLOSE_TIMEOUT", "200");
+    side a, b;
+    ASSERT_TRUE(a.open());
+    ASSERT_TRUE(b.open());
+    ASSERT_TRUE(a.t->connect(1, b.t->address().data(), b.t->address().size()));
+    ASSERT_TRUE(b.t->connect(0, a.t->address().data(), a.t->address().size()));
+    std::vector<std::byte> data = payload(4, 100);
+    done_flag d;
+    ASSERT_TRUE(a.t->send(1, make_env(4, data.size()), data.data(), data.size(), &d));
+    ASSERT_TRUE(a.wait([&] {  // both progress until b has the message (the endpoints are wired up)
+        b.t->progress();
+        return d.done.load() && b.count() == 1;
+    }));
+    // b never progresses while a shuts down: a's close is not acknowledged; a must still finish.
+    EXPECT_TRUE(a.t->shutdown().ok());
+    EXPECT_TRUE(b.t->shutdown().ok());  // and b, whose peer is gone
+}
+
 TEST_F(pair_fixture, SeveralThreadsProgressWhileOneSends) {
     constexpr std::uint32_t n = 2000;
     std::atomic<bool> stop{false};
