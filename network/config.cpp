@@ -1,0 +1,14 @@
+/// \file
+/// The network layer's knobs. In libmpc (not in the UCX module, libmpc_net_ucx.so, which is
+/// loaded only for jobs of several processes) so that mpc_run knows and checks them in every job.
+#include "lib/config.hpp"
+
+MPC_CONFIG_TABLE(net, {
+    {"MPC_NET_UCX_RNDV_THRESH", ::mpc::config::knob_type::size, "0",
+     "UCX transport: messages of at least this many bytes are forced to the rendezvous protocol "
+     "(UCP_AM_SEND_FLAG_RNDV); 0 leaves the choice to UCX (UCX_RNDV_THRESH)"},
+    {"MPC_NET_UCX_CLOSE_TIMEOUT", ::mpc::config::knob_type::integer, "10000",
+     "UCX transport: milliseconds shutdown waits for peers to acknowledge the endpoint close before it "
+     "gives up on them (they are reported)"},
+});
+
