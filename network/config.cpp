@@ -10,5 +10,9 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_UCX_CLOSE_TIMEOUT", ::mpc::config::knob_type::integer, "10000",
      "UCX transport: milliseconds shutdown waits for peers to acknowledge the endpoint close before it "
      "gives up on them (they are reported)"},
+    {"MPC_NET_UCX_PEER_FAILURE", ::mpc::config::knob_type::boolean, "0",
+     "UCX transport: report a dead peer process through UCX (UCP_ERR_HANDLING_MODE_PEER); UCX 1.13 then "
+     "uses no shared-memory transport between processes (TCP only); the launcher detects dead processes "
+     "either way"},
 });
 

@@ -56,11 +56,13 @@ status ucx_transport::init(const ucx_options& opts) noexcept {
     opts_ = opts;
     auto thresh = config::get_size("MPC_NET_UCX_RNDV_THRESH");
     auto timeout = config::get_int("MPC_NET_UCX_CLOSE_TIMEOUT");
-    if (!thresh || !timeout) {
-        return thresh ? timeout.error() : thresh.error();
+    auto detect = config::get_bool("MPC_NET_UCX_PEER_FAILURE");
+    if (!thresh || !timeout || !detect) {
+        return !thresh ? thresh.error() : !timeout ? timeout.error() : detect.error();
     }
     rndv_thresh_ = *thresh;
     close_timeout_ms_ = static_cast<long>(*timeout);
+    detect_failure_ = opts.detect_peer_failure || *detect;
 
     peers_.reset(new (std::nothrow) std::atomic<peer*>[static_cast<std::size_t>(opts.max_peers)]);
     if (!peers_) {
@@ -183,7 +185,8 @@ status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcep
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                     UCP_EP_PARAM_FIELD_ERR_HANDLER;
     ep.address = reinterpret_cast<const ucp_address_t*>(static_cast<const std::byte*>(addr) + sizeof f);
-    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    // See ucx_options::detect_peer_failure: PEER mode rules out UCX's shared-memory transports.
+    ep.err_mode = detect_failure_ ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
     ep.err_handler.cb = [](void* arg, ucp_ep_h, ucs_status_t why) {
         auto* pp = static_cast<peer*>(arg);
         if (pp->failed.exchange(true, std::memory_order_acq_rel)) {

@@ -34,6 +34,9 @@ struct side {
     std::mutex mu;
     std::deque<arrival> arrived;
     bool keep_eager = false;
+    /// UCP_ERR_HANDLING_MODE_PEER (TCP only between processes); the other tests use UCX's
+    /// shared-memory transports.
+    bool detect_failure = false;
     int failed_peer = -1;
     int failures = 0;
 
@@ -65,6 +68,7 @@ struct side {
         o.recv_arg = this;
         o.on_peer_failed = &side::on_failed;
         o.peer_failed_arg = this;
+        o.detect_peer_failure = detect_failure;
         auto r = ucx_transport::create(o);
         if (!r) {
             return r.error();

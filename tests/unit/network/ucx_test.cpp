@@ -266,6 +266,7 @@ TEST(Ucx, PeerKilledFailsPendingSendsAndShutdownFinishes) {
     child_process c([](int fd) {
         side s;
         s.keep_eager = true;
+        s.detect_failure = true;
         if (!bootstrap(s, fd, parent_id)) {
             return 10;
         }
@@ -278,6 +279,7 @@ TEST(Ucx, PeerKilledFailsPendingSendsAndShutdownFinishes) {
         }
     });
     side s;
+    s.detect_failure = true;
     ASSERT_TRUE(bootstrap(s, c.fd(), child_id));
     std::vector<std::byte> big(16u << 20, std::byte{1});
     done_flag pending;
