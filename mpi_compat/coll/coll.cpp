@@ -21,7 +21,7 @@ MPC_CONFIG_TABLE(coll, {
     {"MPC_COLL_BARRIER", ::mpc::config::knob_type::choice, "auto", "MPI_Barrier algorithm",
      "auto|shm|dissemination|msg"},
     {"MPC_COLL_BCAST", ::mpc::config::knob_type::choice, "auto", "MPI_Bcast algorithm",
-     "auto|shm|binomial|linear|pipeline|scatter_allgather|msg"},
+     "auto|shm|binomial|linear|pipeline|binomial_pipeline|scatter_allgather|msg"},
     {"MPC_COLL_GATHER", ::mpc::config::knob_type::choice, "auto", "MPI_Gather algorithm", "auto|shm|linear|binomial|msg"},
     {"MPC_COLL_GATHERV", ::mpc::config::knob_type::choice, "auto", "MPI_Gatherv algorithm", "auto|shm|linear|msg"},
     {"MPC_COLL_SCATTER", ::mpc::config::knob_type::choice, "auto", "MPI_Scatter algorithm", "auto|shm|linear|binomial|msg"},
@@ -50,7 +50,7 @@ MPC_CONFIG_TABLE(coll, {
      "largest communicator (0 to 64 ranks; 0: none) on which small blocking Barrier, Bcast, Reduce, Allreduce, "
      "Allgather(v) and Alltoall run flat (docs/collectives.md)"},
     {"MPC_COLL_SEGMENT_SIZE", ::mpc::config::knob_type::size, "32k",
-     "bytes per segment of the pipelined message-based algorithms (MPC_COLL_BCAST=pipeline)"},
+     "bytes per segment of the pipelined message-based algorithms (MPC_COLL_BCAST=pipeline, binomial_pipeline)"},
 })
 
 namespace mpc::mpi::coll {
@@ -88,6 +88,7 @@ const entry table[n_kinds] = {
       {"binomial", msg::bcast_binomial, nullptr},
       {"linear", msg::bcast_linear, nullptr},
       {"pipeline", msg::bcast_pipeline, nullptr},
+      {"binomial_pipeline", msg::bcast_binomial_pipeline, nullptr},
       {"scatter_allgather", msg::bcast_scatter_allgather, nullptr},
       {"msg", msg::by_rule, nullptr}}},
     {"MPC_COLL_GATHER",

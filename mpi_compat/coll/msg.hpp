@@ -139,6 +139,7 @@ int scan(args& a) noexcept;               ///< scan and exscan: a chain in rank 
 
 // Long- and short-message algorithms (msg_trees.cpp, msg_bruck.cpp, msg_rabenseifner.cpp).
 int bcast_pipeline(args& a) noexcept;           ///< a chain, segment after segment
+int bcast_binomial_pipeline(args& a) noexcept;  ///< a binomial tree, segment after segment
 int bcast_scatter_allgather(args& a) noexcept;  ///< van de Geijn: binomial scatter + ring allgather
 int gather_binomial(args& a) noexcept;          ///< gather only (not gatherv)
 int scatter_binomial(args& a) noexcept;         ///< scatter only (not scatterv)

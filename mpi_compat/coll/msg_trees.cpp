@@ -1,6 +1,6 @@
 /// \file
-/// Message-based trees for long messages and many members: the pipelined chain and the van de
-/// Geijn broadcast, binomial gather and scatter (docs/collectives.md, "Between processes").
+/// Message-based trees for long messages and many members: the pipelined chain, the segmented
+/// binomial tree and the van de Geijn broadcast, binomial gather and scatter (docs/collectives.md, "Between processes").
 ///
 /// The broadcasts cut the message at packed byte boundaries (packed_buf): members may describe
 /// the same bytes with different datatypes (matching signatures), so element boundaries differ
@@ -27,13 +27,14 @@ int pow2_ceil(int n) noexcept {
     return p;
 }
 
-}  // namespace
+constexpr int max_children = 32;  ///< of a binomial tree over at most 2^31 members
 
-/// A chain root -> root + 1 -> ... -> root - 1 that forwards segment k while segment k + 1
-/// arrives (each member keeps one receive posted ahead and one send in flight). Every segment
-/// between a pair carries the same tag: messages between two members do not overtake each
-/// other, so segment k matches the k-th receive however many segments there are.
-int bcast_pipeline(args& a) noexcept {
+/// A broadcast down a tree (`parent`: -1 at the root; `children` in sending order), the message
+/// cut in segments of MPC_COLL_SEGMENT_SIZE packed bytes: a member forwards segment k to each
+/// child while segment k + 1 arrives (one receive posted ahead, one send in flight per child).
+/// Every segment between a pair carries the same tag: messages between two members do not
+/// overtake each other, so segment k matches the k-th receive however many segments there are.
+int pipelined_tree(args& a, int parent, const int* children, int nchildren) noexcept {
     packed_buf d;
     if (!d.open(a.rbuf, a.rcount, a.rtype)) {
         return MPI_ERR_NO_MEM;
@@ -42,50 +43,77 @@ int bcast_pipeline(args& a) noexcept {
     if (n == 0) {
         return MPI_SUCCESS;
     }
-    const int p = a.size;
-    const int rel = (a.rank - a.root + p) % p;
-    const bool receives = rel != 0;
-    const bool forwards = rel != p - 1;
     const std::size_t seg = segment_size();
     const std::size_t nseg = (n + seg - 1) / seg;
     auto segment = [&](std::size_t k) { return bytes(d.data(), k * seg, std::min(n, (k + 1) * seg)); };
-    const int prev = (a.rank - 1 + p) % p;
-    const int next = (a.rank + 1) % p;
     std::optional<request> rr;
-    std::optional<request> rs;
+    std::optional<request> rs[max_children];
     auto post_recv = [&](std::size_t k) {
         piece s = segment(k);
         rr.emplace();
-        start_recv(a, prev, 0, const_cast<void*>(s.buf), s.count, *s.type, &*rr);
+        start_recv(a, parent, 0, const_cast<void*>(s.buf), s.count, *s.type, &*rr);
     };
-    if (receives) {
+    if (parent >= 0) {
         post_recv(0);
     } else {
         d.pack();
     }
     for (std::size_t k = 0; k < nseg; ++k) {
-        if (receives) {
+        if (parent >= 0) {
             rr->wait("collective receive");
             if (k + 1 < nseg) {
                 post_recv(k + 1);
             }
         }
-        if (forwards) {
-            if (rs) {
-                rs->wait("collective send");
+        piece s = segment(k);
+        for (int c = 0; c < nchildren; ++c) {
+            if (rs[c]) {
+                rs[c]->wait("collective send");
             }
-            piece s = segment(k);
-            rs.emplace();
-            start_send(a, next, 0, s.buf, s.count, *s.type, &*rs);
+            rs[c].emplace();
+            start_send(a, children[c], 0, s.buf, s.count, *s.type, &*rs[c]);
         }
     }
-    if (rs) {
-        rs->wait("collective send");
+    for (int c = 0; c < nchildren; ++c) {
+        if (rs[c]) {
+            rs[c]->wait("collective send");
+        }
     }
-    if (receives) {
+    if (parent >= 0) {
         d.unpack();
     }
     return MPI_SUCCESS;
+}
+
+}  // namespace
+
+/// A chain root -> root + 1 -> ... -> root - 1, segment after segment.
+int bcast_pipeline(args& a) noexcept {
+    const int p = a.size;
+    const int rel = (a.rank - a.root + p) % p;
+    const int next = (a.rank + 1) % p;
+    return pipelined_tree(a, rel != 0 ? (a.rank - 1 + p) % p : -1, &next, rel != p - 1 ? 1 : 0);
+}
+
+/// The segmented binomial tree (Open MPI's "segmented binomial", MPICH's pipelined trees for
+/// medium messages): the binomial tree of bcast_binomial with the message in segments flowing
+/// down it one after the other. Depth log2(n) segments instead of the chain's n, and no member
+/// sends more than log2(n) copies of the message.
+int bcast_binomial_pipeline(args& a) noexcept {
+    const int p = a.size;
+    const int rel = (a.rank - a.root + p) % p;
+    auto abs_rank = [&](int r) { return (r + a.root) % p; };
+    // Parent: rel minus its lowest set bit; children: rel + m for the powers of two m below
+    // that bit (below the first power of two >= p at the root), largest subtree first.
+    const int top = rel == 0 ? pow2_ceil(p) : lowbit(rel);
+    int children[max_children];
+    int nchildren = 0;
+    for (int m = top >> 1; m >= 1; m >>= 1) {
+        if (rel + m < p) {
+            children[nchildren++] = abs_rank(rel + m);
+        }
+    }
+    return pipelined_tree(a, rel != 0 ? abs_rank(rel - lowbit(rel)) : -1, children, nchildren);
 }
 
 /// Van de Geijn's broadcast (Barnett, Gupta, Payne, Shuler, van de Geijn, Watts, "Interprocessor
