@@ -26,8 +26,9 @@ MPC_CONFIG_TABLE(coll, {
     {"MPC_COLL_GATHERV", ::mpc::config::knob_type::choice, "auto", "MPI_Gatherv algorithm", "auto|shm|linear|msg"},
     {"MPC_COLL_SCATTER", ::mpc::config::knob_type::choice, "auto", "MPI_Scatter algorithm", "auto|shm|linear|binomial|msg"},
     {"MPC_COLL_SCATTERV", ::mpc::config::knob_type::choice, "auto", "MPI_Scatterv algorithm", "auto|shm|linear|msg"},
-    {"MPC_COLL_ALLGATHER", ::mpc::config::knob_type::choice, "auto", "MPI_Allgather algorithm",
-     "auto|shm|ring|linear|bruck|msg"},
+    {"MPC_COLL_ALLGATHER", ::mpc::config::knob_type::choice, "auto",
+     "MPI_Allgather algorithm (recursive_doubling: power-of-two member counts, others keep the default)",
+     "auto|shm|ring|linear|bruck|recursive_doubling|msg"},
     {"MPC_COLL_ALLGATHERV", ::mpc::config::knob_type::choice, "auto", "MPI_Allgatherv algorithm",
      "auto|shm|ring|linear|bruck|msg"},
     {"MPC_COLL_ALLTOALL", ::mpc::config::knob_type::choice, "auto", "MPI_Alltoall algorithm",
@@ -68,6 +69,7 @@ struct algorithm {
 };
 
 bool commutative(const args& a) noexcept { return a.red.commutative; }
+bool power_of_two_members(const args& a) noexcept { return (a.size & (a.size - 1)) == 0; }
 
 /// Per collective: the knob and its algorithms, in the order of the knob's choices after
 /// "auto". The first is the in-process default; "msg" (last) runs the message-based algorithm
@@ -115,6 +117,7 @@ const entry table[n_kinds] = {
       {"ring", msg::allgather_ring, nullptr},
       {"linear", msg::allgather_linear, nullptr},
       {"bruck", msg::allgather_bruck, nullptr},
+      {"recursive_doubling", msg::allgather_recursive_doubling, power_of_two_members},
       {"msg", msg::by_rule, nullptr}}},
     {"MPC_COLL_ALLGATHERV",
      "allgatherv",

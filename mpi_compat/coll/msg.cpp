@@ -254,6 +254,27 @@ int allgather_ring(args& a) noexcept {
     return MPI_SUCCESS;
 }
 
+/// Recursive doubling (Thakur, Rabenseifner, Gropp, "Optimization of collective communication
+/// operations in MPICH", IJHPCA 2005): at step k a member swaps with member rank ^ 2^k the 2^k
+/// blocks it holds, which lie side by side in the receive buffer; log2(n) exchanges instead of
+/// the ring's n - 1. Allgather on a power-of-two number of members (coll.cpp's usable check).
+int allgather_recursive_doubling(args& a) noexcept {
+    const int n = a.size;
+    if (!a.in_place) {
+        copy_piece(contribution(a), gathered_block(a, a.rank));
+    }
+    auto blocks = [&](int lo, int count) {
+        piece first = gathered_block(a, lo);
+        return piece{first.buf, first.count * count, first.type};
+    };
+    int step = 0;
+    for (int mask = 1; mask < n; mask <<= 1, ++step) {
+        int peer = a.rank ^ mask;
+        sendrecv(a, peer, blocks(a.rank & ~(mask - 1), mask), peer, blocks(peer & ~(mask - 1), mask), step);
+    }
+    return MPI_SUCCESS;
+}
+
 int allgather_linear(args& a) noexcept {
     const int n = peers(a);
     request_set rs(n);

@@ -127,6 +127,7 @@ int gather(args& a) noexcept;   ///< linear, gather and gatherv
 int scatter(args& a) noexcept;  ///< linear, scatter and scatterv
 int allgather_ring(args& a) noexcept;
 int allgather_linear(args& a) noexcept;
+int allgather_recursive_doubling(args& a) noexcept;  ///< allgather, 2^k members
 int alltoall_pairwise(args& a) noexcept;  ///< n - 1 exchanges, peer me +- step
 int alltoall_linear(args& a) noexcept;    ///< every send and receive posted at once
 int reduce_binomial(args& a) noexcept;    ///< commutative operations
