@@ -6,13 +6,14 @@
 /// receiver copies eager data out of UCX's buffer in the receive handler and fetches rendezvous
 /// data into its buffer, as the MPI engine will. The two processes are pinned to cores 0 and 1.
 ///
-///   ucx_pingpong [--quick]       prints one line per size and metric:
-///   ROW <metric> <size> mpc-ucx <value> <unit>
+///   ucx_pingpong [--quick]   one row per size and metric in benchmarks' format (median, min and
+///   max of 11 repetitions after a warm-up; --quick: 3), impl "mpc", variant "ucx transport only"
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -92,6 +93,14 @@ double now_us() {
 }
 
 constexpr std::size_t max_size = std::size_t{4} << 20;
+
+/// The sizes of benchmarks/p2p/p2p.c, so that rows line up with the MPI peers'.
+std::vector<std::size_t> sizes(bool quick) {
+    if (quick) {
+        return {0, 64, 4096, 262144, 1048576, 4194304};
+    }
+    return {0, 1, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+}
 constexpr int window = 64;
 
 }  // namespace
@@ -146,50 +155,59 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ucx_pingpong: connect failed\n");
         return 1;
     }
-    for (std::size_t size = 0; size <= max_size; size = size == 0 ? 1 : size * 4) {
-        const int iters = quick ? 200 : (size >= (1 << 20) ? 400 : 4000);
-        // Latency: ping-pong, the first tenth as warm-up.
-        double t0 = 0;
-        for (int i = 0; i < iters + iters / 10; ++i) {
-            if (i == iters / 10) {
-                t0 = now_us();
-            }
-            if (parent) {
-                send_wait(other, sbuf.data(), size);
-                wait_message();
-            } else {
-                wait_message();
-                send_wait(other, sbuf.data(), size);
-            }
-        }
-        double lat = (now_us() - t0) / iters / 2;
-        // Bandwidth: windows of sends, each answered by a 0-byte reply.
-        const int windows = quick ? 5 : (size >= (1 << 20) ? 10 : 50);
-        double t1 = 0;
-        for (int w = 0; w < windows + 1; ++w) {
-            if (w == 1) {
-                t1 = now_us();
-            }
-            for (int k = 0; k < window; ++k) {
+    const int reps = quick ? 3 : 11;
+    auto report = [&](const char* metric, std::size_t size, std::vector<double>& v, const char* unit,
+                      const char* what) {
+        std::sort(v.begin(), v.end());
+        std::printf("ROW\t%s\t%zu\tmpc\t%.4f\t%s\t%.4f\t%.4f\t\"variant\": \"ucx transport only\"\t%s\n", metric,
+                    size, v[v.size() / 2], unit, v.front(), v.back(), what);
+        std::fflush(stdout);
+    };
+    for (std::size_t size : sizes(quick)) {
+        const int iters = quick ? 200 : (size >= (1 << 20) ? 200 : 2000);
+        const int windows = quick ? 5 : (size >= (1 << 20) ? 5 : 20);
+        std::vector<double> lat, bw;
+        for (int rep = 0; rep < reps + 1; ++rep) {  // the first repetition is a warm-up
+            // Latency: ping-pong, half a round trip.
+            double t0 = now_us();
+            for (int i = 0; i < iters; ++i) {
                 if (parent) {
                     send_wait(other, sbuf.data(), size);
+                    wait_message();
                 } else {
                     wait_message();
+                    send_wait(other, sbuf.data(), size);
                 }
             }
-            if (parent) {
-                wait_message();
-            } else {
-                send_wait(other, sbuf.data(), 0);
+            double l = (now_us() - t0) / iters / 2;
+            // Bandwidth: windows of sends, each answered by a 0-byte reply.
+            double t1 = now_us();
+            for (int w = 0; w < windows; ++w) {
+                for (int k = 0; k < window; ++k) {
+                    if (parent) {
+                        send_wait(other, sbuf.data(), size);
+                    } else {
+                        wait_message();
+                    }
+                }
+                if (parent) {
+                    wait_message();
+                } else {
+                    send_wait(other, sbuf.data(), 0);
+                }
+            }
+            double b = static_cast<double>(size) * window * windows / (now_us() - t1);  // bytes/us = MB/s
+            if (rep > 0) {
+                lat.push_back(l);
+                bw.push_back(b);
             }
         }
-        double bw = static_cast<double>(size) * window * windows / (now_us() - t1);  // bytes/us = MB/s
         if (parent) {
-            std::printf("ROW\tlatency\t%zu\tmpc-ucx\t%.3f\tus\n", size, lat);
+            report("latency", size, lat, "us", "ping-pong, half a round trip, the UCX transport between 2 processes");
             if (size != 0) {
-                std::printf("ROW\tbandwidth\t%zu\tmpc-ucx\t%.1f\tMB/s\n", size, bw);
+                report("bandwidth", size, bw, "MB/s",
+                       "windows of 64 sends and a 0-byte reply, the UCX transport between 2 processes");
             }
-            std::fflush(stdout);
         }
     }
     g.t->shutdown().ignore();
