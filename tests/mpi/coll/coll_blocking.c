@@ -57,27 +57,6 @@ static int want(const env_t *e, const char *name) {
 
 /* ---- counts and displacements ------------------------------------------------------------ */
 
-/* Uneven counts for the v-variants: zero for every fourth rank, c + 0..2 otherwise. */
-static int vcount(int i, int c) { return c == 0 ? 0 : (i % 4 == 1 ? 0 : c + i % 3); }
-
-/* Alltoallv counts from s to d: asymmetric, or symmetric (in place needs that). */
-static int acount(int s, int d, int c, int sym) {
-    if (c == 0) return 0;
-    if (sym) return (s + d) % 5 == 1 ? 0 : c + (s * d) % 3;
-    return (s + 2 * d) % 5 == 1 ? 0 : c + (s + 3 * d) % 3;
-}
-
-/* Displacements in reverse rank order with a one-element gap after each block; returns the
- * number of elements the buffer spans. */
-static long rev_displs(int n, const int *counts, int *displs) {
-    long at = 0;
-    for (int i = n - 1; i >= 0; --i) {
-        displs[i] = (int)at;
-        at += counts[i] + 1;
-    }
-    return at;
-}
-
 /* Element counts of a send type S and a receive type R for `u` units (a unit: one element of
  * the type with more slots; the other one is MPI_INT or the same type). */
 static int cnt_of(const layout_t *x, const layout_t *s, const layout_t *r, int u) {
@@ -155,9 +134,9 @@ static void t_gatherv(env_t *e, ty_t S, ty_t R, int u) {
     tctx *t = e->t;
     int n = e->size;
     int *rc = ints(n), *dis = ints(n);
-    for (int i = 0; i < n; ++i) rc[i] = cnt_of(R.l, S.l, R.l, vcount(i, u));
-    long span = rev_displs(n, rc, dis);
-    int cs = cnt_of(S.l, S.l, R.l, vcount(e->rank, u));
+    for (int i = 0; i < n; ++i) rc[i] = cnt_of(R.l, S.l, R.l, coll_vcount(i, u));
+    long span = coll_rev_displs(n, rc, dis);
+    int cs = cnt_of(S.l, S.l, R.l, coll_vcount(e->rank, u));
     for (int k = 0; k < e->nroots; ++k) {
         int root = e->roots[k], me = e->rank == root, inpl = e->inplace && me;
         coll_where(t, "%s: MPI_Gatherv%s %s->%s units %d root %d", e->cname, e->inplace ? " (in place)" : "",
@@ -224,9 +203,9 @@ static void t_scatterv(env_t *e, ty_t S, ty_t R, int u) {
     tctx *t = e->t;
     int n = e->size;
     int *sc = ints(n), *dis = ints(n);
-    for (int i = 0; i < n; ++i) sc[i] = cnt_of(S.l, S.l, R.l, vcount(i, u));
-    long span = rev_displs(n, sc, dis);
-    int cr = cnt_of(R.l, S.l, R.l, vcount(e->rank, u));
+    for (int i = 0; i < n; ++i) sc[i] = cnt_of(S.l, S.l, R.l, coll_vcount(i, u));
+    long span = coll_rev_displs(n, sc, dis);
+    int cr = cnt_of(R.l, S.l, R.l, coll_vcount(e->rank, u));
     for (int k = 0; k < e->nroots; ++k) {
         int root = e->roots[k], me = e->rank == root, inpl = e->inplace && me;
         coll_where(t, "%s: MPI_Scatterv%s %s->%s units %d root %d", e->cname, e->inplace ? " (in place)" : "",
@@ -285,9 +264,9 @@ static void t_allgatherv(env_t *e, ty_t S, ty_t R, int u) {
     tctx *t = e->t;
     int n = e->size;
     int *rc = ints(n), *dis = ints(n);
-    for (int i = 0; i < n; ++i) rc[i] = cnt_of(R.l, S.l, R.l, vcount(i, u));
-    long span = rev_displs(n, rc, dis);
-    int cs = cnt_of(S.l, S.l, R.l, vcount(e->rank, u));
+    for (int i = 0; i < n; ++i) rc[i] = cnt_of(R.l, S.l, R.l, coll_vcount(i, u));
+    long span = coll_rev_displs(n, rc, dis);
+    int cs = cnt_of(S.l, S.l, R.l, coll_vcount(e->rank, u));
     coll_where(t, "%s: MPI_Allgatherv%s %s->%s units %d", e->cname, e->inplace ? " (in place)" : "", S.l->name,
                R.l->name, u);
     buf_t s = buf_new(S.l, cs, COLL_SEND_HOLE);
@@ -343,10 +322,10 @@ static void t_alltoallv(env_t *e, ty_t S, ty_t R, int u) {
     int n = e->size, me = e->rank, sym = e->inplace;
     int *sc = ints(n), *sd = ints(n), *rc = ints(n), *rd = ints(n);
     for (int i = 0; i < n; ++i) {
-        sc[i] = cnt_of(S.l, S.l, R.l, acount(me, i, u, sym));
-        rc[i] = cnt_of(R.l, S.l, R.l, acount(i, me, u, sym));
+        sc[i] = cnt_of(S.l, S.l, R.l, coll_acount(me, i, u, sym));
+        rc[i] = cnt_of(R.l, S.l, R.l, coll_acount(i, me, u, sym));
     }
-    long sspan = rev_displs(n, sc, sd), rspan = rev_displs(n, rc, rd);
+    long sspan = coll_rev_displs(n, sc, sd), rspan = coll_rev_displs(n, rc, rd);
     coll_where(t, "%s: MPI_Alltoallv%s %s->%s units %d", e->cname, e->inplace ? " (in place)" : "", S.l->name,
                R.l->name, u);
     buf_t s = buf_new(S.l, sspan, COLL_SEND_HOLE);
@@ -506,7 +485,7 @@ static void t_reduce_scatter(env_t *e, red_t *R, int cb) {
     int *rc = ints(n);
     long total = 0, mine = 0;
     for (int i = 0; i < n; ++i) {
-        rc[i] = vcount(i, cb);
+        rc[i] = coll_vcount(i, cb);
         if (i < e->rank) mine += rc[i];
         total += rc[i];
     }

@@ -161,6 +161,29 @@ static inline int coll_finish(tctx *t) {
     return total == 0 ? 0 : 1;
 }
 
+/* ---- counts and displacements of the v-variants ------------------------------------------ */
+
+/* Uneven counts: zero for every fourth member, c + 0..2 otherwise. */
+static inline int coll_vcount(int i, int c) { return c == 0 ? 0 : (i % 4 == 1 ? 0 : c + i % 3); }
+
+/* Alltoallv counts from s to d: asymmetric, or symmetric (in place needs that). */
+static inline int coll_acount(int s, int d, int c, int sym) {
+    if (c == 0) return 0;
+    if (sym) return (s + d) % 5 == 1 ? 0 : c + (s * d) % 3;
+    return (s + 2 * d) % 5 == 1 ? 0 : c + (s + 3 * d) % 3;
+}
+
+/* Displacements in reverse member order with a one-element gap after each block; returns the
+ * number of elements the buffer spans. */
+static inline long coll_rev_displs(int n, const int *counts, int *displs) {
+    long at = 0;
+    for (int i = n - 1; i >= 0; --i) {
+        displs[i] = (int)at;
+        at += counts[i] + 1;
+    }
+    return at;
+}
+
 /* ---- layouts ------------------------------------------------------------------------------ */
 
 typedef struct {

@@ -39,15 +39,6 @@ static int *ints(int n) {
 static int gcount(int a, int c) { return c == 0 ? 0 : (a ? c : c + 2); }
 static int vcount(int lr, int c) { return c == 0 ? 0 : (lr % 3 == 1 ? 0 : c + lr % 2); }
 
-static long rev_displs(int n, const int *counts, int *displs) {
-    long at = 0;
-    for (int i = n - 1; i >= 0; --i) {
-        displs[i] = (int)at;
-        at += counts[i] + 1;
-    }
-    return at;
-}
-
 /* ---- rooted ------------------------------------------------------------------------------- */
 
 /* The root: local rank `rl` of group A (root_a) or B. */
@@ -84,7 +75,7 @@ static void t_gather(ic_t *g, ty_t T, int c, int root_a, int rl, int v) {
     buf_t s0 = buf_copy(&s);
     int n = g->rsize, *rc = ints(n), *dis = ints(n);
     for (int i = 0; i < n; ++i) rc[i] = v ? vcount(i, c) : c;
-    long span = v ? rev_displs(n, rc, dis) : (long)c * n;
+    long span = v ? coll_rev_displs(n, rc, dis) : (long)c * n;
     if (!v)
         for (int i = 0; i < n; ++i) dis[i] = i * c;
     int me = root == MPI_ROOT;
@@ -120,7 +111,7 @@ static void t_scatter(ic_t *g, ty_t T, int c, int root_a, int rl, int v) {
                root_a ? "A" : "B");
     int n = g->rsize, *sc = ints(n), *dis = ints(n);
     for (int i = 0; i < n; ++i) sc[i] = v ? vcount(i, c) : c;
-    long span = v ? rev_displs(n, sc, dis) : (long)c * n;
+    long span = v ? coll_rev_displs(n, sc, dis) : (long)c * n;
     if (!v)
         for (int i = 0; i < n; ++i) dis[i] = i * c;
     int me = root == MPI_ROOT;
@@ -166,7 +157,7 @@ static void t_allgather(ic_t *g, ty_t T, int c, int v) {
     buf_t s0 = buf_copy(&s);
     int n = g->rsize, *rc = ints(n), *dis = ints(n);
     for (int i = 0; i < n; ++i) rc[i] = v ? vcount(i, base_rem) : base_rem;
-    long span = v ? rev_displs(n, rc, dis) : (long)base_rem * n;
+    long span = v ? coll_rev_displs(n, rc, dis) : (long)base_rem * n;
     if (!v)
         for (int i = 0; i < n; ++i) dis[i] = i * base_rem;
     buf_t r = buf_new(T.l, span, COLL_SENTINEL), x = buf_new(T.l, span, COLL_SENTINEL);
@@ -202,7 +193,7 @@ static void t_alltoall(ic_t *g, ty_t T, int c, int v) {
         sc[i] = pcount(me, g->rworld[i], c, v, g->is_a);
         rc[i] = pcount(g->rworld[i], me, c, v, !g->is_a);
     }
-    long sspan = rev_displs(n, sc, sd), rspan = rev_displs(n, rc, rd);
+    long sspan = coll_rev_displs(n, sc, sd), rspan = coll_rev_displs(n, rc, rd);
     if (!v) {
         for (int i = 0; i < n; ++i) sd[i] = i * sc[0], rd[i] = i * rc[0];
         sspan = (long)n * sc[0];

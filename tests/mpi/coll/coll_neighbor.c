@@ -138,15 +138,6 @@ static int ecount(uint32_t key, int c) { return c == 0 ? 0 : (key % 4 == 1 ? 0 :
 /* Allgatherv: what a rank sends to all its out-neighbors. */
 static int gcount(int world, int c) { return c == 0 ? 0 : (world % 3 == 1 ? 0 : c + world % 2); }
 
-static long rev_displs(int n, const int *counts, int *displs) {
-    long at = 0;
-    for (int i = n - 1; i >= 0; --i) {
-        displs[i] = (int)at;
-        at += counts[i] + 1;
-    }
-    return at;
-}
-
 typedef struct {
     const layout_t *l;
     MPI_Datatype d;
@@ -179,7 +170,7 @@ static void op_setup(topo_t *g, op_t *o, int kind, ty_t T, ty_t I, int c) {
         o->s = buf_new(l, mine, COLL_SEND_HOLE);
         buf_fill(&o->s, 0, (long)mine * ns, GEN_PLAIN, coll_key((uint32_t)g->world, 81));
         for (int i = 0; i < in; ++i) o->rc[i] = kind == 0 ? c : (g->srcw[i] < 0 ? 1 : gcount(g->srcw[i], c));
-        long span = kind == 1 ? rev_displs(in, o->rc, o->rd) : (long)c * in;
+        long span = kind == 1 ? coll_rev_displs(in, o->rc, o->rd) : (long)c * in;
         if (kind == 0)
             for (int i = 0; i < in; ++i) o->rd[i] = i * c;
         o->rcount = c;
@@ -191,7 +182,7 @@ static void op_setup(topo_t *g, op_t *o, int kind, ty_t T, ty_t I, int c) {
     } else if (kind == 2 || kind == 3) {
         for (int j = 0; j < out; ++j) o->sc[j] = kind == 2 ? c : ecount(g->skey[j], c);
         for (int i = 0; i < in; ++i) o->rc[i] = kind == 2 ? c : (g->srcw[i] < 0 ? 2 : ecount(g->rkey[i], c));
-        long sspan = rev_displs(out, o->sc, o->sd), rspan = rev_displs(in, o->rc, o->rd);
+        long sspan = coll_rev_displs(out, o->sc, o->sd), rspan = coll_rev_displs(in, o->rc, o->rd);
         if (kind == 2) {
             for (int j = 0; j < out; ++j) o->sd[j] = j * c;
             for (int i = 0; i < in; ++i) o->rd[i] = i * c;

@@ -58,19 +58,6 @@ static int *ints(int n) {
     return p;
 }
 
-static int vcount(int i, int c) { return c == 0 ? 0 : (i % 4 == 1 ? 0 : c + i % 3); }
-static int acount(int s, int d, int c, int sym) {
-    if (c == 0) return 0;
-    return sym ? ((s + d) % 5 == 1 ? 0 : c + (s * d) % 3) : ((s + 2 * d) % 5 == 1 ? 0 : c + (s + 3 * d) % 3);
-}
-static long rev_displs(int n, const int *counts, int *displs) {
-    long at = 0;
-    for (int i = n - 1; i >= 0; --i) {
-        displs[i] = (int)at;
-        at += counts[i] + 1;
-    }
-    return at;
-}
 static uint32_t k1(int r, uint32_t salt) { return coll_key((uint32_t)r, salt); }
 static uint32_t k2(int s, int d, uint32_t salt) { return coll_key((uint32_t)s * 4099u + (uint32_t)d, salt); }
 
@@ -119,8 +106,8 @@ static void nb_setup(nb_t *o, tctx *t, int kind, MPI_Comm comm, const layout_t *
             int v = kind == K_GATHERV;
             o->rc = ints(n);
             o->rd = ints(n);
-            for (int i = 0; i < n; ++i) o->rc[i] = v ? vcount(i, c) : c;
-            long span = v ? rev_displs(n, o->rc, o->rd) : (long)c * n;
+            for (int i = 0; i < n; ++i) o->rc[i] = v ? coll_vcount(i, c) : c;
+            long span = v ? coll_rev_displs(n, o->rc, o->rd) : (long)c * n;
             if (!v)
                 for (int i = 0; i < n; ++i) o->rd[i] = i * c;
             o->s = buf_new(l, o->rc[me], COLL_SEND_HOLE);
@@ -138,8 +125,8 @@ static void nb_setup(nb_t *o, tctx *t, int kind, MPI_Comm comm, const layout_t *
             int v = kind == K_SCATTERV;
             o->sc = ints(n);
             o->sd = ints(n);
-            for (int i = 0; i < n; ++i) o->sc[i] = v ? vcount(i, c) : c;
-            long span = v ? rev_displs(n, o->sc, o->sd) : (long)c * n;
+            for (int i = 0; i < n; ++i) o->sc[i] = v ? coll_vcount(i, c) : c;
+            long span = v ? coll_rev_displs(n, o->sc, o->sd) : (long)c * n;
             if (!v)
                 for (int i = 0; i < n; ++i) o->sd[i] = i * c;
             o->s = buf_new(l, isroot ? span : 0, COLL_SEND_HOLE);
@@ -156,8 +143,8 @@ static void nb_setup(nb_t *o, tctx *t, int kind, MPI_Comm comm, const layout_t *
             int v = kind == K_ALLGATHERV;
             o->rc = ints(n);
             o->rd = ints(n);
-            for (int i = 0; i < n; ++i) o->rc[i] = v ? vcount(i, c) : c;
-            long span = v ? rev_displs(n, o->rc, o->rd) : (long)c * n;
+            for (int i = 0; i < n; ++i) o->rc[i] = v ? coll_vcount(i, c) : c;
+            long span = v ? coll_rev_displs(n, o->rc, o->rd) : (long)c * n;
             if (!v)
                 for (int i = 0; i < n; ++i) o->rd[i] = i * c;
             o->s = buf_new(l, o->rc[me], COLL_SEND_HOLE);
@@ -176,10 +163,10 @@ static void nb_setup(nb_t *o, tctx *t, int kind, MPI_Comm comm, const layout_t *
             o->rc = ints(n);
             o->rd = ints(n);
             for (int i = 0; i < n; ++i) {
-                o->sc[i] = v ? acount(me, i, c, inplace) : c;
-                o->rc[i] = v ? acount(i, me, c, inplace) : c;
+                o->sc[i] = v ? coll_acount(me, i, c, inplace) : c;
+                o->rc[i] = v ? coll_acount(i, me, c, inplace) : c;
             }
-            long sspan = rev_displs(n, o->sc, o->sd), rspan = rev_displs(n, o->rc, o->rd);
+            long sspan = coll_rev_displs(n, o->sc, o->sd), rspan = coll_rev_displs(n, o->rc, o->rd);
             if (!v) {
                 for (int i = 0; i < n; ++i) o->sd[i] = o->rd[i] = i * c;
                 sspan = rspan = (long)n * c;
@@ -205,7 +192,7 @@ static void nb_setup(nb_t *o, tctx *t, int kind, MPI_Comm comm, const layout_t *
             o->rt = calloc((size_t)n, sizeof(MPI_Datatype));
             long sbytes = 0, rbytes = 0;
             for (int i = n - 1; i >= 0; --i) {
-                int su = acount(me, i, c, inplace), ru = acount(i, me, c, inplace);
+                int su = coll_acount(me, i, c, inplace), ru = coll_acount(i, me, c, inplace);
                 int s_l = inplace ? (i % 2 == 1) : (i % 2 == 0), r_l = i % 2 == 1;
                 o->st[i] = s_l ? d : MPI_INT;
                 o->rt[i] = r_l ? d : MPI_INT;
@@ -257,7 +244,7 @@ static void nb_setup(nb_t *o, tctx *t, int kind, MPI_Comm comm, const layout_t *
             o->rc = ints(n);
             long total = 0, before = 0;
             for (int i = 0; i < n; ++i) {
-                o->rc[i] = kind == K_RSB ? c : vcount(i, c);
+                o->rc[i] = kind == K_RSB ? c : coll_vcount(i, c);
                 if (i < me) before += o->rc[i];
                 total += o->rc[i];
             }
