@@ -40,9 +40,9 @@ std::uint64_t now_ms() noexcept {
     ::clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
     return static_cast<std::uint64_t>(t.tv_sec) * 1000 + static_cast<std::uint64_t>(t.tv_nsec) / 1000000;
 }
-constexpr std::size_t commit_chunk = 16;
+constexpr std::size_t commit_chunk = 16;  ///< spans committed at a time, at least
 /// Spans (of any class) a heap keeps in their class lists when they become empty (1 MiB).
-constexpr int max_kept = 16;                   ///< spans committed at a time, at least
+constexpr int max_kept = 16;
 
 /// The links of a free run, stored in its first bytes.
 struct free_links {
@@ -96,9 +96,12 @@ namespace {
 int bin_of(std::size_t nspans) noexcept { return nspans <= 32 ? static_cast<int>(nspans) - 1 : 32; }
 }  // namespace
 
-std::size_t heap::unlink_run(std::size_t i) noexcept {
+std::size_t heap::unlink_run(std::size_t i, std::uint64_t* since) noexcept {
     auto links = [this](std::size_t j) { return reinterpret_cast<free_links*>(addr_of(j)); };
     free_links* l = links(i);
+    if (since != nullptr) {
+        *since = l->since;
+    }
     if (l->prev != 0) {
         links(l->prev - 1)->next = l->next;
     } else {
@@ -118,8 +121,8 @@ void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty, std::ui
     }
     // Merge with the free runs around it (the newest dirty part dates the merged run).
     auto merge = [&](std::size_t i) noexcept {
-        std::uint64_t t = links(i)->since;
-        std::size_t d = unlink_run(i);
+        std::uint64_t t = 0;
+        std::size_t d = unlink_run(i, &t);
         if (d != 0 && t > since) {
             since = t;
         }
@@ -196,8 +199,8 @@ std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
             std::size_t len = value_of(map_[i]);
             auto* l = reinterpret_cast<free_links*>(addr_of(i));
             if (len >= k) {
-                std::uint64_t since = l->since;
-                std::size_t d = unlink_run(i);
+                std::uint64_t since = 0;
+                std::size_t d = unlink_run(i, &since);
                 dirty_ = dirty_ > d ? dirty_ - d : 0;
                 if (clean != nullptr) {
                     *clean = d == 0;  // purged: zero but for the first page (the links)
@@ -460,8 +463,7 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
     std::size_t have_dirty = 0;
     std::uint64_t since = 0;
     if (have != 0) {  // take the free run after the block
-        since = reinterpret_cast<free_links*>(addr_of(after))->since;
-        have_dirty = unlink_run(after);
+        have_dirty = unlink_run(after, &since);
         dirty_ = dirty_ > have_dirty ? dirty_ - have_dirty : 0;
         map_[after] = entry(k_unused, 0);
     }

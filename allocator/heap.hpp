@@ -162,16 +162,10 @@ public:
     static void free(heap* current, void* p) noexcept;
     /// free() when the owner h of p is known already (h == of(p), p not null).
     static void free_in(heap* h, heap* current, void* p) noexcept {
-        // The fast path: a small block (never on a span boundary) of the caller's own heap, in a
-        // span that stays in its class list and does not become empty.
+        // A small block (never on a span boundary) of the caller's own heap: the owner's path.
         if (h == current && (reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
-            span* s = span::of(p);
-            if (s->in_avail && s->used > 1) {
-                *static_cast<void**>(p) = s->free;
-                s->free = p;
-                --s->used;
-                return;
-            }
+            h->free_own_small(p);
+            return;
         }
         free_slow(h, current, p);
     }
@@ -183,7 +177,8 @@ public:
         auto a = reinterpret_cast<std::uintptr_t>(p);
         return a - spans_lo_ < spans_committed_ * span_size && (a & (span_size - 1)) != 0;
     }
-    /// free() of a small block of this heap by its owner (holds_small(p) is true).
+    /// free() of a small block of this heap by its owner (holds_small(p) is true). The fast
+    /// path: a span that stays in its class list and does not become empty.
     void free_own_small(void* p) noexcept {
         span* s = span::of(p);
         if (s->in_avail && s->used > 1) {
@@ -233,8 +228,8 @@ private:
     /// kernel; true if there were any.
     bool purge(std::uint64_t freed_by) noexcept;
     /// Takes the free run starting at span i out of its bin; returns its dirty count (still in
-    /// dirty_).
-    std::size_t unlink_run(std::size_t i) noexcept;
+    /// dirty_) and, when `since` is given, when its newest dirty part was freed.
+    std::size_t unlink_run(std::size_t i, std::uint64_t* since = nullptr) noexcept;
     void drain_returned() noexcept;
     /// Puts the spans that remote frees queued on reclaim_ back in avail_. Before any span goes
     /// back to the runs: a queued span must not be reused under the queue's links.
