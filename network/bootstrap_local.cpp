@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "network/bootstrap.hpp"
 #include "network/bootstrap_wire.hpp"
@@ -208,18 +209,6 @@ public:
     void abort(int, const char*) noexcept override {}
 };
 
-/// A non-negative decimal integer from the environment, or -1 (absent) / -2 (malformed).
-long env_int(const char* name) noexcept {
-    const char* v = std::getenv(name);
-    if (v == nullptr) {
-        return -1;
-    }
-    char* end = nullptr;
-    errno = 0;
-    long n = std::strtol(v, &end, 10);
-    return (errno != 0 || end == v || *end != '\0' || n < 0) ? -2 : n;
-}
-
 }  // namespace
 
 result<std::unique_ptr<bootstrap>> connect_local_bootstrap(int fd, int index, int count) noexcept {
@@ -242,13 +231,18 @@ result<std::unique_ptr<bootstrap>> connect_local_bootstrap(int fd, int index, in
 }
 
 result<std::unique_ptr<bootstrap>> bootstrap_from_env() noexcept {
-    long fd = env_int("MPC_BOOTSTRAP_FD");
-    if (fd == -2) {
-        return status{errc::invalid_argument, "bootstrap: MPC_BOOTSTRAP_FD is not a file descriptor number"};
+    // Knobs of network/config.cpp (mpc_run -p sets them; -1 / 0 when unset).
+    auto fd = config::get_int("MPC_BOOTSTRAP_FD");
+    if (!fd) {
+        return fd.error();
     }
-    if (fd >= 0) {
-        return connect_local_bootstrap(static_cast<int>(fd), static_cast<int>(env_int("MPC_PROC_INDEX")),
-                                       static_cast<int>(env_int("MPC_PROC_COUNT")));
+    if (*fd >= 0) {
+        auto index = config::get_int("MPC_PROC_INDEX");
+        auto count = config::get_int("MPC_PROC_COUNT");
+        if (!index || !count) {
+            return !index ? index.error() : count.error();
+        }
+        return connect_local_bootstrap(static_cast<int>(*fd), static_cast<int>(*index), static_cast<int>(*count));
     }
     if (std::getenv("PMIX_RANK") != nullptr) {
         return connect_pmix_bootstrap();

@@ -14,5 +14,12 @@ MPC_CONFIG_TABLE(net, {
      "UCX transport: report a dead peer process through UCX (UCP_ERR_HANDLING_MODE_PEER); UCX 1.13 then "
      "uses no shared-memory transport between processes (TCP only); the launcher detects dead processes "
      "either way"},
+    {"MPC_BOOTSTRAP_FD", ::mpc::config::knob_type::integer, "-1",
+     "set by mpc_run -p for each process it starts: the socket to the launcher (-1: no launcher socket; "
+     "not for users)"},
+    {"MPC_PROC_INDEX", ::mpc::config::knob_type::integer, "-1",
+     "set by mpc_run -p: this process's index in the job (not for users)"},
+    {"MPC_PROC_COUNT", ::mpc::config::knob_type::integer, "0",
+     "set by mpc_run -p: the job's number of processes (not for users)"},
 });
 
