@@ -1,6 +1,6 @@
 /// \file
 /// mpc_run: runs an MPI program built with mpc_cc / mpc_cxx as N ranks (ULTs) of one process,
-/// with the engine configured by flags.
+/// or of P processes (-p), with the engine configured by flags.
 ///
 /// Every flag becomes an MPC_* environment variable (the same knobs `--info` lists; `-n` sets
 /// MPC_NRANKS), then the program is exec'd: it replaces mpc_run, so its exit status, signals and
@@ -9,6 +9,19 @@
 /// a flag (or up to `--`); everything after it belongs to the program. A later flag overrides an
 /// earlier one for the same knob.
 ///
+/// Several processes (docs/architecture.md, "Network: bootstrap of multi-process jobs"):
+/// - `-p P` (P > 1): mpc_run stays, as the job's launcher: net::supervisor forks P processes
+///   from the main thread, each exec's the program with the same variables (MPC_NRANKS is the
+///   job's total N) plus MPC_BOOTSTRAP_FD (its socket to mpc_run, kept across exec),
+///   MPC_PROC_INDEX and MPC_PROC_COUNT; each process runs its block of ranks (net::layout). The
+///   supervisor serves their bootstrap and ends the job when one fails: mpc_run prints its one
+///   line and exits with the job's status. `-p 1` (the default) is the plain exec above.
+/// - `-N NODES` inside a Slurm allocation: mpc_run re-executes itself as
+///   `srun --mpi=pmix -N NODES -n P [--overcommit] mpc_run FLAGS-without-N PROGRAM ARGS`
+///   (P from -p, else NODES). Under a PMIx server (PMIX_RANK set, as in each of those tasks)
+///   mpc_run always execs the program directly: -p and -N do not launch anything there, the
+///   bootstrap is PMIx's.
+///
 /// Before exec, the program is checked (tools/program_check.hpp): an ELF must be built with
 /// mpc_cc / mpc_cxx (it defines the start-up marker symbol); a program that links libmpc and
 /// drives the engine itself (examples/ult_demo) runs too, but not with -n; a "#!" script is
@@ -16,8 +29,11 @@
 ///
 /// Exit status: 0 for --help/--info, 2 for a usage error (one line on stderr naming it),
 /// 127 when exec fails, otherwise the program's own (for an MPI program: the first non-zero
-/// exit status of a rank, or the MPI_Abort code).
+/// exit status of a rank, or the MPI_Abort code); with -p the job's status from the supervisor
+/// (0, the first non-zero exit status, 128 + a signal, or the MPI_Abort code).
 
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,12 +45,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "lib/topology.hpp"
+#include "network/layout.hpp"
+#include "network/supervisor.hpp"
 #include "scheduler/sched.hpp"
 #include "tools/program_check.hpp"
 
@@ -48,7 +67,7 @@ constexpr std::size_t min_stack_size = mpc::sched::min_stack_size;
 constexpr std::int64_t max_ranks = 1000000;
 
 const char usage_text[] =
-    "usage: mpc_run [-n N] [FLAGS] [--] PROGRAM [ARGS...]\n"
+    "usage: mpc_run [-n N] [-p P] [-N NODES] [FLAGS] [--] PROGRAM [ARGS...]\n"
     "       mpc_run --info | --help\n"
     "\n"
     "Runs PROGRAM, an MPI program built with mpc_cc or mpc_cxx, as N MPI ranks: N user-level\n"
@@ -57,6 +76,15 @@ const char usage_text[] =
     "a flag, or at '--'; later flags override earlier ones.\n"
     "\n"
     "  -n, -np N              number of MPI ranks, 1..1000000; default 1          -> MPC_NRANKS\n"
+    "  -p, --procs P          run the N ranks in P processes, 1..N; default 1. With P > 1,\n"
+    "                         mpc_run starts P copies of PROGRAM and stays as their launcher;\n"
+    "                         each runs a block of N/P ranks (the first N mod P one more) and\n"
+    "                         sees MPC_NRANKS=N, MPC_PROC_INDEX, MPC_PROC_COUNT=P and\n"
+    "                         MPC_BOOTSTRAP_FD. If one fails (signal, non-zero exit, MPI_Abort)\n"
+    "                         the others are ended and one line names it\n"
+    "  -N, --nodes NODES      inside a Slurm allocation: run on NODES nodes through\n"
+    "                         'srun --mpi=pmix -N NODES -n P', P processes in all (-p, default\n"
+    "                         NODES); each runs mpc_run with the other flags\n"
     "  -c, --vps N            number of virtual processors (kernel threads, one per core by\n"
     "                         default); 1..4096                                   -> MPC_VPS\n"
     "  --bind compact|scatter VP placement: compact fills cores in order, scatter spreads VPs\n"
@@ -77,9 +105,14 @@ const char usage_text[] =
     "other executables are refused, except programs that link libmpc and drive the engine\n"
     "themselves (no -n), and '#!' scripts, which are trusted to run an MPI program.\n"
     "\n"
-    "Exit status: the first non-zero exit status of a rank, or the MPI_Abort code; 0 when every\n"
-    "rank returns 0; 2 for a usage error; 127 if PROGRAM cannot be executed.\n"
-    "Example: mpc_run -n 64 -c 4 --bind scatter ./heat 1000\n";
+    "Under a PMIx server (PMIX_RANK set: srun --mpi=pmix, prterun) PROGRAM is exec'd directly,\n"
+    "whatever -p and -N say: the server started the processes.\n"
+    "\n"
+    "Exit status: the first non-zero exit status of a rank (with -p: of a process, 128 + n for\n"
+    "a process killed by signal n), or the MPI_Abort code; 0 when every rank returns 0; 2 for a\n"
+    "usage error; 127 if PROGRAM cannot be executed.\n"
+    "Examples: mpc_run -n 64 -c 4 --bind scatter ./heat 1000\n"
+    "          mpc_run -n 64 -p 4 ./heat 1000      (4 processes of 16 ranks)\n";
 
 /// Prints "mpc_run: <message><suffix>" as one line on stderr and exits with status 2.
 [[noreturn]] void vfail(const char* suffix, const char* fmt, std::va_list ap) {
@@ -184,6 +217,11 @@ struct command_line {
     bool info = false;
     bool ranks = false;  // -n given
     int program = -1;    // index of PROGRAM in argv, -1 if none
+    int procs = 1;       // -p (checked against N once N is known)
+    std::string procs_flag;  // "-p 5" as given, empty: no -p
+    int nodes = 0;       // -N, 0: not given
+    std::string nodes_flag;
+    std::vector<bool> drop;  // per argv index: part of a -N flag (left out when re-executing under srun)
 };
 
 /// If argv[i] is flag `name` ("-c" or "--bind"), stores its value (next argument; for long
@@ -254,6 +292,15 @@ setting parse_ranks(const char* flag, const char* v) {
     return {"MPC_NRANKS", v, std::string(flag) + " " + v};
 }
 
+/// -p / -N: a count from 1 to max_ranks (the bound against N is checked once N is known).
+int parse_count(const char* flag, const char* v, const char* what) {
+    std::int64_t n = 0;
+    if (!mpc::config::parse_int(v, &n) || n < 1 || n > max_ranks) {
+        fail("%s '%s': the number of %s must be an integer from 1 to the number of MPI ranks (-n)", flag, v, what);
+    }
+    return static_cast<int>(n);
+}
+
 setting parse_bind(const char* v) {
     if (std::strcmp(v, "compact") != 0 && std::strcmp(v, "scatter") != 0) {
         fail("--bind '%s': expected compact or scatter", v);
@@ -274,10 +321,12 @@ setting parse_stack_size(const char* v) {
 
 command_line parse(int argc, char** argv) {
     command_line cl;
+    cl.drop.assign(static_cast<std::size_t>(argc), false);
     const std::vector<knob_info> knobs = list_knobs();
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         const char* v = nullptr;
+        const int first = i;
         if (std::strcmp(arg, "--") == 0) {
             cl.program = i + 1 < argc ? i + 1 : -1;
             return cl;
@@ -309,6 +358,17 @@ command_line parse(int argc, char** argv) {
         } else if (flag_value(argc, argv, i, "-n", &v)) {
             cl.settings.push_back(parse_ranks("-n", v));
             cl.ranks = true;
+        } else if (flag_value(argc, argv, i, "--procs", &v) || flag_value(argc, argv, i, "-p", &v)) {
+            const char* flag = argv[first][1] == '-' ? "--procs" : "-p";
+            cl.procs = parse_count(flag, v, "processes");
+            cl.procs_flag = std::string(flag) + " " + v;
+        } else if (flag_value(argc, argv, i, "--nodes", &v) || flag_value(argc, argv, i, "-N", &v)) {
+            const char* flag = argv[first][1] == '-' ? "--nodes" : "-N";
+            cl.nodes = parse_count(flag, v, "nodes");
+            cl.nodes_flag = std::string(flag) + " " + v;
+            for (int j = first; j <= i; ++j) {
+                cl.drop[static_cast<std::size_t>(j)] = true;
+            }
         } else {
             usage_error("unknown flag '%s'", arg);
         }
@@ -386,8 +446,9 @@ std::string check_program(const char* prog, const std::string& path, bool ranks_
 
 // ---- output ---------------------------------------------------------------------------------
 
-/// `kind` says what the program is (check_program), empty when there is none.
-void print_configuration(const command_line& cl, int argc, char** argv, const std::string& kind) {
+/// `kind` says what the program is (check_program), empty when there is none; `launch` how it
+/// is started ("exec ./prog 1", "3 processes (...), each: exec ./prog 1"), empty when it is not.
+void print_configuration(const command_line& cl, char** argv, const std::string& kind, const std::string& launch) {
     std::fprintf(stderr, "mpc_run: configuration\n");
     const std::vector<knob_info> knobs = list_knobs();
     int width = 0;
@@ -411,12 +472,8 @@ void print_configuration(const command_line& cl, int argc, char** argv, const st
     if (cl.program > 0 && !kind.empty()) {
         std::fprintf(stderr, "mpc_run: %s is %s\n", argv[cl.program], kind.c_str());
     }
-    if (cl.program > 0) {
-        std::fprintf(stderr, "mpc_run: exec");
-        for (int i = cl.program; i < argc; ++i) {
-            std::fprintf(stderr, " %s", argv[i]);
-        }
-        std::fprintf(stderr, "\n");
+    if (!launch.empty()) {
+        std::fprintf(stderr, "mpc_run: %s\n", launch.c_str());
     }
 }
 
@@ -449,6 +506,134 @@ int print_info() {
     return 0;
 }
 
+// ---- launch ---------------------------------------------------------------------------------
+
+/// "a b c": the words of a command, for -v.
+std::string join(const std::vector<std::string>& words) {
+    std::string out;
+    for (const std::string& w : words) {
+        out += (out.empty() ? "" : " ") + w;
+    }
+    return out;
+}
+
+/// The job's number of ranks N: MPC_NRANKS as the flags left it (-n, --mpc nranks=, the
+/// environment, else the default 1); `from` says where it came from, for messages.
+int job_ranks(const command_line& cl, std::string& from) {
+    const char* raw = mpc::config::raw("MPC_NRANKS");
+    std::int64_t n = 0;
+    if (raw == nullptr || !mpc::config::parse_int(raw, &n) || n < 1 || n > max_ranks) {
+        fail("MPC_NRANKS='%s' in the environment: the number of MPI ranks must be an integer from 1 to %lld",
+             raw != nullptr ? raw : "", static_cast<long long>(max_ranks));
+    }
+    const char* env = std::getenv("MPC_NRANKS");
+    from = env != nullptr && *env != '\0' ? std::string("MPC_NRANKS=") + env : "the default of 1 rank; see -n";
+    for (const setting& s : cl.settings) {
+        from = s.name == "MPC_NRANKS" ? s.origin : from;
+    }
+    return static_cast<int>(n);
+}
+
+/// The srun command that runs mpc_run itself on `nodes` nodes, `procs` tasks in all, with the
+/// same arguments minus -N (every task sees PMIX_RANK and execs the program).
+std::vector<std::string> srun_command(const command_line& cl, int argc, char** argv, int procs) {
+    std::vector<std::string> cmd = {"srun", "--mpi=pmix", "-N", std::to_string(cl.nodes), "-n", std::to_string(procs)};
+    if (procs > cl.nodes) {
+        cmd.emplace_back("--overcommit");  // several processes per node: Slurm counts a CPU per task
+    }
+    char self[PATH_MAX];
+    const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    cmd.emplace_back(len > 0 ? std::string(self, static_cast<std::size_t>(len)) : std::string(argv[0]));
+    for (int i = 1; i < argc; ++i) {
+        if (i >= cl.program || !cl.drop[static_cast<std::size_t>(i)]) {
+            cmd.emplace_back(argv[i]);
+        }
+    }
+    return cmd;
+}
+
+[[noreturn]] void exec_failed(const char* prog) {
+    const int e = errno;
+    std::fprintf(stderr, "mpc_run: cannot execute '%s': %s%s\n", prog, std::strerror(e),
+                 e == ENOENT ? " (its interpreter or dynamic loader is missing)" : "");
+    std::exit(exit_exec_failed);
+}
+
+/// "3 processes (ranks 0-3, 4-6, 7-9), each: exec" for -v (the first few processes only).
+std::string describe_processes(const mpc::net::layout& lay) {
+    std::string d = std::to_string(lay.processes()) + " processes (ranks ";
+    for (int p = 0; p < lay.processes(); ++p) {
+        if (p == 8 && lay.processes() > 9) {
+            d += ", ...";
+            break;
+        }
+        const int first = lay.first_rank(p), n = lay.rank_count(p);
+        d += (p > 0 ? ", " : "") + std::to_string(first) + (n > 1 ? "-" + std::to_string(first + n - 1) : "");
+    }
+    return d + "), each: exec";
+}
+
+/// mpc_run -p P (P > 1): forks the P processes through the supervisor, each exec'ing PROGRAM
+/// with MPC_BOOTSTRAP_FD, MPC_PROC_INDEX and MPC_PROC_COUNT added to the environment, serves
+/// them until they have all ended and returns the job's exit status.
+int run_processes(char** prog_argv, const mpc::net::layout& lay) {
+    const int procs = lay.processes();
+    mpc::net::supervisor::options opt;
+    opt.count = procs;
+    for (int p = 0; p < procs; ++p) {
+        opt.first_rank.push_back(lay.first_rank(p));
+        opt.rank_count.push_back(lay.rank_count(p));
+    }
+    // Each process's environment, built here so that the child only fills in two slots before it
+    // execs: the current one (MPC_NRANKS is the job's N) without stale bootstrap variables, plus
+    // MPC_PROC_COUNT, then MPC_PROC_INDEX and MPC_BOOTSTRAP_FD (the child's socket, known there).
+    if (::setenv("MPC_PROC_COUNT", std::to_string(procs).c_str(), 1) != 0 || ::unsetenv("MPC_PROC_INDEX") != 0 ||
+        ::unsetenv("MPC_BOOTSTRAP_FD") != 0) {
+        std::fprintf(stderr, "mpc_run: setenv: %s\n", std::strerror(errno));
+        return exit_usage;
+    }
+    std::vector<char*> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+        env.push_back(*e);
+    }
+    const std::size_t slot = env.size();
+    env.resize(slot + 3, nullptr);  // MPC_PROC_INDEX=, MPC_BOOTSTRAP_FD=, the terminating null
+    std::vector<std::string> index_vars;
+    for (int p = 0; p < procs; ++p) {
+        index_vars.push_back("MPC_PROC_INDEX=" + std::to_string(p));
+    }
+    // Runs in each child after fork (mpc_run has one thread): no allocation, exec or _exit.
+    auto child = [&](int index, int fd) {
+        const int flags = ::fcntl(fd, F_GETFD);
+        if (flags < 0 || ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) {  // the socket survives exec
+            std::fprintf(stderr, "mpc_run: process %d: fcntl: %s\n", index, std::strerror(errno));
+            ::_exit(exit_exec_failed);
+        }
+        char fd_var[48];
+        std::snprintf(fd_var, sizeof fd_var, "MPC_BOOTSTRAP_FD=%d", fd);
+        env[slot] = index_vars[static_cast<std::size_t>(index)].data();
+        env[slot + 1] = fd_var;
+        ::execvpe(prog_argv[0], prog_argv, env.data());
+        const int e = errno;
+        std::fprintf(stderr, "mpc_run: process %d: cannot execute '%s': %s\n", index, prog_argv[0], std::strerror(e));
+        ::_exit(exit_exec_failed);
+    };
+    std::fflush(nullptr);  // nothing buffered is written twice by the children
+    auto sup = mpc::net::supervisor::start(opt, child);
+    if (!sup) {
+        const mpc::status& st = sup.error();
+        std::fprintf(stderr, "mpc_run: cannot start %d processes: %s%s%s\n", procs, st.reason(),
+                     st.sys_errno() != 0 ? ": " : "", st.sys_errno() != 0 ? std::strerror(st.sys_errno()) : "");
+        return exit_exec_failed;
+    }
+    std::string message;
+    const int status = sup->run(message);
+    if (!message.empty()) {
+        std::fprintf(stderr, "mpc_run: %s\n", message.c_str());
+    }
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -459,12 +644,63 @@ int main(int argc, char** argv) {
             return exit_usage;
         }
     }
+    // How the job starts: under a PMIx server (a task of srun --mpi=pmix, ours included) the
+    // server made the processes: exec, whatever -p and -N say. Else -N goes through srun, -p > 1
+    // through the supervisor, and the rest is the plain exec.
+    const bool under_pmix = std::getenv("PMIX_RANK") != nullptr;
+    const bool use_srun = !under_pmix && cl.nodes > 0;
+    int procs = cl.procs;
+    int nranks = 1;
+    if (!cl.info && !under_pmix && (use_srun || !cl.procs_flag.empty())) {
+        if (use_srun) {
+            const char* job = std::getenv("SLURM_JOB_ID");
+            if (job == nullptr || *job == '\0') {
+                fail("-N needs a Slurm allocation (SLURM_JOB_ID is not set)");
+            }
+        }
+        std::string from;
+        nranks = job_ranks(cl, from);
+        if (use_srun && cl.procs_flag.empty()) {
+            procs = cl.nodes;
+            if (procs > nranks) {
+                fail("%s: more nodes than MPI ranks (%s); each process needs at least one rank", cl.nodes_flag.c_str(),
+                     from.c_str());
+            }
+        }
+        if (procs > nranks) {
+            fail("%s: more processes than MPI ranks (%s); each process needs at least one rank", cl.procs_flag.c_str(),
+                 from.c_str());
+        }
+        if (use_srun && procs < cl.nodes) {
+            fail("%s with %s: fewer processes than nodes", cl.procs_flag.c_str(), cl.nodes_flag.c_str());
+        }
+    }
     std::string kind;
     if (!cl.info && cl.program > 0) {
         kind = check_program(argv[cl.program], find_program(argv[cl.program]), cl.ranks);
     }
+    const bool use_supervisor = !cl.info && !under_pmix && !use_srun && procs > 1;
+    std::optional<mpc::net::layout> lay;
+    if (use_supervisor) {
+        auto l = mpc::net::layout::make(nranks, procs);
+        if (!l) {
+            fail("%s: %s", cl.procs_flag.c_str(), l.error().reason());  // checked above
+        }
+        lay = *l;
+    }
     if (cl.verbose) {
-        print_configuration(cl, argc, argv, kind);
+        std::string launch;
+        if (cl.program > 0) {
+            std::vector<std::string> prog(argv + cl.program, argv + argc);
+            if (use_srun) {
+                launch = "exec " + join(srun_command(cl, argc, argv, procs));
+            } else if (use_supervisor) {
+                launch = describe_processes(*lay) + " " + join(prog);
+            } else {
+                launch = "exec " + join(prog);
+            }
+        }
+        print_configuration(cl, argv, kind, launch);
     }
     if (cl.info) {
         return print_info();
@@ -472,10 +708,20 @@ int main(int argc, char** argv) {
     if (cl.program < 0) {
         usage_error("missing program to run");
     }
+    if (use_supervisor) {
+        return run_processes(argv + cl.program, *lay);
+    }
     std::fflush(nullptr);
+    if (use_srun) {
+        std::vector<std::string> cmd = srun_command(cl, argc, argv, procs);
+        std::vector<char*> words;
+        for (std::string& w : cmd) {
+            words.push_back(w.data());
+        }
+        words.push_back(nullptr);
+        ::execvp(words[0], words.data());
+        exec_failed(words[0]);
+    }
     ::execvp(argv[cl.program], argv + cl.program);
-    const int e = errno;
-    std::fprintf(stderr, "mpc_run: cannot execute '%s': %s%s\n", argv[cl.program], std::strerror(e),
-                 e == ENOENT ? " (its interpreter or dynamic loader is missing)" : "");
-    return exit_exec_failed;
+    exec_failed(argv[cl.program]);
 }
