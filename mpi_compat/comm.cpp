@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "mpi_compat/coll/coll.hpp"
@@ -19,6 +20,8 @@ struct comm_table {
     std::mutex lock;
     std::size_t next_index = 16;  ///< below 16: predefined (0: MPI_COMM_NULL, 1: WORLD, 2: SELF)
     std::vector<std::size_t> free_slots;
+    /// Registered intra-communicators made by adopt_comm(), by context (released with them).
+    std::unordered_map<std::uint32_t, comm*> by_context;
 };
 
 /// The slot of index idx, created if needed (table mutex held).
@@ -40,7 +43,9 @@ comm_table& table() {
     return t;
 }
 
-std::atomic<std::uint32_t> next_context{16};  // 1..15 are reserved for predefined communicators
+MPI_Comm register_locked(comm_table& t, comm* c);
+
+std::atomic<std::uint32_t> next_context{0};  // contexts 1..15 are reserved for predefined communicators
 
 }  // namespace
 
@@ -48,20 +53,22 @@ std::atomic<std::atomic<comm*>*> detail::comm_chunks[detail::comm_max_chunks] = 
 
 comm::~comm() { coll::destroy_state(*this); }
 
-int comm::rank_of(const task& t) const noexcept {
+int comm::rank_of(const task& t) const noexcept { return rank_of_world(t.world_rank); }
+
+int comm::rank_of_world(int wr) const noexcept {
     if (is_self) {
         return 0;
     }
     if (is_world) {
-        return t.world_rank;
+        return wr;
     }
-    auto it = std::lower_bound(rank_index.begin(), rank_index.end(), std::make_pair(t.world_rank, -1));
-    if (it != rank_index.end() && it->first == t.world_rank) {
+    auto it = std::lower_bound(rank_index.begin(), rank_index.end(), std::make_pair(wr, -1));
+    if (it != rank_index.end() && it->first == wr) {
         return it->second;
     }
     if (is_inter) {
-        it = std::lower_bound(remote_index.begin(), remote_index.end(), std::make_pair(t.world_rank, -1));
-        if (it != remote_index.end() && it->first == t.world_rank) {
+        it = std::lower_bound(remote_index.begin(), remote_index.end(), std::make_pair(wr, -1));
+        if (it != remote_index.end() && it->first == wr) {
             return it->second;
         }
     }
@@ -84,6 +91,14 @@ int comm::world_rank(const task& caller, int rank) const noexcept {
 }
 
 void comm::index_ranks() {
+    const world_state& w = world();
+    local_only = true;
+    for (int wr : world_of) {
+        local_only = local_only && is_local(w, wr);
+    }
+    for (int wr : remote_of) {
+        local_only = local_only && is_local(w, wr);
+    }
     rank_index.clear();
     if (is_world || is_self) {
         return;
@@ -103,6 +118,11 @@ void comm::index_ranks() {
 MPI_Comm register_comm(comm* c) {
     comm_table& t = table();
     std::lock_guard<std::mutex> g(t.lock);
+    return register_locked(t, c);
+}
+
+namespace {
+MPI_Comm register_locked(comm_table& t, comm* c) {
     std::size_t idx = 0;
     if (c->handle != MPI_COMM_NULL) {  // predefined: fixed index
         idx = static_cast<std::size_t>(c->handle & 0xffffff);
@@ -117,6 +137,7 @@ MPI_Comm register_comm(comm* c) {
     c->handle = MPC_HANDLE(MPC_HANDLE_KIND_COMM, static_cast<int>(idx));
     return c->handle;
 }
+}  // namespace
 
 void release_comm(comm* c) noexcept {
     if (c->predefined || c->members.fetch_sub(1, std::memory_order_acq_rel) != 1) {
@@ -128,6 +149,9 @@ void release_comm(comm* c) noexcept {
         auto idx = static_cast<std::size_t>(c->handle & 0xffffff);
         slot_locked(t, idx)->store(nullptr, std::memory_order_release);
         t.free_slots.push_back(idx);
+        if (auto it = t.by_context.find(c->context); it != t.by_context.end() && it->second == c) {
+            t.by_context.erase(it);
+        }
     }
     delete c;
 }
@@ -138,7 +162,39 @@ void retain_comm(comm* c) noexcept {
     }
 }
 
-std::uint32_t new_context_pair() noexcept { return next_context.fetch_add(2, std::memory_order_relaxed); }
+std::uint32_t new_context_pair() noexcept {
+    const world_state& w = world();
+    const auto k = next_context.fetch_add(1, std::memory_order_relaxed);
+    return 16 + 2 * (k * static_cast<std::uint32_t>(w.nprocs) + static_cast<std::uint32_t>(w.proc_index));
+}
+
+MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members) {
+    comm_table& t = table();
+    {
+        std::lock_guard<std::mutex> g(t.lock);
+        auto it = t.by_context.find(context);
+        if (it != t.by_context.end()) {
+            return it->second->handle;
+        }
+    }
+    const world_state& w = world();
+    auto* c = new comm();
+    c->world_of = members;
+    c->context = context;
+    int here = 0;
+    for (int wr : members) {
+        here += is_local(w, wr) ? 1 : 0;
+    }
+    c->members.store(here, std::memory_order_relaxed);
+    c->index_ranks();
+    std::lock_guard<std::mutex> g(t.lock);
+    auto [it, fresh] = t.by_context.emplace(context, c);
+    if (!fresh) {  // another member here adopted it meanwhile
+        delete c;
+        return it->second->handle;
+    }
+    return register_locked(t, c);
+}
 
 comm* new_intercomm(std::vector<int> a, std::vector<int> b) {
     auto* c = new comm();

@@ -49,6 +49,9 @@ struct comm {
     /// own group, so the two groups' messages cannot meet.
     std::unique_ptr<comm> group_view[2];
     bool predefined = false;
+    /// Every member lives in this process (set by index_ranks(); WORLD's by the launch): the
+    /// collectives may use shared memory. False for a communicator that spans processes.
+    bool local_only = true;
     std::atomic<int> members{0};   ///< members that have not freed it yet
     /// Shared-memory collective state (coll/shm.hpp), made by the first collective; freed with
     /// the communicator.
@@ -80,6 +83,9 @@ struct comm {
     }
     /// The caller's rank in this communicator, or MPI_UNDEFINED.
     int rank_of(const task& t) const noexcept;
+    /// The rank of world rank wr in this communicator (in either group of an intercommunicator),
+    /// or MPI_UNDEFINED; on MPI_COMM_SELF, 0.
+    int rank_of_world(int wr) const noexcept;
     /// The world rank behind `rank` (a valid rank of this communicator; of the remote group for
     /// an intercommunicator).
     int world_rank(const task& caller, int rank) const noexcept;
@@ -126,8 +132,14 @@ void release_comm(comm* c) noexcept;
 /// One more reference, for an operation that uses c after its caller may have freed it (a
 /// pending non-blocking collective); release_comm() drops it. No-op on predefined ones.
 void retain_comm(comm* c) noexcept;
-/// A fresh pair of context ids.
+/// A fresh pair of context ids, unique in the job: process p of P takes 16 + 2 (k P + p), k
+/// counting its allocations (one process: 16, 18, 20, ...).
 std::uint32_t new_context_pair() noexcept;
+/// The registered intra-communicator of context `context` whose members (world ranks in rank
+/// order) are `members`: the one another member in this process adopted already, or a new one
+/// (one reference per member that lives here). Every member of a new communicator calls it
+/// once, after the members agreed on the context (the creator sends it to the others).
+MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members);
 /// A new, unregistered intercommunicator between groups a and b (world ranks in rank order,
 /// disjoint), with fresh contexts, its group views and one reference per member.
 comm* new_intercomm(std::vector<int> a, std::vector<int> b);

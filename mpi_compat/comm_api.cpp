@@ -3,8 +3,10 @@
 /// MPI_Bcast over the basic internal algorithms (the collectives issue replaces those).
 ///
 /// Creation protocol: the members agree on the new groups (split: an allgather of color and
-/// key over the parent), then the member that becomes rank 0 of each new communicator
-/// allocates it and sends its handle to the others over the parent's collective context.
+/// key over the parent), then the member that becomes rank 0 of each new communicator picks
+/// its context pair and sends it to the others over the parent's collective context; each
+/// member adopts the communicator of that context (adopt_comm: the first member of a process
+/// to get there creates the process's object, the others find it).
 /// Dup and split of an intercommunicator are intercomm.cpp's (intercomm.hpp).
 
 #include <algorithm>
@@ -30,29 +32,16 @@ ctx enter(const char* call, MPI_Comm h) noexcept { return enter_comm(call, h); }
 /// members are `members` (world ranks in new-rank order); `leader_parent_rank` is the parent
 /// rank of members[0]. Returns the new handle.
 MPI_Comm create_comm(task& self, comm& parent, const std::vector<int>& members, int leader_parent_rank) {
-    MPI_Comm h = MPI_COMM_NULL;
+    std::uint32_t context = 0;
     if (members.front() == self.world_rank) {
-        auto* c = new comm();
-        c->world_of = members;
-        c->context = new_context_pair();
-        c->members.store(static_cast<int>(members.size()), std::memory_order_relaxed);
-        c->index_ranks();
-        h = register_comm(c);
+        context = new_context_pair();
         for (std::size_t i = 1; i < members.size(); ++i) {
-            int dest = parent.is_world ? members[i] : -1;
-            if (dest < 0) {
-                for (std::size_t p = 0; p < parent.world_of.size(); ++p) {
-                    if (parent.world_of[p] == members[i]) {
-                        dest = static_cast<int>(p);
-                        break;
-                    }
-                }
-            }
-            coll_send(self, parent, dest, tag_comm_create, &h, sizeof(h));
+            coll_send(self, parent, parent.rank_of_world(members[i]), tag_comm_create, &context, sizeof(context));
         }
     } else {
-        coll_recv(self, parent, leader_parent_rank, tag_comm_create, &h, sizeof(h));
+        coll_recv(self, parent, leader_parent_rank, tag_comm_create, &context, sizeof(context));
     }
+    MPI_Comm h = adopt_comm(context, members);
     comm* c = lookup_comm(h);
     local_of(self, c).errhandler = local_of(self, &parent).errhandler;
     return h;

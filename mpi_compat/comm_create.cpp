@@ -5,8 +5,9 @@
 /// intercommunicator is intercomm.cpp's (intercomm.hpp); MPI_Comm_create_group and
 /// MPI_Comm_split_type are defined on intra-communicators only (MPI 3.1 section 6.4.2).
 ///
-/// Creation (make_comm) follows comm_api.cpp's protocol: the member that becomes rank 0 creates
-/// the object and sends its handle to the other members over the parent's collective context.
+/// Creation (make_comm) follows comm_api.cpp's protocol: the member that becomes rank 0 picks the
+/// context pair and sends it to the other members over the parent's collective context; each
+/// adopts the communicator of that context (adopt_comm).
 /// No other agreement is needed, because every member knows the member list from its arguments
 /// (MPI requires the same group on all members of it). MPI_Comm_create therefore costs nothing
 /// to the parent's ranks outside the group, and MPI_Comm_create_group involves only the group;
@@ -41,23 +42,16 @@ std::vector<int> members_of(const task& self, const comm& c) {
 
 MPI_Comm make_comm(task& self, const comm& parent, const std::vector<int>& members, int tag,
                    std::shared_ptr<const virtual_topology> topo) {
-    MPI_Comm h = MPI_COMM_NULL;
-    world_state& w = world();
+    std::uint32_t context = 0;
     if (members.front() == self.world_rank) {
-        auto* c = new comm();
-        c->world_of = members;
-        c->context = new_context_pair();
-        c->members.store(static_cast<int>(members.size()), std::memory_order_relaxed);
-        c->index_ranks();
-        h = register_comm(c);
+        context = new_context_pair();
         for (std::size_t i = 1; i < members.size(); ++i) {
-            int dest = parent.rank_of(*w.tasks[static_cast<std::size_t>(members[i])]);
-            coll_send(self, parent, dest, tag, &h, sizeof(h));
+            coll_send(self, parent, parent.rank_of_world(members[i]), tag, &context, sizeof(context));
         }
     } else {
-        int leader = parent.rank_of(*w.tasks[static_cast<std::size_t>(members.front())]);
-        coll_recv(self, parent, leader, tag, &h, sizeof(h));
+        coll_recv(self, parent, parent.rank_of_world(members.front()), tag, &context, sizeof(context));
     }
+    MPI_Comm h = adopt_comm(context, members);
     comm* c = lookup_comm(h);
     MPI_Errhandler eh = local_of(self, &parent).errhandler;
     comm_local& l = local_of(self, c);
@@ -79,12 +73,10 @@ int subgroup(const char* call, MPI_Comm h, const comm& c, MPI_Group gh, std::sha
     if (g == nullptr) {
         return raise(h, MPI_ERR_GROUP, call, "invalid group %#x", gh);
     }
-    const world_state& w = world();
     const task& self = *current();
     const comm& local = c.is_inter ? c.local_view(self) : c;
     for (int wr : g->world_of) {
-        if (local.is_self ? wr != self.world_rank
-                          : local.rank_of(*w.tasks[static_cast<std::size_t>(wr)]) == MPI_UNDEFINED) {
+        if (local.is_self ? wr != self.world_rank : local.rank_of_world(wr) == MPI_UNDEFINED) {
             return raise(h, MPI_ERR_GROUP, call, "world rank %d of the group is not in the %s", wr,
                          c.is_inter ? "local group of the intercommunicator" : "communicator");
         }

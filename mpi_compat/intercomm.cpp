@@ -32,17 +32,15 @@ namespace {
 /// members `to` (world ranks of either group; the creator is skipped): group A's through A's
 /// view, group B's over the intercommunicator. The receivers call recv_handle.
 void send_handle(task& self, const comm& parent, const std::vector<int>& to, MPI_Comm h) {
-    const world_state& w = world();
     const comm& view_a = *parent.group_view[0];
     for (int wr : to) {
         if (wr == self.world_rank) {
             continue;
         }
-        const task& t = *w.tasks[static_cast<std::size_t>(wr)];
-        if (parent.in_group_a(t)) {
-            coll_send(self, view_a, view_a.rank_of(t), tag_comm_create, &h, sizeof(h));
+        if (int in_a = view_a.rank_of_world(wr); in_a != MPI_UNDEFINED) {
+            coll_send(self, view_a, in_a, tag_comm_create, &h, sizeof(h));
         } else {
-            coll_send(self, parent, parent.rank_of(t), tag_comm_create, &h, sizeof(h));
+            coll_send(self, parent, parent.rank_of_world(wr), tag_comm_create, &h, sizeof(h));
         }
     }
 }
@@ -51,7 +49,7 @@ void send_handle(task& self, const comm& parent, const std::vector<int>& to, MPI
 /// send_handle. Both paths name the creator by its rank in group A.
 MPI_Comm recv_handle(task& self, const comm& parent, int creator) {
     MPI_Comm h = MPI_COMM_NULL;
-    int source = parent.rank_of(*world().tasks[static_cast<std::size_t>(creator)]);
+    int source = parent.rank_of_world(creator);
     coll_recv(self, parent.in_group_a(self) ? *parent.group_view[0] : parent, source, tag_comm_create, &h, sizeof(h));
     return h;
 }

@@ -7,8 +7,8 @@ namespace {
 void start_send(task& self, const comm& c, int dest, int tag, const void* buf, std::size_t bytes,
                 request* r) noexcept {
     r->kind = req_kind::send;
-    task& target = *world().tasks[static_cast<std::size_t>(c.world_rank(self, dest))];
-    target.engine.deliver(c.coll_context(), c.rank_of(self), tag, raw_bytes(buf, bytes), r, false);
+    route_send(self, c.world_rank(self, dest), c.coll_context(), c.rank_of(self), tag, raw_bytes(buf, bytes), r,
+               false);
 }
 
 void start_recv(task& self, const comm& c, int source, int tag, void* buf, std::size_t bytes, request* r) noexcept {

@@ -20,6 +20,7 @@
 #include "mpi_compat/errors.hpp"
 #include "scheduler/stack.hpp"
 #include "mpi_compat/privatize.hpp"
+#include "mpi_compat/remote.hpp"
 #include "mpi_compat/runtime.hpp"
 
 MPC_CONFIG_TABLE(mpi, {
@@ -125,17 +126,28 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         std::fprintf(stderr, "mpc: MPC_NRANKS must be an integer from 1 to 1000000\n");
         return 2;
     }
+    world_state& w = g_world;
+    w.size = static_cast<int>(*n);
+    // Several processes (mpc_run -p, srun --mpi=pmix): this one runs its block of the ranks.
+    if (!remote::start(w.size, &w.first_local, &w.nlocal)) {
+        return 2;
+    }
     if (status s = sched::init(); !s) {
         std::fprintf(stderr, "mpc: cannot start the runtime: %s\n", s.reason());
         return 2;
     }
-    world_state& w = g_world;
-    w.size = static_cast<int>(*n);
-    w.wtime_origin = now_seconds();
+    if (!remote::start_progress()) {
+        return 2;
+    }
+    // MPI_Wtime counts from the start of this process, or, with several processes, from the
+    // machine's monotonic clock origin (the same in every process of a node, so that times
+    // taken by ranks of different processes compare, as within one process).
+    w.wtime_origin = w.nlocal == w.size ? now_seconds() : 0.0;
     w.world.handle = MPI_COMM_WORLD;
     w.world.context = 1;
     w.world.is_world = true;
     w.world.predefined = true;
+    w.world.local_only = w.nlocal == w.size;
     w.world.world_of.resize(static_cast<std::size_t>(w.size));
     for (int i = 0; i < w.size; ++i) {
         w.world.world_of[static_cast<std::size_t>(i)] = i;
@@ -149,7 +161,9 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
     std::vector<rank_args> args(static_cast<std::size_t>(w.size));
     std::vector<sched::ult*> ults(static_cast<std::size_t>(w.size));
     w.tasks.resize(static_cast<std::size_t>(w.size));
-    for (int i = 0; i < w.size; ++i) {
+    const int first = w.first_local;
+    const int end = w.first_local + w.nlocal;
+    for (int i = first; i < end; ++i) {
         auto t = std::make_unique<task>();
         t->world_rank = i;
         t->comm_locals[&w.world].name = "MPI_COMM_WORLD";
@@ -168,7 +182,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         sched::set_stack_allocator(&sched::slice_stack_allocator());  // rank stacks in their slices
     }
     char name[32];
-    for (int i = 0; i < w.size; ++i) {
+    for (int i = first; i < end; ++i) {
         std::snprintf(name, sizeof(name), "rank %d", i);
         sched::attr a;
         a.name = name;
@@ -195,7 +209,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         ults[static_cast<std::size_t>(i)] = *u;
     }
     int status = 0;
-    for (int i = 0; i < w.size; ++i) {
+    for (int i = first; i < end; ++i) {
         sched::join(ults[static_cast<std::size_t>(i)]).ignore();
         int code = w.tasks[static_cast<std::size_t>(i)]->exit_code;
         if (status == 0 && code != 0) {
@@ -203,6 +217,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         }
         std::free(args[static_cast<std::size_t>(i)].argv);
     }
+    remote::finish();  // every process has returned (several processes only)
     sched::finalize().ignore();
     return status;
 }

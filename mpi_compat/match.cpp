@@ -11,6 +11,7 @@
 #include "lib/log.hpp"
 #include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/p2p.hpp"
+#include "mpi_compat/remote.hpp"
 
 namespace mpc::mpi {
 
@@ -48,6 +49,7 @@ void request::reset() noexcept {
     args = persistent_args{nullptr, 0, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_NULL, send_mode::standard};
     greq = grequest_fns{nullptr, nullptr, nullptr, nullptr};
     bsend_block = nullptr;
+    netc.fn = nullptr;
 }
 
 void request::complete() noexcept {
@@ -327,9 +329,51 @@ unexpected_msg* match_engine::unlink_unexpected(std::uint32_t context, int sourc
     return nullptr;
 }
 
+void match_engine::deliver_remote(const net::envelope& env, net::incoming& msg) noexcept {
+    const auto source = static_cast<int>(env.source);
+    lk_.lock();
+    request* prev = nullptr;
+    for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
+        if (r->context == env.context_id && matches(r->source, r->tag, source, env.tag)) {
+            (prev ? prev->next : posted_head_) = r->next;
+            if (posted_tail_ == r) {
+                posted_tail_ = prev;
+            }
+            lk_.unlock();
+            remote::receive(r, env, msg, nullptr);
+            return;
+        }
+    }
+    // Unexpected: keep the transport's descriptor (eager data stays where UCX put it; a
+    // rendezvous message stays at the sender), or copy eager data that cannot be kept.
+    const bool kept = msg.keep();
+    const std::size_t copy = kept ? 0 : msg.size();
+    void* mem = std::malloc(sizeof(unexpected_msg) + sizeof(remote::remote_msg) + copy);
+    if (mem == nullptr) {
+        lk_.unlock();
+        MPC_LOG(fatal, mpi, "out of memory queueing a message of %zu bytes from another process",
+                static_cast<std::size_t>(env.size));
+        std::abort();
+    }
+    auto* m = new (mem) unexpected_msg{nullptr, env.context_id, source, env.tag, static_cast<std::size_t>(env.size)};
+    m->remote = new (m + 1) remote::remote_msg{env, msg};
+    if (!kept && copy != 0) {
+        m->eager = m->remote + 1;
+        std::memcpy(m->eager, msg.data(), copy);
+    }
+    (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
+    unexp_tail_ = m;
+    sched::ult* probers = probers_.take_all_locked();
+    lk_.unlock();
+    sched::wake_all(probers);
+}
+
 void match_engine::receive_taken(unexpected_msg* m, request* r) noexcept {
     std::size_t n = fit(m->bytes, r);
-    if (m->sender != nullptr) {
+    if (m->remote != nullptr) {
+        static_assert(std::is_trivially_destructible_v<remote::remote_msg>);
+        remote::receive(r, m->remote->env, m->remote->msg, m->eager);
+    } else if (m->sender != nullptr) {
         copy_data(m->sender->source_data, r->target, n);  // sender -> receiver, one copy
         complete_receive(r, m->source, m->tag, m->bytes, n);
         m->sender->complete();
@@ -421,6 +465,27 @@ bool match_engine::cancel(request* r) noexcept {
             return true;
         }
     }
+    return false;
+}
+
+bool match_engine::cancel_remote(int source_world, std::uint64_t cookie) noexcept {
+    lk_.lock();
+    unexpected_msg* prev = nullptr;
+    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
+        if (m->remote != nullptr && m->remote->env.source_world == source_world && m->remote->env.cookie == cookie) {
+            (prev ? prev->next : unexp_head_) = m->next;
+            if (unexp_tail_ == m) {
+                unexp_tail_ = prev;
+            }
+            lk_.unlock();
+            if (m->remote->msg.kept()) {
+                remote::transport().release(m->remote->msg);  // a rendezvous sender completes
+            }
+            std::free(m);
+            return true;
+        }
+    }
+    lk_.unlock();
     return false;
 }
 

@@ -22,12 +22,16 @@
 
 #include "lib/spinlock.hpp"
 #include "lib/tsan.hpp"
+#include "network/transport.hpp"
 #include "mpi_compat/datatype/datatype.hpp"
 #include "scheduler/sync.hpp"
 
 namespace mpc::mpi {
 
 struct task;
+namespace remote {
+struct remote_msg;
+}
 
 enum class req_kind : std::uint8_t { send, recv, generalized };
 
@@ -128,6 +132,11 @@ struct request {
     persistent_args args;
     grequest_fns greq;
     void* bsend_block;  ///< buffered send: its block in the attached buffer
+    // to or from a rank of another process (remote.cpp; set by the operation that uses them)
+    net::completion netc;  ///< the transport's record of the send or fetch
+    void* net_tmp;         ///< packed copy of a non-contiguous send, or a receive's bounce buffer
+    int net_pending;       ///< events before a remote send completes (sent, and ack if synchronous)
+    int net_cancel;        ///< MPI_Cancel of a remote send: 0 waiting for the answer, 1 cancelled, 2 not
 
     request() noexcept {}  // NOLINT: leaves the cold fields and the status uninitialized
     request(const request&) = delete;
@@ -230,7 +239,8 @@ struct unexpected_msg {
     int tag;
     std::size_t bytes;
     void* eager = nullptr;        ///< eager copy, packed (stored right after the descriptor), or
-    request* sender = nullptr;    ///< rendezvous: the sender's pending request
+    request* sender = nullptr;    ///< rendezvous: the sender's pending request, or
+    remote::remote_msg* remote = nullptr;  ///< from another process (stored after the descriptor)
 };
 
 class match_engine {
@@ -241,6 +251,12 @@ public:
     /// `sync` forces rendezvous (MPI_Ssend).
     void deliver(std::uint32_t context, int source, int tag, const typed_buf& data, request* sreq,
                  bool sync) noexcept;
+    /// A message from another process (the transport's receive handler; remote.hpp): to the
+    /// posted receive that matches, or queued with the transport's descriptor kept.
+    void deliver_remote(const net::envelope& env, net::incoming& msg) noexcept;
+    /// Withdraws the unexpected remote message that world rank `source_world` sent with
+    /// `cookie` (MPI_Cancel of that send); false when a receive took it already.
+    bool cancel_remote(int source_world, std::uint64_t cookie) noexcept;
     /// Receiver side: takes the first matching unexpected message, or posts `r`.
     void post(request* r) noexcept;
     /// Probe: the status of the first matching unexpected message; false if none.

@@ -64,10 +64,10 @@ void start_send(const checked& k, const void* buf, int dest, int tag, request* r
         r->complete();
         return;
     }
-    task& target = *world().tasks[static_cast<std::size_t>(k.c->world_rank(*k.self, dest))];
     // A buffered send passes its packed copy in the attached buffer instead of the user's data.
     typed_buf data = buf == k.data.buf ? k.data : raw_bytes(buf, k.data.bytes);
-    target.engine.deliver(k.c->context, k.c->rank_of(*k.self), tag, data, r, m == send_mode::sync);
+    route_send(*k.self, k.c->world_rank(*k.self, dest), k.c->context, k.c->rank_of(*k.self), tag, data, r,
+               m == send_mode::sync);
 }
 
 void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept {
@@ -321,7 +321,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm cm, int* flag, MPI_Status* st) {
         *st = tmp;
     }
     if (*flag == 0) {
-        mpc::sched::yield();  // a polling loop must let the sender run
+        mpc::mpi::p2p::poll_yield();  // a polling loop must let the sender run
     }
     return MPI_SUCCESS;
 }
@@ -371,7 +371,7 @@ int PMPI_Test(MPI_Request* h, int* flag, MPI_Status* st) {
     }
     if (!r->is_done()) {
         *flag = 0;
-        mpc::sched::yield();
+        mpc::mpi::p2p::poll_yield();
         return MPI_SUCCESS;
     }
     *flag = 1;
@@ -404,7 +404,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status sts[]) {
         }
         if (r != nullptr && !r->is_done()) {
             *flag = 0;
-            mpc::sched::yield();
+            mpc::mpi::p2p::poll_yield();
             return MPI_SUCCESS;
         }
     }
@@ -454,7 +454,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* st) {
             sem.acquire();
         }
         if (ready && taken == 0) {
-            mpc::sched::yield();  // e.g. another thread waits on one of them: let it run
+            mpc::mpi::p2p::poll_yield();  // e.g. another thread waits on one of them: let it run
         }
     }
 }
@@ -467,7 +467,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
     int err = test_any("MPI_Testany", count, reqs, index, &any_active, st);
     *flag = (err != MPI_SUCCESS || *index != MPI_UNDEFINED || !any_active) ? 1 : 0;
     if (*flag == 0) {
-        mpc::sched::yield();  // a polling loop must let the other ranks run
+        mpc::mpi::p2p::poll_yield();  // a polling loop must let the other ranks run
     }
     return err;
 }

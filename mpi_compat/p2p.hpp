@@ -10,6 +10,13 @@
 
 namespace mpc::mpi::p2p {
 
+/// What a polling call does when it found nothing: drive the transport to other processes
+/// (if any), then let the other ULTs of the VP run.
+inline void poll_yield() noexcept {
+    remote::poll();
+    sched::yield();
+}
+
 /// Result of the argument checks shared by sends and receives.
 struct checked {
     task* self = nullptr;

@@ -88,7 +88,7 @@ int mprobe(const char* call, int source, int tag, MPI_Comm cm, int* flag, MPI_Me
         *flag = m != nullptr ? 1 : 0;
     }
     if (m == nullptr) {
-        mpc::sched::yield();
+        mpc::mpi::p2p::poll_yield();
         return MPI_SUCCESS;
     }
     if (st != MPI_STATUS_IGNORE) {
@@ -440,6 +440,10 @@ int PMPI_Cancel(MPI_Request* h) {
     if (inactive(r) || r->is_done()) {
         return MPI_SUCCESS;
     }
+    if (remote::is_remote_send(r)) {
+        remote::cancel_send(r);  // completes it as cancelled when the receiver withdrew it
+        return MPI_SUCCESS;
+    }
     bool removed = r->kind == req_kind::recv ? current()->engine.cancel(r)
                                              : r->queued_at != nullptr && r->queued_at->cancel_send(r);
     if (removed) {
@@ -480,7 +484,7 @@ int PMPI_Request_get_status(MPI_Request h, int* flag, MPI_Status* st) {
         }
         copy_status(st, *r);
     } else {
-        mpc::sched::yield();
+        mpc::mpi::p2p::poll_yield();
     }
     return MPI_SUCCESS;
 }
@@ -511,7 +515,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
     }
     *outcount = any_active ? done : MPI_UNDEFINED;
     if (any_active && done == 0) {
-        mpc::sched::yield();
+        mpc::mpi::p2p::poll_yield();
     }
     return result;
 }

@@ -16,6 +16,7 @@
 #include "lib/spinlock.hpp"
 #include "mpi_compat/comm.hpp"
 #include "mpi_compat/match.hpp"
+#include "mpi_compat/remote.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::mpi {
@@ -39,6 +40,13 @@ struct task {
 
 struct world_state {
     int size = 0;
+    /// The ranks of this process: first_local .. first_local + nlocal - 1 (all of them in a
+    /// single-process job; remote.hpp for the others).
+    int first_local = 0;
+    int nlocal = 0;
+    int proc_index = 0;  ///< this process in the job, and the job's processes
+    int nprocs = 1;
+    /// Indexed by world rank; null for the ranks of other processes.
     std::vector<std::unique_ptr<task>> tasks;
     comm world;
     comm self;
@@ -46,6 +54,11 @@ struct world_state {
 };
 
 world_state& world() noexcept;
+
+/// Whether world rank wr lives in this process.
+inline bool is_local(const world_state& w, int wr) noexcept {
+    return static_cast<unsigned>(wr - w.first_local) < static_cast<unsigned>(w.nlocal);
+}
 
 /// The rank of a thread a rank created (threads.cpp); nullptr for other threads.
 task* thread_task() noexcept;
@@ -55,6 +68,18 @@ task* thread_task() noexcept;
 inline task* current() noexcept {
     auto* t = static_cast<task*>(sched::current_task());
     return t != nullptr ? t : thread_task();
+}
+
+/// Sends a message from `self` to world rank `dest_world`: into its engine when it lives in this
+/// process (match_engine::deliver), through the transport otherwise (remote::send).
+inline void route_send(const task& self, int dest_world, std::uint32_t context, int source_rank, int tag,
+                       const typed_buf& data, request* r, bool sync) noexcept {
+    world_state& w = world();
+    if (is_local(w, dest_world)) [[likely]] {
+        w.tasks[static_cast<std::size_t>(dest_world)]->engine.deliver(context, source_rank, tag, data, r, sync);
+        return;
+    }
+    remote::send(context, source_rank, self.world_rank, dest_world, tag, data, r, sync);
 }
 
 /// Runs main once per rank (see launch.cpp).

@@ -6,6 +6,7 @@
 #include <ucp/api/ucp.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "lib/config.hpp"
@@ -313,3 +314,16 @@ status ucx_transport::shutdown() noexcept {
 ucx_transport::~ucx_transport() { shutdown().ignore(); }
 
 }  // namespace mpc::net
+
+// The module's entry point (transport.hpp): libmpc looks it up with dlsym.
+extern "C" __attribute__((visibility("default"))) mpc::net::transport* mpc_net_ucx_create(
+    const mpc::net::ucx_options* opts, char* why, std::size_t why_len) {
+    auto t = mpc::net::ucx_transport::create(*opts);
+    if (!t) {
+        if (why != nullptr && why_len > 0) {
+            std::snprintf(why, why_len, "%s", t.error().reason());
+        }
+        return nullptr;
+    }
+    return t->release();
+}

@@ -36,6 +36,7 @@
 
 #include "lib/status.hpp"
 #include "network/envelope.hpp"
+#include "network/transport.hpp"
 
 // UCX's handle types, so that users of this header do not include ucp.h.
 struct ucp_context;
@@ -43,118 +44,58 @@ struct ucp_worker;
 
 namespace mpc::net {
 
-/// A caller-owned record of one send or fetch; it must stay valid (and unmoved) until `fn` ran.
-/// `fn` runs exactly once for every send()/fetch() that returned ok, with the final status.
-struct completion {
-    using fn_t = void (*)(completion* self, status st) noexcept;
-    fn_t fn = nullptr;
-    void* arg = nullptr;  ///< free for the owner
-    envelope header{};    ///< send(): the copy of the envelope UCX sends (set by send())
-};
-
-/// A message that arrived: a value the receive handler may copy to keep it past the handler.
-class incoming {
-public:
-    /// Payload bytes of the message (the envelope's size as UCX saw it).
-    std::size_t size() const noexcept { return length_; }
-    /// True for a rendezvous message: its data is still at the sender; fetch() moves it.
-    bool is_rendezvous() const noexcept { return rndv_; }
-    /// The eager payload, readable during the handler and, once kept, until release()/fetch().
-    /// Null for rendezvous messages.
-    const void* data() const noexcept { return rndv_ ? nullptr : data_; }
-    /// True once keep() succeeded (on this object or the one it was copied from in the handler).
-    bool kept() const noexcept { return kept_; }
-    /// In the receive handler only: keeps the message after the handler returns (eager data
-    /// stays readable; a rendezvous message stays fetchable). Returns false when UCX did not
-    /// hand over persistent data (then the handler must copy it now). A rendezvous message that
-    /// is not kept is dropped (its sender completes).
-    bool keep() noexcept {
-        kept_ = persistent_ || rndv_;
-        return kept_;
-    }
-
-private:
-    friend class ucx_transport;
-    void* data_ = nullptr;
-    std::size_t length_ = 0;
-    bool rndv_ = false;
-    bool persistent_ = false;
-    bool kept_ = false;
-};
-
-/// The receive handler: called for every message (inside progress()). Must not yield or block.
-using recv_handler = void (*)(void* arg, const envelope& env, incoming& msg) noexcept;
-/// Called once when a peer fails (inside progress()), with UCX's reason.
-using peer_failed_handler = void (*)(void* arg, int peer, const char* reason) noexcept;
-
-/// Creation parameters.
-struct ucx_options {
-    int max_peers = 1024;  ///< peer ids are 0 .. max_peers-1 (process indices of the job)
-    recv_handler on_recv = nullptr;
-    void* recv_arg = nullptr;
-    peer_failed_handler on_peer_failed = nullptr;
-    void* peer_failed_arg = nullptr;
-    /// UCP_ERR_HANDLING_MODE_PEER on every endpoint: a dead peer is reported (on_peer_failed)
-    /// and its pending sends fail instead of hanging. Off by default (also on with
-    /// MPC_NET_UCX_PEER_FAILURE=1): UCX 1.13 has no peer-failure support in its shared-memory
-    /// transports (sysv, posix, cma), so with it two processes of one node talk over TCP
-    /// (ucx_pingpong: 4.3 us for 0 bytes instead of 0.5). A job learns of a dead process from
-    /// its launcher instead (net::supervisor, or the PMIx server), which ends the job.
-    bool detect_peer_failure = false;
-};
-
 /// One process's UCX transport. Not movable (UCX holds pointers to it).
-class ucx_transport {
+class ucx_transport final : public transport {
 public:
     /// Creates the ucp context and worker and installs the receive handler. Never blocks.
     static result<std::unique_ptr<ucx_transport>> create(const ucx_options& opts) noexcept;
 
     /// Orderly shutdown (see shutdown()).
-    ~ucx_transport();
+    ~ucx_transport() override;
     ucx_transport(const ucx_transport&) = delete;
     ucx_transport& operator=(const ucx_transport&) = delete;
 
     /// This worker's address, to hand to peers (bootstrap); opaque bytes with a checked frame.
-    const std::vector<std::byte>& address() const noexcept { return address_; }
+    const std::vector<std::byte>& address() const noexcept override { return address_; }
 
     /// Creates the endpoint to `peer` from the bytes its address() returned. Does not block.
     /// Errors: invalid_argument (peer out of range, already connected, or not an address made by
     /// address()), internal (UCX refused; the reason is UCX's text).
-    status connect(int peer, const void* addr, std::size_t len) noexcept;
+    status connect(int peer, const void* addr, std::size_t len) noexcept override;
 
     /// Sends `len` contiguous bytes at `data` to `peer` with `env` as header; UCX picks eager or
     /// rendezvous (forced to rendezvous from MPC_NET_UCX_RNDV_THRESH when that is set). `data`
     /// and `c` must stay valid until c->fn ran. On ok, c->fn runs exactly once (maybe before
     /// send returns); on error it never runs. Does not block.
-    status send(int peer, const envelope& env, const void* data, std::size_t len, completion* c) noexcept;
+    status send(int peer, const envelope& env, const void* data, std::size_t len, completion* c) noexcept override;
 
     /// Releases a kept eager message, or drops a kept rendezvous message (its sender completes).
-    void release(incoming& msg) noexcept;
+    void release(incoming& msg) noexcept override;
 
     /// Moves a kept message into `buf` (`cap` bytes, at least msg.size()): a rendezvous message
     /// straight from the sender's buffer, eager data by memcpy. On ok, c->fn runs exactly once
     /// (maybe before fetch returns) and `msg` is consumed. Refused with invalid_argument (not
     /// kept, buffer too small, no completion): `msg` stays kept. Any error: c->fn never runs; an
     /// error from UCX itself consumes `msg` (UCX owns the descriptor). Does not block.
-    status fetch(incoming& msg, void* buf, std::size_t cap, completion* c) noexcept;
+    status fetch(incoming& msg, void* buf, std::size_t cap, completion* c) noexcept override;
 
     /// Drives UCX: runs completions and handlers; returns the number of events handled. Safe
     /// from several threads at once; returns 0 at once when another thread is progressing.
-    int progress() noexcept;
+    int progress() noexcept override;
 
     /// A file descriptor that becomes readable when events arrive, after a successful arm().
-    int event_fd() const noexcept { return efd_; }
+    int event_fd() const noexcept override { return efd_; }
     /// Arms the event fd before sleeping on it: true when armed (sleep), false when events are
     /// pending (progress() first).
-    bool arm() noexcept;
+    bool arm() noexcept override;
 
     /// True once `peer` failed.
-    bool peer_failed(int peer) const noexcept;
+    bool peer_failed(int peer) const noexcept override;
 
     /// Flushes and closes every endpoint (FORCE for failed peers), waiting at most
     /// MPC_NET_UCX_CLOSE_TIMEOUT milliseconds for the peers, then destroys the worker and the
     /// context. Idempotent; the destructor calls it. Blocks (progresses) until done.
-    status shutdown() noexcept;
+    status shutdown() noexcept override;
 
     struct peer;  ///< one endpoint (ucx.cpp)
 

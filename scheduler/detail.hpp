@@ -153,6 +153,8 @@ struct runtime {
     std::size_t stack_cache_max = 0;
     std::uint64_t spin_ns = 0;
     std::uint64_t deadlock_timeout_ns = 0;
+    /// Wake-ups may come from other processes (set_external_events): no local deadlock check.
+    std::atomic<bool> external_events{false};
     bool steal = true;
     stack_region vp0_sched_stack;
     stack_allocator* vp0_sched_alloc = nullptr;

@@ -654,6 +654,8 @@ void wait_until(bool (*cond)(void*), void* cond_arg, progress_fn poll, void* pol
     wait_until_current(cond, cond_arg, poll, poll_arg);
 }
 
+void set_external_events(bool on) noexcept { g_rt.external_events.store(on, std::memory_order_relaxed); }
+
 void notify_all_vps() noexcept {
     for (int i = 0; i < g_rt.nr_vps; ++i) {
         wake_vp(&g_rt.vps[i]);

@@ -177,6 +177,10 @@ void wait_until(Cond&& cond) noexcept {
 
 /// Wakes every VP that sleeps (used by transports when a network event arrives).
 void notify_all_vps() noexcept;
+/// Tells the deadlock check that blocked ULTs may be woken from outside this process (a
+/// transport to other processes is running): every VP idle with ULTs blocked is then not
+/// reported as a deadlock, since a message may still arrive.
+void set_external_events(bool on) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Deadlock and blocked-state reporting

@@ -363,7 +363,7 @@ int start(call& k, MPI_Request* req) noexcept {
     if (nonblocking && req == nullptr) {
         return k.fail(MPI_ERR_ARG, "null request pointer");
     }
-    if (!nonblocking && shm::flat_runs(a) && !algorithm_forced(a.k)) {
+    if (!nonblocking && a.c->local_only && shm::flat_runs(a) && !algorithm_forced(a.k)) {
         return shm::flat(a);  // small blocking calls on small communicators: no sequence number
     }
     // An intercommunicator's sequence is kept on the local group's view (see inter.cpp).

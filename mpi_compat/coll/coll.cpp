@@ -210,6 +210,17 @@ int run(args& a) noexcept {
     }
     const entry& e = table[static_cast<int>(a.k)];
     int f = forced().index[static_cast<int>(a.k)];
+    if (!a.c->local_only) {
+        // Members in several processes: message-based algorithms only (a forced one when it
+        // applies, shm never), no shared slot to pass.
+        if (f > 0) {
+            const algorithm& al = e.algos[f];
+            if (al.fn != nullptr && (al.usable == nullptr || al.usable(a))) {
+                return al.fn(a);
+            }
+        }
+        return msg::by_rule(a);
+    }
     if (f >= 0) {
         const algorithm& al = e.algos[f];
         if (al.fn != nullptr && f > 0 && (al.usable == nullptr || al.usable(a))) {
@@ -218,7 +229,7 @@ int run(args& a) noexcept {
             return err;
         }
     }
-    // Every member of a communicator is in this process until the transport issue: shm.
+    // Every member of the communicator is in this process: shared memory.
     return e.algos[0].fn(a);
 }
 

@@ -30,8 +30,8 @@ void recv(const args& a, int src, int step, void* buf, count_t count, const data
 void start_send(const args& a, int dest, int step, const void* buf, count_t count, const datatype& t,
                 request* r) noexcept {
     r->kind = req_kind::send;
-    task& target = *world().tasks[static_cast<std::size_t>(a.c->world_rank(*a.self, dest))];
-    target.engine.deliver(a.c->coll_context(), a.rank, tag_of(a, step), typed(buf, count, &t), r, false);
+    route_send(*a.self, a.c->world_rank(*a.self, dest), a.c->coll_context(), a.rank, tag_of(a, step),
+               typed(buf, count, &t), r, false);
 }
 
 void start_recv(const args& a, int src, int step, void* buf, count_t count, const datatype& t, request* r) noexcept {

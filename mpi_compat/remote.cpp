@@ -1,0 +1,454 @@
+/// \file
+/// Ranks in other processes: start-up and end of a multi-process job in this process, and the
+/// remote half of the matching protocols (design in remote.hpp).
+
+#include "mpi_compat/remote.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "lib/config.hpp"
+#include "lib/log.hpp"
+#include "mpi_compat/datatype/copy.hpp"
+#include "mpi_compat/errors.hpp"
+#include "mpi_compat/runtime.hpp"
+#include "network/bootstrap.hpp"
+#include "network/layout.hpp"
+#include "scheduler/sched.hpp"
+
+namespace mpc::mpi::remote {
+namespace {
+
+/// Control messages between processes (msg_kind::control; the tag says which).
+enum control_tag : int {
+    ctl_done = 1,          ///< every rank of the sending process has returned
+    ctl_cancel = 2,        ///< withdraw the unexpected message (source_world, cookie)
+    ctl_cancel_reply = 3,  ///< the answer: size 1 withdrawn, 0 not
+};
+
+struct state {
+    std::unique_ptr<net::bootstrap> boot;
+    std::unique_ptr<net::transport> tr;
+    std::optional<net::layout> lay;
+    int me = 0;
+    int nprocs = 1;
+    int progress_handle = -1;
+    std::thread watcher;
+    int stop_pipe[2] = {-1, -1};
+    std::atomic<int> done_peers{0};  ///< ctl_done messages received
+};
+
+state g;
+using detail::g_active;
+
+int process_of(int world_rank) noexcept { return g.lay->process_of(world_rank); }
+
+[[noreturn]] void fatal(const char* what, int rank, const char* reason) noexcept {
+    std::fprintf(stderr, "mpc: process %d: %s (rank %d): %s\n", g.me, what, rank, reason);
+    end_job(1);
+}
+
+// ---- sends ---------------------------------------------------------------------------------
+
+/// One of the events a remote send waits for happened (the transport is done with its data,
+/// or the receiver's ack came); the last one completes the request.
+void send_event(request* r) noexcept {
+    if (std::atomic_ref<int>(r->net_pending).fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        r->complete();
+    }
+}
+
+void on_sent(net::completion* c, status st) noexcept {
+    auto* r = static_cast<request*>(c->arg);
+    if (!st) {
+        MPC_LOG(error, mpi, "a send to another process failed: %s", st.reason());
+    }
+    std::free(r->net_tmp);  // the packed copy of a non-contiguous send (or null)
+    r->net_tmp = nullptr;
+    send_event(r);
+}
+
+/// A transport message that owns its completion record (acks and control messages).
+struct owned_send {
+    net::completion c;
+};
+
+void on_owned_sent(net::completion* c, status st) noexcept {
+    if (!st) {
+        MPC_LOG(error, mpi, "a control message to another process failed: %s", st.reason());
+    }
+    delete reinterpret_cast<owned_send*>(c);
+}
+
+void send_control(int proc, const net::envelope& env) noexcept {
+    auto* o = new (std::nothrow) owned_send{};
+    if (o == nullptr) {
+        fatal("out of memory sending a control message to process", proc, "no memory");
+    }
+    o->c.fn = &on_owned_sent;
+    if (status st = g.tr->send(proc, env, nullptr, 0, &o->c); !st) {
+        delete o;
+        fatal("cannot send a control message to process", proc, st.reason());
+    }
+}
+
+/// Tells the sender of a synchronous message that it was matched.
+void send_ack(const net::envelope& m) noexcept {
+    net::envelope a{};
+    a.kind = net::msg_kind::ack;
+    a.dest = m.source_world;
+    a.source_world = m.dest;
+    a.cookie = m.cookie;
+    send_control(process_of(m.source_world), a);
+}
+
+// ---- receives ------------------------------------------------------------------------------
+
+void on_fetched(net::completion* c, status st) noexcept {
+    auto* r = static_cast<request*>(c->arg);
+    if (r->net_tmp != nullptr) {  // bounce buffer: unpack what fits, then free it
+        std::size_t n = status_bytes(r->status);
+        if (st && n != 0) {
+            if (r->target.contig) {
+                std::memcpy(const_cast<char*>(r->target.base()), r->net_tmp, n);
+            } else {
+                segment seg(r->target.buf, r->target.count, *r->target.type);
+                seg.unpack(r->net_tmp, static_cast<count_t>(n));
+            }
+        }
+        std::free(r->net_tmp);
+        r->net_tmp = nullptr;
+    }
+    if (!st) {
+        MPC_LOG(error, mpi, "receiving a message from another process failed: %s", st.reason());
+        r->status.MPI_ERROR = MPI_ERR_OTHER;
+    }
+    r->complete();
+}
+
+/// The transport's receive handler (runs inside progress()).
+void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
+    switch (env.kind) {
+    case net::msg_kind::ack:
+        send_event(reinterpret_cast<request*>(static_cast<std::uintptr_t>(env.cookie)));
+        return;
+    case net::msg_kind::control:
+        if (env.tag == ctl_done) {
+            g.done_peers.fetch_add(1, std::memory_order_acq_rel);
+        } else if (env.tag == ctl_cancel) {
+            world_state& w = world();
+            task* t = is_local(w, env.dest) ? w.tasks[static_cast<std::size_t>(env.dest)].get() : nullptr;
+            net::envelope a{};
+            a.kind = net::msg_kind::control;
+            a.tag = ctl_cancel_reply;
+            a.dest = env.source_world;
+            a.source_world = env.dest;
+            a.cookie = env.cookie;
+            a.size = t != nullptr && t->engine.cancel_remote(env.source_world, env.cookie) ? 1 : 0;
+            send_control(process_of(env.source_world), a);
+        } else if (env.tag == ctl_cancel_reply) {
+            auto* r = reinterpret_cast<request*>(static_cast<std::uintptr_t>(env.cookie));
+            std::atomic_ref<int>(r->net_cancel).store(env.size != 0 ? 1 : 2, std::memory_order_release);
+        }
+        return;
+    default:
+        break;
+    }
+    world_state& w = world();
+    task* t = env.dest >= 0 && env.dest < w.size ? w.tasks[static_cast<std::size_t>(env.dest)].get() : nullptr;
+    if (t == nullptr) {
+        MPC_LOG(error, mpi, "dropped a message for rank %d, which does not live in process %d", env.dest, g.me);
+        return;
+    }
+    t->engine.deliver_remote(env, msg);
+}
+
+// ---- progress ------------------------------------------------------------------------------
+
+int progress_fn(void*) noexcept { return g.tr->progress(); }
+
+/// Sleeps on the transport's event fd and wakes the VPs when something arrives, so that VPs
+/// may sleep on their futexes. Never spins: when events are pending (arm() refuses), it wakes
+/// the VPs and backs off before it looks again.
+void watch_events() noexcept {
+    long backoff_us = 10;
+    for (;;) {
+        struct pollfd fds[2] = {{g.stop_pipe[0], POLLIN, 0}, {g.tr->event_fd(), POLLIN, 0}};
+        if (!g.tr->arm()) {
+            sched::notify_all_vps();
+            int rc = ::poll(fds, 1, static_cast<int>(backoff_us / 1000));
+            if (rc > 0) {
+                return;
+            }
+            if (backoff_us < 1000) {
+                struct timespec ts = {0, backoff_us * 1000};
+                nanosleep(&ts, nullptr);
+            }
+            backoff_us = backoff_us < 4000 ? backoff_us * 2 : backoff_us;
+            continue;
+        }
+        backoff_us = 10;
+        int rc = ::poll(fds, 2, -1);
+        if (rc < 0 && errno != EINTR) {
+            MPC_LOG(error, mpi, "poll on the transport's event fd failed: %s", std::strerror(errno));
+            return;
+        }
+        if ((fds[0].revents & POLLIN) != 0) {
+            return;
+        }
+        if ((fds[1].revents & POLLIN) != 0) {
+            sched::notify_all_vps();
+        }
+    }
+}
+
+}  // namespace
+
+bool detail::g_active = false;
+int detail::progress() noexcept { return g.tr->progress(); }
+net::transport& transport() noexcept { return *g.tr; }
+
+bool start(int nranks, int* first, int* count) noexcept {
+    *first = 0;
+    *count = nranks;
+    auto b = net::bootstrap_from_env();
+    if (!b) {
+        std::fprintf(stderr, "mpc: cannot join the job's processes: %s\n", b.error().reason());
+        return false;
+    }
+    g.boot = std::move(*b);
+    g.me = g.boot->index();
+    g.nprocs = g.boot->count();
+    if (g.nprocs == 1) {
+        return true;
+    }
+    auto lay = net::layout::make(nranks, g.nprocs);
+    if (!lay) {
+        std::fprintf(stderr, "mpc: process %d: %d ranks over %d processes: %s\n", g.me, nranks, g.nprocs,
+                     lay.error().reason());
+        g.boot->abort(2, "bad layout");
+        return false;
+    }
+    g.lay.emplace(*lay);
+    world().proc_index = g.me;
+    world().nprocs = g.nprocs;
+    *first = g.lay->first_rank(g.me);
+    *count = g.lay->rank_count(g.me);
+
+    net::ucx_options o;
+    o.max_peers = g.nprocs;
+    o.on_recv = &on_recv;
+    auto t = net::load_transport(o);
+    if (!t) {
+        std::fprintf(stderr, "mpc: process %d: %s\n", g.me, t.error().reason());
+        g.boot->abort(2, "no transport");
+        return false;
+    }
+    g.tr = std::move(*t);
+    std::vector<net::blob> addrs;
+    if (status st = g.boot->allgather(g.tr->address(), addrs); !st) {
+        std::fprintf(stderr, "mpc: process %d: exchanging transport addresses failed: %s\n", g.me, st.reason());
+        return false;
+    }
+    for (int p = 0; p < g.nprocs; ++p) {
+        if (p == g.me) {
+            continue;  // ranks of this process talk through the engine directly
+        }
+        const net::blob& a = addrs[static_cast<std::size_t>(p)];
+        if (status st = g.tr->connect(p, a.data(), a.size()); !st) {
+            std::fprintf(stderr, "mpc: process %d: cannot connect to process %d (ranks %d-%d): %s\n", g.me, p,
+                         g.lay->first_rank(p), g.lay->first_rank(p) + g.lay->rank_count(p) - 1, st.reason());
+            g.boot->abort(1, "cannot connect");
+            return false;
+        }
+    }
+    g_active = true;
+    return true;
+}
+
+bool start_progress() noexcept {
+    if (!g_active) {
+        return true;
+    }
+    sched::set_external_events(true);
+    auto h = sched::register_progress(&progress_fn, nullptr);
+    if (!h) {
+        std::fprintf(stderr, "mpc: process %d: cannot register the transport's progress: %s\n", g.me,
+                     h.error().reason());
+        return false;
+    }
+    g.progress_handle = *h;
+    if (::pipe2(g.stop_pipe, O_CLOEXEC) != 0) {
+        std::fprintf(stderr, "mpc: process %d: pipe: %s\n", g.me, std::strerror(errno));
+        return false;
+    }
+    g.watcher = std::thread(&watch_events);
+    return true;
+}
+
+void finish() noexcept {
+    if (g.boot == nullptr) {
+        return;
+    }
+    if (g_active) {
+        // Every rank here has returned; peers may still need this process to progress (their
+        // receives of its eager data over TCP, closes). Tell every process, then wait for all.
+        for (int p = 0; p < g.nprocs; ++p) {
+            if (p != g.me) {
+                net::envelope e{};
+                e.kind = net::msg_kind::control;
+                e.tag = ctl_done;
+                e.source_world = -1;
+                send_control(p, e);
+            }
+        }
+        while (g.done_peers.load(std::memory_order_acquire) < g.nprocs - 1) {
+            if (g.tr->progress() == 0) {
+                struct timespec ts = {0, 20000};
+                nanosleep(&ts, nullptr);
+            }
+        }
+        if (g.progress_handle >= 0) {
+            sched::unregister_progress(g.progress_handle).ignore();
+            g.progress_handle = -1;
+        }
+        if (g.watcher.joinable()) {
+            char c = 0;
+            ssize_t n = ::write(g.stop_pipe[1], &c, 1);
+            (void)n;
+            g.watcher.join();
+        }
+        g.tr->shutdown().ignore();
+        g_active = false;
+    }
+    if (status st = g.boot->finalize(); !st) {
+        MPC_LOG(warn, mpi, "telling the launcher that process %d finished failed: %s", g.me, st.reason());
+    }
+}
+
+void abort_job(int code, const char* why) noexcept {
+    if (g.boot != nullptr && g.nprocs > 1) {
+        g.boot->abort(code, why);
+    }
+}
+
+void send(std::uint32_t context, int source_rank, int source_world, int dest_world, int tag, const typed_buf& data,
+          request* r, bool sync) noexcept {
+    net::envelope env{};
+    env.context_id = context;
+    env.source = source_rank;
+    env.dest = dest_world;
+    env.tag = tag;
+    env.size = data.bytes;
+    env.kind = net::msg_kind::eager;
+    env.flags = sync ? net::env_flag_sync : 0;
+    env.source_world = source_world;
+    env.cookie = reinterpret_cast<std::uintptr_t>(r);
+    r->net_tmp = nullptr;
+    r->net_pending = sync ? 2 : 1;
+    r->netc.fn = &on_sent;
+    r->netc.arg = r;
+    const void* p = data.base();
+    if (!data.contig && data.bytes != 0) {
+        r->net_tmp = std::malloc(data.bytes);
+        if (r->net_tmp == nullptr) {
+            fatal("out of memory packing a message for rank", dest_world, "no memory");
+        }
+        segment seg(data.buf, data.count, *data.type);
+        seg.pack(r->net_tmp, static_cast<count_t>(data.bytes));
+        p = r->net_tmp;
+    }
+    if (status st = g.tr->send(process_of(dest_world), env, p, data.bytes, &r->netc); !st) {
+        fatal("cannot send to", dest_world, st.reason());
+    }
+}
+
+bool is_remote_send(const request* r) noexcept {
+    return g_active && r->kind == req_kind::send && r->queued_at == nullptr && r->netc.fn == &on_sent;
+}
+
+bool cancel_send(request* r) noexcept {
+    const net::envelope& sent = r->netc.header;
+    std::atomic_ref<int>(r->net_cancel).store(0, std::memory_order_relaxed);
+    net::envelope c{};
+    c.kind = net::msg_kind::control;
+    c.tag = ctl_cancel;
+    c.dest = sent.dest;
+    c.source_world = sent.source_world;
+    c.cookie = sent.cookie;
+    const bool sync = (sent.flags & net::env_flag_sync) != 0;
+    send_control(process_of(sent.dest), c);
+    int answer = 0;
+    while ((answer = std::atomic_ref<int>(r->net_cancel).load(std::memory_order_acquire)) == 0) {
+        poll();
+        sched::yield();
+    }
+    if (answer != 1) {
+        return false;  // matched already: the send completes normally
+    }
+    set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    r->status.mpc_count_hi_and_cancelled |= 1;
+    if (sync) {
+        send_event(r);  // no ack will come; the transport's completion (a dropped rendezvous) ends it
+    }
+    return true;
+}
+
+void receive(request* r, const net::envelope& env, net::incoming& msg, const void* copied) noexcept {
+    const auto bytes = static_cast<std::size_t>(env.size);
+    const std::size_t n = bytes <= r->target.bytes ? bytes : r->target.bytes;
+    const int err = bytes > r->target.bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if ((env.flags & net::env_flag_sync) != 0) {
+        send_ack(env);
+    }
+    if (!msg.is_rendezvous()) {
+        const void* d = copied != nullptr ? copied : msg.data();
+        if (n != 0) {
+            if (r->target.contig) {
+                std::memcpy(const_cast<char*>(r->target.base()), d, n);
+            } else {
+                segment seg(r->target.buf, r->target.count, *r->target.type);
+                seg.unpack(d, static_cast<count_t>(n));
+            }
+        }
+        if (msg.kept()) {
+            g.tr->release(msg);
+        }
+        set_status(&r->status, env.source, env.tag, n, err);
+        r->complete();
+        return;
+    }
+    // Rendezvous: fetched straight into the buffer when it is contiguous and large enough,
+    // else through a bounce buffer (on_fetched unpacks what fits).
+    if (!msg.kept() && !msg.keep()) {
+        MPC_LOG(error, mpi, "a rendezvous message from rank %d could not be kept", env.source_world);
+    }
+    set_status(&r->status, env.source, env.tag, n, err);
+    r->netc.fn = &on_fetched;
+    r->netc.arg = r;
+    r->net_tmp = nullptr;
+    void* buf = const_cast<char*>(r->target.base());
+    if (!r->target.contig || bytes > r->target.bytes) {
+        r->net_tmp = std::malloc(bytes);
+        if (r->net_tmp == nullptr) {
+            fatal("out of memory receiving a message from rank", env.source_world, "no memory");
+        }
+        buf = r->net_tmp;
+    }
+    if (status st = g.tr->fetch(msg, buf, bytes, &r->netc); !st) {
+        fatal("cannot receive a message from rank", env.source_world, st.reason());
+    }
+}
+
+}  // namespace mpc::mpi::remote
