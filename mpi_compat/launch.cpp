@@ -136,9 +136,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         std::fprintf(stderr, "mpc: cannot start the runtime: %s\n", s.reason());
         return 2;
     }
-    if (!remote::start_progress()) {
-        return 2;
-    }
+
     // MPI_Wtime counts from the start of this process, or, with several processes, from the
     // machine's monotonic clock origin (the same in every process of a node, so that times
     // taken by ranks of different processes compare, as within one process).
@@ -170,6 +168,11 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         t->comm_locals[&w.self].name = "MPI_COMM_SELF";
         args[static_cast<std::size_t>(i)] = {t.get(), main_fn, argc, copy_argv(argc, argv), envp};
         w.tasks[static_cast<std::size_t>(i)] = std::move(t);
+    }
+    // Messages from other processes may arrive from now on: the engines of this process's
+    // ranks exist.
+    if (!remote::start_progress()) {
+        end_job(2);
     }
     // Every rank allocates from a heap in its own address slice (DESIGN.md decision 2), unless
     // the allocator is off (MPC_ALLOCATOR=system, sanitizer builds).
