@@ -103,6 +103,17 @@ void send_control(int proc, const net::envelope& env) noexcept {
     }
 }
 
+/// A control message (no payload) from world rank `from` about rank `to`'s `cookie`.
+net::envelope control_envelope(int tag, int from, int to, std::uint64_t cookie) noexcept {
+    net::envelope e{};
+    e.kind = net::msg_kind::control;
+    e.tag = tag;
+    e.source_world = from;
+    e.dest = to;
+    e.cookie = cookie;
+    return e;
+}
+
 /// Tells the sender of a synchronous message that it was matched.
 void send_ack(const net::envelope& m) noexcept {
     net::envelope a{};
@@ -149,12 +160,7 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
         } else if (env.tag == ctl_cancel) {
             world_state& w = world();
             task* t = is_local(w, env.dest) ? w.tasks[static_cast<std::size_t>(env.dest)].get() : nullptr;
-            net::envelope a{};
-            a.kind = net::msg_kind::control;
-            a.tag = ctl_cancel_reply;
-            a.dest = env.source_world;
-            a.source_world = env.dest;
-            a.cookie = env.cookie;
+            net::envelope a = control_envelope(ctl_cancel_reply, env.dest, env.source_world, env.cookie);
             a.size = t != nullptr && t->engine.cancel_remote(env.source_world, env.cookie) ? 1 : 0;
             send_control(process_of(env.source_world), a);
         } else if (env.tag == ctl_cancel_reply) {
@@ -306,11 +312,7 @@ void finish() noexcept {
         // receives of its eager data over TCP, closes). Tell every process, then wait for all.
         for (int p = 0; p < g.nprocs; ++p) {
             if (p != g.me) {
-                net::envelope e{};
-                e.kind = net::msg_kind::control;
-                e.tag = ctl_done;
-                e.source_world = -1;
-                send_control(p, e);
+                send_control(p, control_envelope(ctl_done, -1, -1, 0));
             }
         }
         while (g.done_peers.load(std::memory_order_acquire) < g.nprocs - 1) {
@@ -381,12 +383,7 @@ bool is_remote_send(const request* r) noexcept {
 bool cancel_send(request* r) noexcept {
     const net::envelope& sent = r->netc.header;
     std::atomic_ref<int>(r->net_cancel).store(0, std::memory_order_relaxed);
-    net::envelope c{};
-    c.kind = net::msg_kind::control;
-    c.tag = ctl_cancel;
-    c.dest = sent.dest;
-    c.source_world = sent.source_world;
-    c.cookie = sent.cookie;
+    const net::envelope c = control_envelope(ctl_cancel, sent.source_world, sent.dest, sent.cookie);
     const bool sync = (sent.flags & net::env_flag_sync) != 0;
     send_control(process_of(sent.dest), c);
     int answer = 0;
