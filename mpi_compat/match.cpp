@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <type_traits>
 #include <mutex>
 
@@ -49,7 +50,7 @@ void request::reset() noexcept {
     args = persistent_args{nullptr, 0, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_NULL, send_mode::standard};
     greq = grequest_fns{nullptr, nullptr, nullptr, nullptr};
     bsend_block = nullptr;
-    netc.fn = nullptr;
+    new (&netc) net::completion{};
 }
 
 void request::complete() noexcept {
@@ -224,7 +225,27 @@ void copy_data(const typed_buf& from, const typed_buf& to, std::size_t n) noexce
     }
 }
 
-/// Copies n packed bytes into a receive target.
+/// Completes a receive that got `bytes` (truncated to its capacity).
+void complete_receive(request* r, int source, int tag, std::size_t bytes, std::size_t got) noexcept {
+    set_status(&r->status, source, tag, got, bytes > r->target.bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
+    r->complete();
+}
+
+std::size_t fit(std::size_t bytes, const request* r) noexcept { return bytes <= r->target.bytes ? bytes : r->target.bytes; }
+}  // namespace
+
+void pack_data(const typed_buf& from, void* packed, std::size_t n) noexcept {
+    if (n == 0) {
+        return;
+    }
+    if (from.contig) {
+        std::memcpy(packed, from.base(), n);
+    } else {
+        segment seg(from.buf, from.count, *from.type);
+        seg.pack(packed, static_cast<count_t>(n));
+    }
+}
+
 void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcept {
     if (n == 0) {
         return;
@@ -237,14 +258,49 @@ void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcep
     }
 }
 
-/// Completes a receive that got `bytes` (truncated to its capacity).
-void complete_receive(request* r, int source, int tag, std::size_t bytes, std::size_t got) noexcept {
-    set_status(&r->status, source, tag, got, bytes > r->target.bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
-    r->complete();
+template <class Pred>
+request* match_engine::unlink_posted_if(Pred pred) noexcept {
+    request* prev = nullptr;
+    for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
+        if (pred(r)) {
+            (prev ? prev->next : posted_head_) = r->next;
+            if (posted_tail_ == r) {
+                posted_tail_ = prev;
+            }
+            return r;
+        }
+    }
+    return nullptr;
 }
 
-std::size_t fit(std::size_t bytes, const request* r) noexcept { return bytes <= r->target.bytes ? bytes : r->target.bytes; }
-}  // namespace
+template <class Pred>
+unexpected_msg* match_engine::unlink_unexpected_if(Pred pred) noexcept {
+    unexpected_msg* prev = nullptr;
+    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
+        if (pred(m)) {
+            (prev ? prev->next : unexp_head_) = m->next;
+            if (unexp_tail_ == m) {
+                unexp_tail_ = prev;
+            }
+            m->next = nullptr;
+            return m;
+        }
+    }
+    return nullptr;
+}
+
+request* match_engine::unlink_posted(std::uint32_t context, int source, int tag) noexcept {
+    return unlink_posted_if(
+        [&](const request* r) { return r->context == context && matches(r->source, r->tag, source, tag); });
+}
+
+void match_engine::enqueue_unexpected(unexpected_msg* m) noexcept {
+    (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
+    unexp_tail_ = m;
+    sched::ult* probers = probers_.take_all_locked();
+    lk_.unlock();
+    sched::wake_all(probers);
+}
 
 std::size_t match_engine::eager_limit() noexcept {
     static const std::size_t limit = [] {
@@ -262,20 +318,13 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
                            bool sync) noexcept {
     const std::size_t bytes = data.bytes;
     lk_.lock();
-    request* prev = nullptr;
-    for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
-        if (r->context == context && matches(r->source, r->tag, source, tag)) {
-            (prev ? prev->next : posted_head_) = r->next;
-            if (posted_tail_ == r) {
-                posted_tail_ = prev;
-            }
-            lk_.unlock();
-            std::size_t n = fit(bytes, r);
-            copy_data(data, r->target, n);  // the single copy
-            complete_receive(r, source, tag, bytes, n);
-            sreq->complete_unwatched();
-            return;
-        }
+    if (request* r = unlink_posted(context, source, tag); r != nullptr) {
+        lk_.unlock();
+        std::size_t n = fit(bytes, r);
+        copy_data(data, r->target, n);  // the single copy
+        complete_receive(r, source, tag, bytes, n);
+        sreq->complete_unwatched();
+        return;
     }
     // One allocation: the descriptor, followed by the eager payload if there is one.
     bool eager = !sync && bytes <= eager_limit();
@@ -287,12 +336,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
     auto* m = mem != nullptr ? new (mem) unexpected_msg{nullptr, context, source, tag, bytes} : nullptr;
     if (m != nullptr && eager && bytes != 0) {
         m->eager = m + 1;
-        if (data.contig) {
-            std::memcpy(m->eager, data.base(), bytes);
-        } else {
-            segment seg(data.buf, data.count, *data.type);
-            seg.pack(m->eager, static_cast<count_t>(bytes));
-        }
+        pack_data(data, m->eager, bytes);
     }
     if (m == nullptr) {
         lk_.unlock();
@@ -304,45 +348,24 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
         sreq->queued_at = this;
         m->sender = sreq;
     }
-    (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
-    unexp_tail_ = m;
-    sched::ult* probers = probers_.take_all_locked();
-    lk_.unlock();
-    sched::wake_all(probers);
+    enqueue_unexpected(m);
     if (eager) {
         sreq->complete_unwatched();
     }
 }
 
 unexpected_msg* match_engine::unlink_unexpected(std::uint32_t context, int source, int tag) noexcept {
-    unexpected_msg* prev = nullptr;
-    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
-        if (m->context == context && matches(source, tag, m->source, m->tag)) {
-            (prev ? prev->next : unexp_head_) = m->next;
-            if (unexp_tail_ == m) {
-                unexp_tail_ = prev;
-            }
-            m->next = nullptr;
-            return m;
-        }
-    }
-    return nullptr;
+    return unlink_unexpected_if(
+        [&](const unexpected_msg* m) { return m->context == context && matches(source, tag, m->source, m->tag); });
 }
 
 void match_engine::deliver_remote(const net::envelope& env, net::incoming& msg) noexcept {
     const auto source = static_cast<int>(env.source);
     lk_.lock();
-    request* prev = nullptr;
-    for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
-        if (r->context == env.context_id && matches(r->source, r->tag, source, env.tag)) {
-            (prev ? prev->next : posted_head_) = r->next;
-            if (posted_tail_ == r) {
-                posted_tail_ = prev;
-            }
-            lk_.unlock();
-            remote::receive(r, env, msg, nullptr);
-            return;
-        }
+    if (request* r = unlink_posted(env.context_id, source, env.tag); r != nullptr) {
+        lk_.unlock();
+        remote::receive(r, env, msg, nullptr);
+        return;
     }
     // Unexpected: keep the transport's descriptor (eager data stays where UCX put it; a
     // rendezvous message stays at the sender), or copy eager data that cannot be kept.
@@ -361,11 +384,7 @@ void match_engine::deliver_remote(const net::envelope& env, net::incoming& msg) 
         m->eager = m->remote + 1;
         std::memcpy(m->eager, msg.data(), copy);
     }
-    (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
-    unexp_tail_ = m;
-    sched::ult* probers = probers_.take_all_locked();
-    lk_.unlock();
-    sched::wake_all(probers);
+    enqueue_unexpected(m);
 }
 
 void match_engine::receive_taken(unexpected_msg* m, request* r) noexcept {
@@ -455,56 +474,31 @@ void match_engine::probe_wait(std::uint32_t context, int source, int tag, MPI_St
 
 bool match_engine::cancel(request* r) noexcept {
     spin_guard g(lk_);
-    request* prev = nullptr;
-    for (request* c = posted_head_; c != nullptr; prev = c, c = c->next) {
-        if (c == r) {
-            (prev ? prev->next : posted_head_) = c->next;
-            if (posted_tail_ == c) {
-                posted_tail_ = prev;
-            }
-            return true;
-        }
-    }
-    return false;
+    return unlink_posted_if([r](const request* c) { return c == r; }) != nullptr;
 }
 
 bool match_engine::cancel_remote(int source_world, std::uint64_t cookie) noexcept {
     lk_.lock();
-    unexpected_msg* prev = nullptr;
-    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
-        if (m->remote != nullptr && m->remote->env.source_world == source_world && m->remote->env.cookie == cookie) {
-            (prev ? prev->next : unexp_head_) = m->next;
-            if (unexp_tail_ == m) {
-                unexp_tail_ = prev;
-            }
-            lk_.unlock();
-            if (m->remote->msg.kept()) {
-                remote::transport().release(m->remote->msg);  // a rendezvous sender completes
-            }
-            std::free(m);
-            return true;
-        }
-    }
+    unexpected_msg* m = unlink_unexpected_if([&](const unexpected_msg* u) {
+        return u->remote != nullptr && u->remote->env.source_world == source_world && u->remote->env.cookie == cookie;
+    });
     lk_.unlock();
-    return false;
+    if (m == nullptr) {
+        return false;
+    }
+    if (m->remote->msg.kept()) {
+        remote::transport().release(m->remote->msg);  // a rendezvous sender completes
+    }
+    std::free(m);
+    return true;
 }
 
 bool match_engine::cancel_send(request* sreq) noexcept {
     lk_.lock();
-    unexpected_msg* prev = nullptr;
-    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
-        if (m->sender == sreq) {
-            (prev ? prev->next : unexp_head_) = m->next;
-            if (unexp_tail_ == m) {
-                unexp_tail_ = prev;
-            }
-            lk_.unlock();
-            std::free(m);
-            return true;
-        }
-    }
+    unexpected_msg* m = unlink_unexpected_if([sreq](const unexpected_msg* u) { return u->sender == sreq; });
     lk_.unlock();
-    return false;
+    std::free(m);
+    return m != nullptr;
 }
 
 }  // namespace mpc::mpi

@@ -133,7 +133,13 @@ struct request {
     grequest_fns greq;
     void* bsend_block;  ///< buffered send: its block in the attached buffer
     // to or from a rank of another process (remote.cpp; set by the operation that uses them)
-    net::completion netc;  ///< the transport's record of the send or fetch
+    /// The transport's record of the send or fetch. In a union so that the constructor leaves
+    /// it alone (net::completion zeroes its 64 bytes, a cost every stack request would pay: 15%
+    /// of the 0-byte latency between ranks of one VP); constructed by reset() and by remote.cpp
+    /// before use.
+    union {
+        net::completion netc;
+    };
     void* net_tmp;         ///< packed copy of a non-contiguous send, or a receive's bounce buffer
     int net_pending;       ///< events before a remote send completes (sent, and ack if synchronous)
     int net_cancel;        ///< MPI_Cancel of a remote send: 0 waiting for the answer, 1 cancelled, 2 not
@@ -286,12 +292,26 @@ private:
     sched::wait_queue probers_;  ///< ULTs in MPI_Probe / MPI_Mprobe, woken on each arrival
 
     const unexpected_msg* find_unexpected(std::uint32_t context, int source, int tag) const noexcept;
+    /// The first queued entry pred accepts, removed from its queue (lock held); nullptr if none.
+    template <class Pred>
+    request* unlink_posted_if(Pred pred) noexcept;
+    template <class Pred>
+    unexpected_msg* unlink_unexpected_if(Pred pred) noexcept;
+    /// The first posted receive / unexpected message that matches (lock held).
+    request* unlink_posted(std::uint32_t context, int source, int tag) noexcept;
     unexpected_msg* unlink_unexpected(std::uint32_t context, int source, int tag) noexcept;
+    /// Appends m to the unexpected queue, unlocks, wakes the probers.
+    void enqueue_unexpected(unexpected_msg* m) noexcept;
 };
 
 /// How long a blocked rank busy-waits, while its VP is idle, before it parks (ns;
 /// MPC_MPI_WAIT_SPIN_US): requests and the shared-memory collectives.
 std::uint64_t wait_spin_ns() noexcept;
+
+/// n bytes of typed data packed into a contiguous buffer, and back (n <= the layout's bytes;
+/// contiguous layouts: one memcpy).
+void pack_data(const typed_buf& from, void* packed, std::size_t n) noexcept;
+void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcept;
 
 /// Fills a status with the received byte count.
 void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept;

@@ -14,13 +14,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
-#include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/runtime.hpp"
 #include "network/bootstrap.hpp"
@@ -41,8 +41,7 @@ struct state {
     std::unique_ptr<net::bootstrap> boot;
     std::unique_ptr<net::transport> tr;
     std::optional<net::layout> lay;
-    int me = 0;
-    int nprocs = 1;
+    int me = 0;  ///< this process (also world_state::proc_index, for the communicators)
     int progress_handle = -1;
     std::thread watcher;
     int stop_pipe[2] = {-1, -1};
@@ -116,12 +115,15 @@ net::envelope control_envelope(int tag, int from, int to, std::uint64_t cookie) 
 
 /// Tells the sender of a synchronous message that it was matched.
 void send_ack(const net::envelope& m) noexcept {
-    net::envelope a{};
+    net::envelope a = control_envelope(0, m.dest, m.source_world, m.cookie);
     a.kind = net::msg_kind::ack;
-    a.dest = m.source_world;
-    a.source_world = m.dest;
-    a.cookie = m.cookie;
     send_control(process_of(m.source_world), a);
+}
+
+/// The task of world rank wr if it lives in this process, else nullptr.
+task* local_task(int wr) noexcept {
+    world_state& w = world();
+    return is_local(w, wr) ? w.tasks[static_cast<std::size_t>(wr)].get() : nullptr;
 }
 
 // ---- receives ------------------------------------------------------------------------------
@@ -129,14 +131,8 @@ void send_ack(const net::envelope& m) noexcept {
 void on_fetched(net::completion* c, status st) noexcept {
     auto* r = static_cast<request*>(c->arg);
     if (r->net_tmp != nullptr) {  // bounce buffer: unpack what fits, then free it
-        std::size_t n = status_bytes(r->status);
-        if (st && n != 0) {
-            if (r->target.contig) {
-                std::memcpy(const_cast<char*>(r->target.base()), r->net_tmp, n);
-            } else {
-                segment seg(r->target.buf, r->target.count, *r->target.type);
-                seg.unpack(r->net_tmp, static_cast<count_t>(n));
-            }
+        if (st) {
+            unpack_data(r->net_tmp, r->target, status_bytes(r->status));
         }
         std::free(r->net_tmp);
         r->net_tmp = nullptr;
@@ -158,8 +154,7 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
         if (env.tag == ctl_done) {
             g.done_peers.fetch_add(1, std::memory_order_acq_rel);
         } else if (env.tag == ctl_cancel) {
-            world_state& w = world();
-            task* t = is_local(w, env.dest) ? w.tasks[static_cast<std::size_t>(env.dest)].get() : nullptr;
+            task* t = local_task(env.dest);
             net::envelope a = control_envelope(ctl_cancel_reply, env.dest, env.source_world, env.cookie);
             a.size = t != nullptr && t->engine.cancel_remote(env.source_world, env.cookie) ? 1 : 0;
             send_control(process_of(env.source_world), a);
@@ -171,8 +166,7 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
     default:
         break;
     }
-    world_state& w = world();
-    task* t = env.dest >= 0 && env.dest < w.size ? w.tasks[static_cast<std::size_t>(env.dest)].get() : nullptr;
+    task* t = local_task(env.dest);
     if (t == nullptr) {
         MPC_LOG(error, mpi, "dropped a message for rank %d, which does not live in process %d", env.dest, g.me);
         return;
@@ -182,24 +176,18 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
 
 // ---- progress ------------------------------------------------------------------------------
 
-int progress_fn(void*) noexcept { return g.tr->progress(); }
-
 /// Sleeps on the transport's event fd and wakes the VPs when something arrives, so that VPs
 /// may sleep on their futexes. Never spins: when events are pending (arm() refuses), it wakes
-/// the VPs and backs off before it looks again.
+/// the VPs and waits (10 us, doubling up to 4 ms) before it looks again.
 void watch_events() noexcept {
     long backoff_us = 10;
     for (;;) {
         struct pollfd fds[2] = {{g.stop_pipe[0], POLLIN, 0}, {g.tr->event_fd(), POLLIN, 0}};
         if (!g.tr->arm()) {
             sched::notify_all_vps();
-            int rc = ::poll(fds, 1, static_cast<int>(backoff_us / 1000));
-            if (rc > 0) {
-                return;
-            }
-            if (backoff_us < 1000) {
-                struct timespec ts = {0, backoff_us * 1000};
-                nanosleep(&ts, nullptr);
+            const struct timespec ts = {0, backoff_us * 1000};
+            if (::ppoll(fds, 1, &ts, nullptr) > 0) {
+                return;  // stopped
             }
             backoff_us = backoff_us < 4000 ? backoff_us * 2 : backoff_us;
             continue;
@@ -235,25 +223,25 @@ bool start(int nranks, int* first, int* count) noexcept {
     }
     g.boot = std::move(*b);
     g.me = g.boot->index();
-    g.nprocs = g.boot->count();
-    if (g.nprocs == 1) {
+    const int nprocs = g.boot->count();
+    if (nprocs == 1) {
         return true;
     }
-    auto lay = net::layout::make(nranks, g.nprocs);
+    auto lay = net::layout::make(nranks, nprocs);
     if (!lay) {
-        std::fprintf(stderr, "mpc: process %d: %d ranks over %d processes: %s\n", g.me, nranks, g.nprocs,
+        std::fprintf(stderr, "mpc: process %d: %d ranks over %d processes: %s\n", g.me, nranks, nprocs,
                      lay.error().reason());
         g.boot->abort(2, "bad layout");
         return false;
     }
     g.lay.emplace(*lay);
     world().proc_index = g.me;
-    world().nprocs = g.nprocs;
+    world().nprocs = nprocs;
     *first = g.lay->first_rank(g.me);
     *count = g.lay->rank_count(g.me);
 
     net::ucx_options o;
-    o.max_peers = g.nprocs;
+    o.max_peers = nprocs;
     o.on_recv = &on_recv;
     auto t = net::load_transport(o);
     if (!t) {
@@ -267,7 +255,7 @@ bool start(int nranks, int* first, int* count) noexcept {
         std::fprintf(stderr, "mpc: process %d: exchanging transport addresses failed: %s\n", g.me, st.reason());
         return false;
     }
-    for (int p = 0; p < g.nprocs; ++p) {
+    for (int p = 0; p < nprocs; ++p) {
         if (p == g.me) {
             continue;  // ranks of this process talk through the engine directly
         }
@@ -288,7 +276,7 @@ bool start_progress() noexcept {
         return true;
     }
     sched::set_external_events(true);
-    auto h = sched::register_progress(&progress_fn, nullptr);
+    auto h = sched::register_progress([](void*) noexcept { return detail::progress(); }, nullptr);
     if (!h) {
         std::fprintf(stderr, "mpc: process %d: cannot register the transport's progress: %s\n", g.me,
                      h.error().reason());
@@ -310,12 +298,13 @@ void finish() noexcept {
     if (g_active) {
         // Every rank here has returned; peers may still need this process to progress (their
         // receives of its eager data over TCP, closes). Tell every process, then wait for all.
-        for (int p = 0; p < g.nprocs; ++p) {
+        const int nprocs = g.lay->processes();
+        for (int p = 0; p < nprocs; ++p) {
             if (p != g.me) {
                 send_control(p, control_envelope(ctl_done, -1, -1, 0));
             }
         }
-        while (g.done_peers.load(std::memory_order_acquire) < g.nprocs - 1) {
+        while (g.done_peers.load(std::memory_order_acquire) < nprocs - 1) {
             if (g.tr->progress() == 0) {
                 struct timespec ts = {0, 20000};
                 nanosleep(&ts, nullptr);
@@ -339,12 +328,6 @@ void finish() noexcept {
     }
 }
 
-void abort_job(int code, const char* why) noexcept {
-    if (g.boot != nullptr && g.nprocs > 1) {
-        g.boot->abort(code, why);
-    }
-}
-
 void send(std::uint32_t context, int source_rank, int source_world, int dest_world, int tag, const typed_buf& data,
           request* r, bool sync) noexcept {
     net::envelope env{};
@@ -359,6 +342,7 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
     env.cookie = reinterpret_cast<std::uintptr_t>(r);
     r->net_tmp = nullptr;
     r->net_pending = sync ? 2 : 1;
+    new (&r->netc) net::completion{};
     r->netc.fn = &on_sent;
     r->netc.arg = r;
     const void* p = data.base();
@@ -367,8 +351,7 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
         if (r->net_tmp == nullptr) {
             fatal("out of memory packing a message for rank", dest_world, "no memory");
         }
-        segment seg(data.buf, data.count, *data.type);
-        seg.pack(r->net_tmp, static_cast<count_t>(data.bytes));
+        pack_data(data, r->net_tmp, data.bytes);
         p = r->net_tmp;
     }
     if (status st = g.tr->send(process_of(dest_world), env, p, data.bytes, &r->netc); !st) {
@@ -410,15 +393,7 @@ void receive(request* r, const net::envelope& env, net::incoming& msg, const voi
         send_ack(env);
     }
     if (!msg.is_rendezvous()) {
-        const void* d = copied != nullptr ? copied : msg.data();
-        if (n != 0) {
-            if (r->target.contig) {
-                std::memcpy(const_cast<char*>(r->target.base()), d, n);
-            } else {
-                segment seg(r->target.buf, r->target.count, *r->target.type);
-                seg.unpack(d, static_cast<count_t>(n));
-            }
-        }
+        unpack_data(copied != nullptr ? copied : msg.data(), r->target, n);
         if (msg.kept()) {
             g.tr->release(msg);
         }
@@ -432,6 +407,7 @@ void receive(request* r, const net::envelope& env, net::incoming& msg, const voi
         MPC_LOG(error, mpi, "a rendezvous message from rank %d could not be kept", env.source_world);
     }
     set_status(&r->status, env.source, env.tag, n, err);
+    new (&r->netc) net::completion{};
     r->netc.fn = &on_fetched;
     r->netc.arg = r;
     r->net_tmp = nullptr;

@@ -56,9 +56,6 @@ bool start_progress() noexcept;
 /// The end of the job in this process, after its ranks returned: waits until every process is
 /// done (progressing), shuts the transport down and tells the launcher.
 void finish() noexcept;
-/// Asks the launcher to end the job (end_job() in a multi-process job); returns when there is
-/// no launcher to ask.
-void abort_job(int code, const char* why) noexcept;
 
 /// Sends to a rank of another process (see the file comment). `r` is the sender's request;
 /// it completes when the data has left `data` (and, with `sync`, the receiver matched it).

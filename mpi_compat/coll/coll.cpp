@@ -209,25 +209,19 @@ int run(args& a) noexcept {
         return run_inter(a);  // message-based only (inter.cpp): no knob
     }
     const entry& e = table[static_cast<int>(a.k)];
-    int f = forced().index[static_cast<int>(a.k)];
+    const int f = forced().index[static_cast<int>(a.k)];
+    // A forced algorithm other than shm (index 0), where it applies.
+    const algorithm* al = f > 0 && e.algos[f].fn != nullptr && (e.algos[f].usable == nullptr || e.algos[f].usable(a))
+                              ? &e.algos[f]
+                              : nullptr;
     if (!a.c->local_only) {
-        // Members in several processes: message-based algorithms only (a forced one when it
-        // applies, shm never), no shared slot to pass.
-        if (f > 0) {
-            const algorithm& al = e.algos[f];
-            if (al.fn != nullptr && (al.usable == nullptr || al.usable(a))) {
-                return al.fn(a);
-            }
-        }
-        return msg::by_rule(a);
+        // Members in several processes: message-based algorithms only, no shared slot to pass.
+        return al != nullptr ? al->fn(a) : msg::by_rule(a);
     }
-    if (f >= 0) {
-        const algorithm& al = e.algos[f];
-        if (al.fn != nullptr && f > 0 && (al.usable == nullptr || al.usable(a))) {
-            int err = al.fn(a);
-            shm::pass(a);  // after the exchange: the slot's next user waits for this call's end
-            return err;
-        }
+    if (al != nullptr) {
+        int err = al->fn(a);
+        shm::pass(a);  // after the exchange: the slot's next user waits for this call's end
+        return err;
     }
     // Every member of the communicator is in this process: shared memory.
     return e.algos[0].fn(a);

@@ -28,6 +28,17 @@ go() {
   echo "stderr:"; cat "$err"
 }
 
+# go_bg ARGS...: go, with mpc_run as a background job so that its pid is known ($pid).
+go_bg() {
+  "$run" "$@" >"$out" 2>"$err" &
+  pid=$!
+  wait $pid
+  st=$?
+  echo "mpc_run $* (pid $pid) -> exit status $st"
+  echo "stdout:"; cat "$out"
+  echo "stderr:"; cat "$err"
+}
+
 expect_status() {
   [ "$st" -eq "$1" ] || fail "exit status $st, expected $1"
 }
@@ -98,20 +109,12 @@ case $case_name in
       fail "-v does not describe the 4 processes"
     [ "$(wc -l <"$out")" -eq 4 ] || fail "expected 4 lines on stdout" ;;
   single)  # -p 1 is the plain exec of before: no launcher process, no bootstrap variables
-    "$run" -n 2 -p 1 "$shell" 'echo "$$ ${MPC_BOOTSTRAP_FD-unset} ${MPC_PROC_INDEX-unset} $MPC_NRANKS"' >"$out" 2>"$err" &
-    pid=$!
-    wait $pid
-    st=$?
-    echo "stdout: $(cat "$out")"; echo "stderr: $(cat "$err")"
+    go_bg -n 2 -p 1 "$shell" 'echo "$$ ${MPC_BOOTSTRAP_FD-unset} ${MPC_PROC_INDEX-unset} $MPC_NRANKS"'
     expect_status 0
     expect_lines "$pid unset unset 2"
     expect_no_stderr ;;
   pmix)  # under a PMIx server mpc_run execs the program, whatever -p and -N say
-    PMIX_RANK=0 SLURM_JOB_ID= "$run" -n 4 -p 2 -N 2 "$shell" 'echo "$$ ${MPC_BOOTSTRAP_FD-unset} $MPC_NRANKS"' >"$out" 2>"$err" &
-    pid=$!
-    wait $pid
-    st=$?
-    echo "stdout: $(cat "$out")"; echo "stderr: $(cat "$err")"
+    PMIX_RANK=0 SLURM_JOB_ID= go_bg -n 4 -p 2 -N 2 "$shell" 'echo "$$ ${MPC_BOOTSTRAP_FD-unset} $MPC_NRANKS"'
     expect_status 0
     expect_lines "$pid unset 4"
     expect_no_stderr ;;
