@@ -222,6 +222,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
     }
     remote::finish();  // every process has returned (several processes only)
     sched::finalize().ignore();
+    remote::close();
     return status;
 }
 }  // namespace

@@ -320,8 +320,16 @@ void finish() noexcept {
             (void)n;
             g.watcher.join();
         }
-        g.tr->shutdown().ignore();
         g_active = false;
+    }
+}
+
+void close() noexcept {
+    if (g.boot == nullptr) {
+        return;
+    }
+    if (g.tr != nullptr) {
+        g.tr->shutdown().ignore();  // no VP runs: none can be inside progress()
     }
     if (status st = g.boot->finalize(); !st) {
         MPC_LOG(warn, mpi, "telling the launcher that process %d finished failed: %s", g.me, st.reason());

@@ -54,8 +54,11 @@ bool start(int nranks, int* first, int* count) noexcept;
 /// single process). False after printing the reason.
 bool start_progress() noexcept;
 /// The end of the job in this process, after its ranks returned: waits until every process is
-/// done (progressing), shuts the transport down and tells the launcher.
+/// done (progressing), then stops the transport's progress function and the event watcher.
 void finish() noexcept;
+/// After sched::finalize (no VP can be inside the progress function any more, which
+/// unregistering does not wait for): shuts the transport down and tells the launcher.
+void close() noexcept;
 
 /// Sends to a rank of another process (see the file comment). `r` is the sender's request;
 /// it completes when the data has left `data` (and, with `sync`, the receiver matched it).
