@@ -477,10 +477,11 @@ bool match_engine::cancel(request* r) noexcept {
     return unlink_posted_if([r](const request* c) { return c == r; }) != nullptr;
 }
 
-bool match_engine::cancel_remote(int source_world, std::uint64_t cookie) noexcept {
+bool match_engine::cancel_remote(int source_world, std::uint64_t cookie, std::uint32_t serial) noexcept {
     lk_.lock();
     unexpected_msg* m = unlink_unexpected_if([&](const unexpected_msg* u) {
-        return u->remote != nullptr && u->remote->env.source_world == source_world && u->remote->env.cookie == cookie;
+        return u->remote != nullptr && u->remote->env.source_world == source_world && u->remote->env.cookie == cookie &&
+               u->remote->env.seq == serial;
     });
     lk_.unlock();
     if (m == nullptr) {

@@ -261,8 +261,9 @@ public:
     /// posted receive that matches, or queued with the transport's descriptor kept.
     void deliver_remote(const net::envelope& env, net::incoming& msg) noexcept;
     /// Withdraws the unexpected remote message that world rank `source_world` sent with
-    /// `cookie` (MPI_Cancel of that send); false when a receive took it already.
-    bool cancel_remote(int source_world, std::uint64_t cookie) noexcept;
+    /// `cookie` and serial number `serial` (MPI_Cancel of that send); false when a receive took
+    /// it already.
+    bool cancel_remote(int source_world, std::uint64_t cookie, std::uint32_t serial) noexcept;
     /// Receiver side: takes the first matching unexpected message, or posts `r`.
     void post(request* r) noexcept;
     /// Probe: the status of the first matching unexpected message; false if none.

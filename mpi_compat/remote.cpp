@@ -33,7 +33,7 @@ namespace {
 /// Control messages between processes (msg_kind::control; the tag says which).
 enum control_tag : int {
     ctl_done = 1,          ///< every rank of the sending process has returned
-    ctl_cancel = 2,        ///< withdraw the unexpected message (source_world, cookie)
+    ctl_cancel = 2,        ///< withdraw the unexpected message (source_world, cookie, seq)
     ctl_cancel_reply = 3,  ///< the answer: size 1 withdrawn, 0 not
 };
 
@@ -46,6 +46,9 @@ struct state {
     std::thread watcher;
     int stop_pipe[2] = {-1, -1};
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
+    /// Numbers the messages this process sends: with the request's address (the cookie, reused
+    /// once the request is freed) it names one message, for MPI_Cancel.
+    std::atomic<std::uint32_t> send_serial{0};
 };
 
 state g;
@@ -156,7 +159,7 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
         } else if (env.tag == ctl_cancel) {
             task* t = local_task(env.dest);
             net::envelope a = control_envelope(ctl_cancel_reply, env.dest, env.source_world, env.cookie);
-            a.size = t != nullptr && t->engine.cancel_remote(env.source_world, env.cookie) ? 1 : 0;
+            a.size = t != nullptr && t->engine.cancel_remote(env.source_world, env.cookie, env.seq) ? 1 : 0;
             send_control(process_of(env.source_world), a);
         } else if (env.tag == ctl_cancel_reply) {
             auto* r = reinterpret_cast<request*>(static_cast<std::uintptr_t>(env.cookie));
@@ -166,6 +169,9 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
     default:
         break;
     }
+    MPC_LOG(trace, mpi, "arrived: %s from rank %d to rank %d, context %u, tag %d, %llu bytes%s",
+            msg.is_rendezvous() ? "rendezvous" : "eager", env.source_world, env.dest, env.context_id, env.tag,
+            static_cast<unsigned long long>(env.size), (env.flags & net::env_flag_sync) != 0 ? ", sync" : "");
     task* t = local_task(env.dest);
     if (t == nullptr) {
         MPC_LOG(error, mpi, "dropped a message for rank %d, which does not live in process %d", env.dest, g.me);
@@ -348,11 +354,14 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
     env.flags = sync ? net::env_flag_sync : 0;
     env.source_world = source_world;
     env.cookie = reinterpret_cast<std::uintptr_t>(r);
+    env.seq = g.send_serial.fetch_add(1, std::memory_order_relaxed);
     r->net_tmp = nullptr;
     r->net_pending = sync ? 2 : 1;
     new (&r->netc) net::completion{};
     r->netc.fn = &on_sent;
     r->netc.arg = r;
+    MPC_LOG(trace, mpi, "send from rank %d to rank %d, context %u, tag %d, %zu bytes%s", source_world, dest_world,
+            context, tag, data.bytes, sync ? ", sync" : "");
     const void* p = data.base();
     if (!data.contig && data.bytes != 0) {
         r->net_tmp = std::malloc(data.bytes);
@@ -374,7 +383,8 @@ bool is_remote_send(const request* r) noexcept {
 bool cancel_send(request* r) noexcept {
     const net::envelope& sent = r->netc.header;
     std::atomic_ref<int>(r->net_cancel).store(0, std::memory_order_relaxed);
-    const net::envelope c = control_envelope(ctl_cancel, sent.source_world, sent.dest, sent.cookie);
+    net::envelope c = control_envelope(ctl_cancel, sent.source_world, sent.dest, sent.cookie);
+    c.seq = sent.seq;
     const bool sync = (sent.flags & net::env_flag_sync) != 0;
     send_control(process_of(sent.dest), c);
     int answer = 0;
@@ -397,6 +407,8 @@ void receive(request* r, const net::envelope& env, net::incoming& msg, const voi
     const auto bytes = static_cast<std::size_t>(env.size);
     const std::size_t n = bytes <= r->target.bytes ? bytes : r->target.bytes;
     const int err = bytes > r->target.bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    MPC_LOG(trace, mpi, "matched: from rank %d to rank %d, context %u, tag %d, %zu bytes", env.source_world, env.dest,
+            env.context_id, env.tag, bytes);
     if ((env.flags & net::env_flag_sync) != 0) {
         send_ack(env);
     }

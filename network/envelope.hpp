@@ -33,7 +33,7 @@ struct envelope {
     std::int32_t dest = 0;         ///< world rank of the receiving task
     std::int32_t tag = 0;          ///< MPI tag
     std::uint64_t size = 0;        ///< payload bytes of the whole message
-    std::uint32_t seq = 0;         ///< per (source, dest, context) sequence number: non-overtaking checks
+    std::uint32_t seq = 0;         ///< the sender's serial number of the message (with cookie, names it)
     msg_kind kind = msg_kind::eager;
     std::uint8_t flags = 0;                  ///< envelope_flags
     std::uint8_t reserved[2] = {0, 0};       ///< later use (collective trees); zero for now

@@ -46,6 +46,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     MPI_Cancel(&sc[i]); MPI_Wait(&sc[i], &st); canc = 0; MPI_Test_cancelled(&st, &canc); CHECK(canc == 1);
   }
+  /* A cancelled send must withdraw that message only: an earlier message sent through the same
+   * request object (freed, then reused by the next send) stays. */
+  int early = rank + 1000, early_in = -1;
+  MPI_Request rq; MPI_Isend(&early, 1, MPI_INT, right, 990, MPI_COMM_WORLD, &rq); MPI_Wait(&rq, &st);
+  MPI_Issend(&m, 1, MPI_INT, right, 989, MPI_COMM_WORLD, &rq);
+  MPI_Cancel(&rq); MPI_Wait(&rq, &st); canc = 0; MPI_Test_cancelled(&st, &canc); CHECK(canc == 1);
+  MPI_Barrier(MPI_COMM_WORLD);  /* the early message has arrived (it went before the cancel) */
+  int there = 0; MPI_Iprobe(left, 990, MPI_COMM_WORLD, &there, &st); CHECK(there == 1);
+  MPI_Recv(&early_in, 1, MPI_INT, left, 990, MPI_COMM_WORLD, &st); CHECK(early_in == left + 1000);
   int matched = -1, eager_in = -1, mine = rank;
   MPI_Request mr, er, ms, es;
   MPI_Irecv(&matched, 1, MPI_INT, left, 996, MPI_COMM_WORLD, &mr);
