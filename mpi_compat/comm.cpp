@@ -20,7 +20,8 @@ struct comm_table {
     std::mutex lock;
     std::size_t next_index = 16;  ///< below 16: predefined (0: MPI_COMM_NULL, 1: WORLD, 2: SELF)
     std::vector<std::size_t> free_slots;
-    /// Registered intra-communicators made by adopt_comm(), by context (released with them).
+    /// Registered communicators made by adopt_comm() and adopt_intercomm(), by context (released
+    /// with them).
     std::unordered_map<std::uint32_t, comm*> by_context;
 };
 
@@ -168,7 +169,11 @@ std::uint32_t new_context_pair() noexcept {
     return 16 + 2 * (k * static_cast<std::uint32_t>(w.nprocs) + static_cast<std::uint32_t>(w.proc_index));
 }
 
-MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members) {
+namespace {
+/// This process's registered communicator of `context`: the one a member here adopted already,
+/// or the one make() builds (make sets everything but the reference count).
+template <class Make>
+MPI_Comm adopt(std::uint32_t context, Make make) {
     comm_table& t = table();
     {
         std::lock_guard<std::mutex> g(t.lock);
@@ -177,12 +182,14 @@ MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members) {
             return it->second->handle;
         }
     }
-    const world_state& w = world();
-    auto* c = new comm();
-    c->world_of = members;
+    comm* c = make();
     c->context = context;
+    const world_state& w = world();
     int here = 0;
-    for (int wr : members) {
+    for (int wr : c->world_of) {
+        here += is_local(w, wr) ? 1 : 0;
+    }
+    for (int wr : c->remote_of) {
         here += is_local(w, wr) ? 1 : 0;
     }
     c->members.store(here, std::memory_order_relaxed);
@@ -195,24 +202,32 @@ MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members) {
     }
     return register_locked(t, c);
 }
+}  // namespace
 
-comm* new_intercomm(std::vector<int> a, std::vector<int> b) {
-    auto* c = new comm();
-    c->is_inter = true;
-    c->world_of = std::move(a);
-    c->remote_of = std::move(b);
-    c->context = new_context_pair();
-    c->members.store(static_cast<int>(c->world_of.size() + c->remote_of.size()), std::memory_order_relaxed);
-    c->index_ranks();
-    std::uint32_t views = new_context_pair();
-    for (int g = 0; g < 2; ++g) {
-        auto v = std::make_unique<comm>();
-        v->world_of = g == 0 ? c->world_of : c->remote_of;
-        v->context = views;
-        v->index_ranks();
-        c->group_view[g] = std::move(v);
-    }
-    return c;
+MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members) {
+    return adopt(context, [&] {
+        auto* c = new comm();
+        c->world_of = members;
+        return c;
+    });
+}
+
+MPI_Comm adopt_intercomm(std::uint32_t context, std::uint32_t views, const std::vector<int>& a,
+                         const std::vector<int>& b) {
+    return adopt(context, [&] {
+        auto* c = new comm();
+        c->is_inter = true;
+        c->world_of = a;
+        c->remote_of = b;
+        for (int g = 0; g < 2; ++g) {
+            auto v = std::make_unique<comm>();
+            v->world_of = g == 0 ? a : b;
+            v->context = views;
+            v->index_ranks();
+            c->group_view[g] = std::move(v);
+        }
+        return c;
+    });
 }
 
 comm_local& local_of(task& t, const comm* c) {

@@ -140,9 +140,11 @@ std::uint32_t new_context_pair() noexcept;
 /// (one reference per member that lives here). Every member of a new communicator calls it
 /// once, after the members agreed on the context (the creator sends it to the others).
 MPI_Comm adopt_comm(std::uint32_t context, const std::vector<int>& members);
-/// A new, unregistered intercommunicator between groups a and b (world ranks in rank order,
-/// disjoint), with fresh contexts, its group views and one reference per member.
-comm* new_intercomm(std::vector<int> a, std::vector<int> b);
+/// The registered intercommunicator of context pair `context` between groups a and b (world
+/// ranks in rank order, disjoint), whose group views use the context pair `views`: adopted the
+/// same way as adopt_comm (one object per process, one reference per member that lives here).
+MPI_Comm adopt_intercomm(std::uint32_t context, std::uint32_t views, const std::vector<int>& a,
+                         const std::vector<int>& b);
 
 /// The calling member's local data for c (created with defaults on first use).
 comm_local& local_of(task& t, const comm* c);

@@ -8,11 +8,17 @@
 /// source is the sender's rank in its own group, so it names the remote rank); inside one group
 /// on that group's view (comm::group_view), an intra-communicator with a context of its own.
 ///
+/// Every constructor agrees on the new groups first; then one member (group A's first) picks the
+/// context pairs and sends them to the others, and every member adopts the communicator of those
+/// contexts (adopt_intercomm / adopt_comm: one object per process), so that it works whether the
+/// members share a process or not.
+///
 /// Create: each group reduces its members' argument checks to its leader; the two leaders
 /// exchange their status and, if both are fine, their groups over the peer communicator; the
-/// leader with the lower world rank builds the object (its group is group A) and sends the handle
-/// to the other leader; each leader broadcasts the outcome (the handle, or the error class and
-/// where it was found) in its local communicator, so that every member returns the same class.
+/// leader with the lower world rank (its group is group A) picks the contexts and sends them to
+/// the other leader; each leader broadcasts the outcome (the contexts and the remote group, or
+/// the error class and where it was found) in its local communicator, so that every member
+/// returns the same class.
 
 #include "mpi_compat/intercomm.hpp"
 
@@ -28,52 +34,63 @@
 namespace mpc::mpi {
 namespace {
 
-/// Delivers handle h from its creator, a member of group A of intercommunicator `parent`, to the
+/// What the creator of a new communicator sends the other members: its context pairs (views:
+/// those of an intercommunicator's group views) and, for MPI_Intercomm_merge, whether group A
+/// comes first.
+struct new_contexts {
+    std::uint32_t context = 0;
+    std::uint32_t views = 0;
+    int a_first = 1;
+};
+
+/// Sends `cx` from its creator, a member of group A of intercommunicator `parent`, to the
 /// members `to` (world ranks of either group; the creator is skipped): group A's through A's
-/// view, group B's over the intercommunicator. The receivers call recv_handle.
-void send_handle(task& self, const comm& parent, const std::vector<int>& to, MPI_Comm h) {
+/// view, group B's over the intercommunicator. The receivers call recv_contexts.
+void send_contexts(task& self, const comm& parent, const std::vector<int>& to, const new_contexts& cx) {
     const comm& view_a = *parent.group_view[0];
     for (int wr : to) {
         if (wr == self.world_rank) {
             continue;
         }
         if (int in_a = view_a.rank_of_world(wr); in_a != MPI_UNDEFINED) {
-            coll_send(self, view_a, in_a, tag_comm_create, &h, sizeof(h));
+            coll_send(self, view_a, in_a, tag_comm_create, &cx, sizeof(cx));
         } else {
-            coll_send(self, parent, parent.rank_of_world(wr), tag_comm_create, &h, sizeof(h));
+            coll_send(self, parent, parent.rank_of_world(wr), tag_comm_create, &cx, sizeof(cx));
         }
     }
 }
 
-/// Receives the handle that `creator` (a world rank of group A of `parent`) sends with
-/// send_handle. Both paths name the creator by its rank in group A.
-MPI_Comm recv_handle(task& self, const comm& parent, int creator) {
-    MPI_Comm h = MPI_COMM_NULL;
+/// Receives what `creator` (a world rank of group A of `parent`) sends with send_contexts. Both
+/// paths name the creator by its rank in group A.
+new_contexts recv_contexts(task& self, const comm& parent, int creator) {
+    new_contexts cx;
     int source = parent.rank_of_world(creator);
-    coll_recv(self, parent.in_group_a(self) ? *parent.group_view[0] : parent, source, tag_comm_create, &h, sizeof(h));
-    return h;
+    coll_recv(self, parent.in_group_a(self) ? *parent.group_view[0] : parent, source, tag_comm_create, &cx,
+              sizeof(cx));
+    return cx;
 }
 
 /// The caller's side of a new communicator made from `parent`: it inherits the error handler.
-MPI_Comm adopt(task& self, const comm& parent, MPI_Comm h) {
+MPI_Comm inherit(task& self, const comm& parent, MPI_Comm h) {
     MPI_Errhandler eh = local_of(self, &parent).errhandler;
     local_of(self, lookup_comm(h)).errhandler = eh;
     return h;
 }
 
 /// Collective over `a` and `b`, members of intercommunicator `parent` (a: of its group A, b: of
-/// its group B, both non-empty, in new-rank order): a[0] creates the intercommunicator between
-/// a and b and delivers the handle; every member returns it.
+/// its group B, both non-empty, in new-rank order): a[0] picks the contexts of the
+/// intercommunicator between a and b and sends them; every member adopts it.
 MPI_Comm build_intercomm(task& self, const comm& parent, const std::vector<int>& a, const std::vector<int>& b) {
-    MPI_Comm h = MPI_COMM_NULL;
+    new_contexts cx;
     if (a.front() == self.world_rank) {
-        h = register_comm(new_intercomm(a, b));
-        send_handle(self, parent, a, h);
-        send_handle(self, parent, b, h);
+        cx.context = new_context_pair();
+        cx.views = new_context_pair();
+        send_contexts(self, parent, a, cx);
+        send_contexts(self, parent, b, cx);
     } else {
-        h = recv_handle(self, parent, a.front());
+        cx = recv_contexts(self, parent, a.front());
     }
-    return adopt(self, parent, h);
+    return inherit(self, parent, adopt_intercomm(cx.context, cx.views, a, b));
 }
 
 /// The world ranks of `group` whose entry in `colors` ((color, key) per rank) has `color`,
@@ -105,12 +122,15 @@ enum class create_failure : int {
     remote,         ///< the remote group failed (its leader said so)
 };
 
-/// What a leader broadcasts to its local group: the new handle, or the error class and where
-/// it was found.
+/// What a leader broadcasts to its local group: the new contexts, whether the local group is
+/// group A and the remote group's size (its members follow in a second broadcast), or the error
+/// class and where it was found.
 struct create_outcome {
     int err = MPI_SUCCESS;
     create_failure where = create_failure::none;
-    MPI_Comm handle = MPI_COMM_NULL;
+    new_contexts cx;
+    int local_is_a = 0;
+    int remote_size = 0;
 };
 
 /// The status a leader sends the other before the groups: its group's error class (0: none)
@@ -144,11 +164,11 @@ int reduce_error(task& self, const comm& c, int root, int err) {
 
 /// The local leader's part of MPI_Intercomm_create: checks its peer arguments, exchanges status
 /// and groups with the remote leader over `peer_h` (internal tag `itag`) and builds or receives
-/// the new intercommunicator. `group_err` is its group's reduced error class. A failure that
-/// leaves the peer arguments usable is also reported to the remote leader; an invalid peer
-/// communicator or remote leader names nobody to report to.
+/// the contexts of the new intercommunicator; `theirs` gets the remote group. `group_err` is its
+/// group's reduced error class. A failure that leaves the peer arguments usable is also reported
+/// to the remote leader; an invalid peer communicator or remote leader names nobody to report to.
 create_outcome lead_intercomm(task& self, const comm& local, MPI_Comm peer_h, int remote_leader, int itag,
-                              int group_err) {
+                              int group_err, std::vector<int>& theirs) {
     comm* peer = lookup_comm(peer_h);
     if (peer == nullptr || peer->is_inter) {
         return {MPI_ERR_COMM, create_failure::peer};
@@ -170,7 +190,7 @@ create_outcome lead_intercomm(task& self, const comm& local, MPI_Comm peer_h, in
     if (in.err != MPI_SUCCESS) {
         return {in.err, create_failure::remote};
     }
-    std::vector<int> theirs(static_cast<std::size_t>(in.size));
+    theirs.resize(static_cast<std::size_t>(in.size));
     coll_sendrecv(self, *peer, remote_leader, mine.data(), mine.size() * sizeof(int), remote_leader, theirs.data(),
                   theirs.size() * sizeof(int), itag);
     // Both leaders see both lists: they agree on an overlap without another message.
@@ -180,11 +200,14 @@ create_outcome lead_intercomm(task& self, const comm& local, MPI_Comm peer_h, in
         }
     }
     create_outcome ok;
-    if (self.world_rank < remote_world) {
-        ok.handle = register_comm(new_intercomm(std::move(mine), std::move(theirs)));
-        coll_send(self, *peer, remote_leader, itag, &ok.handle, sizeof(ok.handle));
+    ok.local_is_a = self.world_rank < remote_world ? 1 : 0;
+    ok.remote_size = in.size;
+    if (ok.local_is_a != 0) {
+        ok.cx.context = new_context_pair();
+        ok.cx.views = new_context_pair();
+        coll_send(self, *peer, remote_leader, itag, &ok.cx, sizeof(ok.cx));
     } else {
-        coll_recv(self, *peer, remote_leader, itag, &ok.handle, sizeof(ok.handle));
+        coll_recv(self, *peer, remote_leader, itag, &ok.cx, sizeof(ok.cx));
     }
     return ok;
 }
@@ -272,9 +295,10 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
     const int mine = newcomm == nullptr ? MPI_ERR_ARG : MPI_SUCCESS;
     const int group_err = reduce_error(*self, *local, local_leader, mine);
     create_outcome out;
+    std::vector<int> theirs;
     const bool leader = local->rank_of(*self) == local_leader;
     if (leader) {
-        out = lead_intercomm(*self, *local, peer_h, remote_leader, intercomm_create_tag(tag), group_err);
+        out = lead_intercomm(*self, *local, peer_h, remote_leader, intercomm_create_tag(tag), group_err, theirs);
     }
     coll_bcast(*self, *local, &out, sizeof(out), local_leader);
     if (out.err != MPI_SUCCESS) {
@@ -290,8 +314,12 @@ int PMPI_Intercomm_create(MPI_Comm local_h, int local_leader, MPI_Comm peer_h, i
         }
         return raise(local_h, out.err, call, "%s", failure_text(out.where));
     }
-    local_of(*self, lookup_comm(out.handle)).errhandler = local_of(*self, local).errhandler;
-    *newcomm = out.handle;
+    theirs.resize(static_cast<std::size_t>(out.remote_size));
+    coll_bcast(*self, *local, theirs.data(), theirs.size() * sizeof(int), local_leader);
+    std::vector<int> ours = members_of(*self, *local);
+    MPI_Comm h = out.local_is_a != 0 ? adopt_intercomm(out.cx.context, out.cx.views, ours, theirs)
+                                     : adopt_intercomm(out.cx.context, out.cx.views, theirs, ours);
+    *newcomm = inherit(*self, *local, h);
     return MPI_SUCCESS;
 }
 
@@ -314,29 +342,24 @@ int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm* newcomm) {
     bool in_a = c.in_group_a(self);
     int rank = c.rank_of(self);
     int flag = high != 0 ? 1 : 0;
-    MPI_Comm out = MPI_COMM_NULL;
+    new_contexts cx;
     if (!in_a && rank == 0) {
         coll_send(self, c, 0, tag_merge, &flag, sizeof(flag));  // to A's rank 0
     }
     if (in_a && rank == 0) {
         int b_high = 0;
         coll_recv(self, c, 0, tag_merge, &b_high, sizeof(b_high));
-        bool a_first = !(flag != 0 && b_high == 0);
-        std::vector<int> members = a_first ? c.world_of : c.remote_of;
-        const std::vector<int>& second = a_first ? c.remote_of : c.world_of;
-        members.insert(members.end(), second.begin(), second.end());
-        auto* m = new comm();
-        m->world_of = std::move(members);
-        m->context = new_context_pair();
-        m->members.store(static_cast<int>(m->world_of.size()), std::memory_order_relaxed);
-        m->index_ranks();
-        out = register_comm(m);
-        send_handle(self, c, c.world_of, out);
-        send_handle(self, c, c.remote_of, out);
+        cx.a_first = flag != 0 && b_high == 0 ? 0 : 1;
+        cx.context = new_context_pair();
+        send_contexts(self, c, c.world_of, cx);
+        send_contexts(self, c, c.remote_of, cx);
     } else {
-        out = recv_handle(self, c, c.world_of.front());
+        cx = recv_contexts(self, c, c.world_of.front());
     }
-    *newcomm = adopt(self, c, out);
+    std::vector<int> members = cx.a_first != 0 ? c.world_of : c.remote_of;
+    const std::vector<int>& second = cx.a_first != 0 ? c.remote_of : c.world_of;
+    members.insert(members.end(), second.begin(), second.end());
+    *newcomm = inherit(self, c, adopt_comm(cx.context, members));
     return MPI_SUCCESS;
 }
 
