@@ -104,6 +104,36 @@ status load() noexcept {
 
 const summary& info() noexcept { return get().sum; }
 
+std::vector<std::vector<int>> core_pus() {
+    std::vector<std::vector<int>> out;
+    int last = -1;
+    for (const pu_info& p : get().pus) {  // in core order
+        if (out.empty() || p.core != last) {
+            out.emplace_back();
+            last = p.core;
+        }
+        out.back().push_back(p.pu);
+    }
+    return out;
+}
+
+std::vector<int> process_share(int index, int count) {
+    const std::vector<std::vector<int>> cores = core_pus();
+    const auto c = static_cast<long long>(cores.size());
+    std::vector<int> out;
+    if (c == 0 || count <= 0 || index < 0 || index >= count) {
+        return out;
+    }
+    long long first = static_cast<long long>(index) * c / count;
+    long long end = static_cast<long long>(index + 1) * c / count;
+    end = end > first ? end : first + 1;  // more processes than cores: one shared core each
+    for (long long k = first; k < end; ++k) {
+        const auto& pus = cores[static_cast<std::size_t>(k)];
+        out.insert(out.end(), pus.begin(), pus.end());
+    }
+    return out;
+}
+
 std::vector<place> plan(int nr_vps, placement policy) {
     state& s = get();
     // Order: first hardware thread of every core, then the second ones, ...

@@ -35,6 +35,14 @@ const summary& info() noexcept;
 /// round-robin over NUMA nodes), then on the remaining hardware threads, then wrapping around.
 std::vector<place> plan(int nr_vps, placement policy);
 
+/// The OS indexes of the allowed PUs of each allowed core, in core order (one entry per core).
+std::vector<std::vector<int>> core_pus();
+
+/// Splits the allowed cores between `count` processes for process `index`: its share is a
+/// contiguous block of whole cores (count <= cores), or one core that it shares with its
+/// neighbours (count > cores, spread evenly). The OS indexes of the share's PUs.
+std::vector<int> process_share(int index, int count);
+
 /// Pins the calling kernel thread to p.pu (HWLOC_CPUBIND_THREAD|STRICT falls back to plain).
 status bind_this_thread(const place& p) noexcept;
 

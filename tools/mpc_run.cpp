@@ -33,6 +33,7 @@
 /// (0, the first non-zero exit status, 128 + a signal, or the MPI_Abort code).
 
 #include <fcntl.h>
+#include <sched.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,8 +81,10 @@ const char usage_text[] =
     "                         mpc_run starts P copies of PROGRAM and stays as their launcher;\n"
     "                         each runs a block of N/P ranks (the first N mod P one more) and\n"
     "                         sees MPC_NRANKS=N, MPC_PROC_INDEX, MPC_PROC_COUNT=P and\n"
-    "                         MPC_BOOTSTRAP_FD. If one fails (signal, non-zero exit, MPI_Abort)\n"
-    "                         the others are ended and one line names it\n"
+    "                         MPC_BOOTSTRAP_FD. Each process runs on its share of the allowed\n"
+    "                         cores (whole cores, split evenly; one each, shared, when P is\n"
+    "                         larger; no split with MPC_SCHED_BIND=0). If one fails (signal,\n"
+    "                         non-zero exit, MPI_Abort) the others are ended and one line names it\n"
     "  -N, --nodes NODES      inside a Slurm allocation: run on NODES nodes through\n"
     "                         'srun --mpi=pmix -N NODES -n P', P processes in all (-p, default\n"
     "                         NODES); each runs mpc_run with the other flags\n"
@@ -573,11 +576,47 @@ std::string describe_processes(const mpc::net::layout& lay) {
     return d + "), each: exec";
 }
 
+/// The CPUs each of `procs` processes may use: its share of mpc_run's allowed cores
+/// (topo::process_share), so that the processes' VPs, each pinned inside its own process's
+/// mask, do not all pile onto the first cores. Empty (no restriction) when VPs are not pinned
+/// (MPC_SCHED_BIND=0) or the topology cannot be read.
+std::vector<cpu_set_t> process_cpus(int procs, bool verbose) {
+    std::vector<cpu_set_t> out;
+    bool bind = true;
+    if (const char* raw = mpc::config::raw("MPC_SCHED_BIND"); raw != nullptr && !mpc::config::parse_bool(raw, &bind)) {
+        bind = true;  // the processes report the bad value themselves
+    }
+    if (!bind || !mpc::topo::load()) {
+        return out;
+    }
+    for (int p = 0; p < procs; ++p) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        std::string list;
+        for (int pu : mpc::topo::process_share(p, procs)) {
+            if (pu >= 0 && pu < CPU_SETSIZE) {
+                CPU_SET(pu, &set);
+                list += (list.empty() ? "" : ",") + std::to_string(pu);
+            }
+        }
+        if (CPU_COUNT(&set) == 0) {
+            return {};
+        }
+        if (verbose && (p < 8 || p == procs - 1)) {
+            std::fprintf(stderr, "mpc_run: process %d runs on CPUs %s\n", p, list.c_str());
+        }
+        out.push_back(set);
+    }
+    return out;
+}
+
 /// mpc_run -p P (P > 1): forks the P processes through the supervisor, each exec'ing PROGRAM
-/// with MPC_BOOTSTRAP_FD, MPC_PROC_INDEX and MPC_PROC_COUNT added to the environment, serves
-/// them until they have all ended and returns the job's exit status.
-int run_processes(char** prog_argv, const mpc::net::layout& lay) {
+/// with MPC_BOOTSTRAP_FD, MPC_PROC_INDEX and MPC_PROC_COUNT added to the environment and
+/// restricted to its share of the cores (process_cpus), serves them until they have all ended
+/// and returns the job's exit status.
+int run_processes(char** prog_argv, const mpc::net::layout& lay, bool verbose) {
     const int procs = lay.processes();
+    const std::vector<cpu_set_t> cpus = process_cpus(procs, verbose);
     mpc::net::supervisor::options opt;
     opt.count = procs;
     for (int p = 0; p < procs; ++p) {
@@ -608,6 +647,10 @@ int run_processes(char** prog_argv, const mpc::net::layout& lay) {
         if (flags < 0 || ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) {  // the socket survives exec
             std::fprintf(stderr, "mpc_run: process %d: fcntl: %s\n", index, std::strerror(errno));
             ::_exit(exit_exec_failed);
+        }
+        if (!cpus.empty() && ::sched_setaffinity(0, sizeof(cpu_set_t), &cpus[static_cast<std::size_t>(index)]) != 0) {
+            std::fprintf(stderr, "mpc_run: process %d: sched_setaffinity: %s (it runs on every allowed CPU)\n", index,
+                         std::strerror(errno));
         }
         char fd_var[48];
         std::snprintf(fd_var, sizeof fd_var, "MPC_BOOTSTRAP_FD=%d", fd);
@@ -709,7 +752,7 @@ int main(int argc, char** argv) {
         usage_error("missing program to run");
     }
     if (use_supervisor) {
-        return run_processes(argv + cl.program, *lay);
+        return run_processes(argv + cl.program, *lay, cl.verbose);
     }
     std::fflush(nullptr);
     if (use_srun) {

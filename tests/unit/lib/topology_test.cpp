@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -171,6 +174,67 @@ TEST_F(Topology, BindRejectsInvalidPlace) {
     std::thread t([&] { st = topo::bind_this_thread(bad); });
     t.join();
     EXPECT_FALSE(st.ok());
+}
+
+TEST_F(Topology, CorePusCoverTheAffinityMask) {
+    const std::vector<std::vector<int>> cores = topo::core_pus();
+    ASSERT_EQ(cores.size(), static_cast<std::size_t>(topo::info().allowed_cores));
+    std::set<int> all;
+    for (const auto& pus : cores) {
+        EXPECT_FALSE(pus.empty());
+        for (int pu : pus) {
+            EXPECT_TRUE(all.insert(pu).second) << "PU " << pu << " in two cores";
+        }
+    }
+    EXPECT_EQ(all, affinity_cpus());
+}
+
+/// Process shares: for every process count up to 3x the cores, the shares are non-empty, made
+/// of whole cores, disjoint while there are enough cores, cover every core, and at most one
+/// core apart in size; beyond the core count each process gets one core, spread evenly.
+TEST_F(Topology, ProcessSharesSplitTheCores) {
+    const std::vector<std::vector<int>> cores = topo::core_pus();
+    const int c = static_cast<int>(cores.size());
+    std::map<int, int> core_of;
+    for (int k = 0; k < c; ++k) {
+        for (int pu : cores[static_cast<std::size_t>(k)]) {
+            core_of[pu] = k;
+        }
+    }
+    for (int count = 1; count <= 3 * c; ++count) {
+        SCOPED_TRACE("processes " + std::to_string(count));
+        std::vector<int> uses(static_cast<std::size_t>(c), 0);
+        std::size_t smallest = SIZE_MAX, largest = 0;
+        for (int i = 0; i < count; ++i) {
+            const std::vector<int> share = topo::process_share(i, count);
+            ASSERT_FALSE(share.empty());
+            std::set<int> share_cores;
+            for (int pu : share) {
+                ASSERT_EQ(core_of.count(pu), 1u) << "PU " << pu << " is not allowed";
+                share_cores.insert(core_of[pu]);
+            }
+            std::size_t pus_in_share_cores = 0;
+            for (int k : share_cores) {
+                pus_in_share_cores += cores[static_cast<std::size_t>(k)].size();
+                ++uses[static_cast<std::size_t>(k)];
+            }
+            EXPECT_EQ(share.size(), pus_in_share_cores) << "a share must hold whole cores";
+            smallest = std::min(smallest, share_cores.size());
+            largest = std::max(largest, share_cores.size());
+        }
+        EXPECT_LE(largest - smallest, 1u);
+        for (int k = 0; k < c; ++k) {
+            EXPECT_GE(uses[static_cast<std::size_t>(k)], 1) << "core " << k << " unused";
+            if (count <= c) {
+                EXPECT_EQ(uses[static_cast<std::size_t>(k)], 1) << "core " << k << " shared with enough cores";
+            } else {
+                EXPECT_LE(uses[static_cast<std::size_t>(k)], (count + c - 1) / c) << "core " << k << " overloaded";
+            }
+        }
+    }
+    EXPECT_TRUE(topo::process_share(0, 0).empty());
+    EXPECT_TRUE(topo::process_share(2, 2).empty());
+    EXPECT_TRUE(topo::process_share(-1, 2).empty());
 }
 
 }  // namespace
