@@ -6,9 +6,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -45,6 +47,7 @@ struct state {
     int progress_handle = -1;
     std::thread watcher;
     int stop_pipe[2] = {-1, -1};
+    int idle_efd = -1;  ///< signalled when every VP sleeps (on_all_asleep)
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
     /// Numbers the messages this process sends: with the request's address (the cookie, reused
     /// once the request is freed) it names one message, for MPI_Cancel.
@@ -182,33 +185,65 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
 
 // ---- progress ------------------------------------------------------------------------------
 
-/// Sleeps on the transport's event fd and wakes the VPs when something arrives, so that VPs
-/// may sleep on their futexes. Never spins: when events are pending (arm() refuses), it wakes
-/// the VPs and waits (10 us, doubling up to 4 ms) before it looks again.
-void watch_events() noexcept {
-    long backoff_us = 10;
+/// The scheduler's all-asleep hook (sched::set_all_asleep_hook): the last VP to fall asleep
+/// hands the transport over to the watcher.
+void on_all_asleep(void*) noexcept {
+    const std::uint64_t one = 1;
+    ssize_t n = ::write(g.idle_efd, &one, sizeof one);
+    (void)n;  // the counter is full only if the watcher has not read it yet: it will
+}
+
+void drain(int fd) noexcept {
+    std::uint64_t v = 0;
+    ssize_t n = ::read(fd, &v, sizeof v);
+    (void)n;
+}
+
+/// poll() that retries on EINTR; false on another error (logged).
+bool poll_fds(struct pollfd* fds, nfds_t n) noexcept {
     for (;;) {
-        struct pollfd fds[2] = {{g.stop_pipe[0], POLLIN, 0}, {g.tr->event_fd(), POLLIN, 0}};
-        if (!g.tr->arm()) {
-            sched::notify_all_vps();
-            const struct timespec ts = {0, backoff_us * 1000};
-            if (::ppoll(fds, 1, &ts, nullptr) > 0) {
-                return;  // stopped
+        if (::poll(fds, n, -1) >= 0) {
+            return true;
+        }
+        if (errno != EINTR) {
+            MPC_LOG(error, mpi, "poll in the transport's event watcher failed: %s", std::strerror(errno));
+            return false;
+        }
+    }
+}
+
+/// The transport's event watcher. While a VP is awake, the VPs progress the transport (their
+/// idle loop polls it); this thread sleeps until every VP sleeps (on_all_asleep), then progresses
+/// what is pending itself, arms the event fd and sleeps on it, so that a message from another
+/// process is handled at once (its receiver's VP woken) although no VP polls. It never spins:
+/// when arming keeps failing with nothing to progress it pauses (1 us, doubling up to 1 ms).
+void watch_events() noexcept {
+    for (;;) {
+        struct pollfd wait_idle[2] = {{g.stop_pipe[0], POLLIN, 0}, {g.idle_efd, POLLIN, 0}};
+        if (!poll_fds(wait_idle, 2) || (wait_idle[0].revents & POLLIN) != 0) {
+            return;
+        }
+        drain(g.idle_efd);
+        long pause_ns = 0;
+        while (sched::all_vps_asleep()) {
+            if (g.tr->progress() > 0) {
+                pause_ns = 0;
+                continue;
             }
-            backoff_us = backoff_us < 4000 ? backoff_us * 2 : backoff_us;
-            continue;
-        }
-        backoff_us = 10;
-        int rc = ::poll(fds, 2, -1);
-        if (rc < 0 && errno != EINTR) {
-            MPC_LOG(error, mpi, "poll on the transport's event fd failed: %s", std::strerror(errno));
-            return;
-        }
-        if ((fds[0].revents & POLLIN) != 0) {
-            return;
-        }
-        if ((fds[1].revents & POLLIN) != 0) {
-            sched::notify_all_vps();
+            if (!g.tr->arm()) {  // events pending that progress did not take (yet)
+                pause_ns = pause_ns == 0 ? 1000 : std::min(pause_ns * 2, 1000000L);
+                const struct timespec ts = {0, pause_ns};
+                nanosleep(&ts, nullptr);
+                continue;
+            }
+            pause_ns = 0;
+            struct pollfd fds[3] = {{g.stop_pipe[0], POLLIN, 0}, {g.tr->event_fd(), POLLIN, 0}, {g.idle_efd, POLLIN, 0}};
+            if (!poll_fds(fds, 3) || (fds[0].revents & POLLIN) != 0) {
+                return;
+            }
+            if ((fds[2].revents & POLLIN) != 0) {
+                drain(g.idle_efd);  // a VP woke and slept again meanwhile
+            }
         }
     }
 }
@@ -293,7 +328,13 @@ bool start_progress() noexcept {
         std::fprintf(stderr, "mpc: process %d: pipe: %s\n", g.me, std::strerror(errno));
         return false;
     }
+    g.idle_efd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (g.idle_efd < 0) {
+        std::fprintf(stderr, "mpc: process %d: eventfd: %s\n", g.me, std::strerror(errno));
+        return false;
+    }
     g.watcher = std::thread(&watch_events);
+    sched::set_all_asleep_hook(&on_all_asleep, nullptr);
     return true;
 }
 
@@ -320,6 +361,7 @@ void finish() noexcept {
             sched::unregister_progress(g.progress_handle).ignore();
             g.progress_handle = -1;
         }
+        sched::set_all_asleep_hook(nullptr, nullptr);
         if (g.watcher.joinable()) {
             char c = 0;
             ssize_t n = ::write(g.stop_pipe[1], &c, 1);
@@ -336,6 +378,12 @@ void close() noexcept {
     }
     if (g.tr != nullptr) {
         g.tr->shutdown().ignore();  // no VP runs: none can be inside progress()
+    }
+    for (int* fd : {&g.stop_pipe[0], &g.stop_pipe[1], &g.idle_efd}) {  // no VP left to call on_all_asleep
+        if (*fd >= 0) {
+            ::close(*fd);
+            *fd = -1;
+        }
     }
     if (status st = g.boot->finalize(); !st) {
         MPC_LOG(warn, mpi, "telling the launcher that process %d finished failed: %s", g.me, st.reason());

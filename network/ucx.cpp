@@ -230,6 +230,7 @@ int ucx_transport::progress() noexcept {
 
 bool ucx_transport::arm() noexcept {
     ucs_status_t st = ucp_worker_arm(worker_);
+    MPC_LOG(trace, net, "ucp_worker_arm: %s", ucs_status_string(st));
     if (st == UCS_OK) {
         return true;
     }

@@ -161,10 +161,15 @@ struct runtime {
     std::atomic<std::uint64_t> next_id{1};
     std::atomic<std::int64_t> live{0};  ///< live ULTs, the primary excluded
     std::atomic<int> deep_idle{0};      ///< VPs asleep with nothing that could wake them by time
+    std::atomic<int> asleep{0};         ///< VPs asleep on their futex, with or without a deadline
+    /// set_all_asleep_hook(): called by the VP whose sleep makes `asleep` reach nr_vps.
+    std::atomic<void (*)(void*) noexcept> all_asleep_fn{nullptr};
+    std::atomic<void*> all_asleep_arg{nullptr};
     std::atomic<std::uint64_t> wake_epoch{0};
     spinlock done_lock;
     spinlock progress_lock;
     progress_slot progress[16];
+    std::atomic<int> n_progress{0};  ///< registered progress functions
 };
 
 runtime& rt() noexcept;

@@ -300,6 +300,7 @@ status init(const options& opts) noexcept {
     r.stopping.store(false);
     r.live.store(0);
     r.deep_idle.store(0);
+    r.asleep.store(0);
     for (int i = 0; i < nvps; ++i) {
         r.vps[i].index = i;
         r.vps[i].place = places[static_cast<std::size_t>(i)];
@@ -625,6 +626,7 @@ result<int> register_progress(progress_fn fn, void* arg) noexcept {
         if (s.fn.load(std::memory_order_relaxed) == nullptr) {
             s.arg.store(arg, std::memory_order_relaxed);
             s.fn.store(fn, std::memory_order_release);  // publishes arg too
+            g_rt.n_progress.fetch_add(1, std::memory_order_relaxed);
             return i;
         }
     }
@@ -637,6 +639,7 @@ status unregister_progress(int h) noexcept {
         return {errc::invalid_argument, "no such progress function"};
     }
     g_rt.progress[h].fn.store(nullptr, std::memory_order_release);
+    g_rt.n_progress.fetch_sub(1, std::memory_order_relaxed);
     return {};
 }
 
@@ -655,6 +658,13 @@ void wait_until(bool (*cond)(void*), void* cond_arg, progress_fn poll, void* pol
 }
 
 void set_external_events(bool on) noexcept { g_rt.external_events.store(on, std::memory_order_relaxed); }
+
+void set_all_asleep_hook(void (*fn)(void*) noexcept, void* arg) noexcept {
+    g_rt.all_asleep_arg.store(arg, std::memory_order_relaxed);
+    g_rt.all_asleep_fn.store(fn, std::memory_order_release);
+}
+
+bool all_vps_asleep() noexcept { return g_rt.asleep.load(std::memory_order_acquire) == g_rt.nr_vps; }
 
 void notify_all_vps() noexcept {
     for (int i = 0; i < g_rt.nr_vps; ++i) {

@@ -177,6 +177,13 @@ void wait_until(Cond&& cond) noexcept {
 
 /// Wakes every VP that sleeps (used by transports when a network event arrives).
 void notify_all_vps() noexcept;
+/// fn(arg) runs on the VP whose sleep leaves no VP awake, just before it sleeps (null: none).
+/// While a VP is awake it polls the progress functions; once all sleep, a transport's event
+/// watcher (a thread sleeping on the network's event fd) takes over: this tells it when.
+/// fn must be quick and must not block (write to an eventfd, say).
+void set_all_asleep_hook(void (*fn)(void*) noexcept, void* arg) noexcept;
+/// Whether every VP sleeps on its futex now (with or without a deadline).
+bool all_vps_asleep() noexcept;
 /// Tells the deadlock check that blocked ULTs may be woken from outside this process (a
 /// transport to other processes is running): every VP idle with ULTs blocked is then not
 /// reported as a deadlock, since a message may still arrive.

@@ -302,8 +302,10 @@ void idle(vp* v) noexcept {
         v->poll_backoff_ns = 1000;
     }
     if (now - v->idle_since_ns < r.spin_ns) {
-        // PAUSE costs ~100+ cycles on recent x86: watch the inbox between pauses.
-        for (int i = 0; i < 64 && !v->inbox.maybe_nonempty(); ++i) {
+        // PAUSE costs ~100+ cycles on recent x86: watch the inbox between pauses. With a
+        // progress function (a network), poll it again soon: an arrival waits for the next poll.
+        const int pauses = r.n_progress.load(std::memory_order_relaxed) > 0 ? 4 : 64;
+        for (int i = 0; i < pauses && !v->inbox.maybe_nonempty(); ++i) {
             cpu_relax();
         }
         return;
@@ -339,7 +341,13 @@ void idle(vp* v) noexcept {
     }
     bump(v->n_sleeps, 1);
     std::uint64_t slept_from = watch ? now_ns() : 0;
+    if (r.asleep.fetch_add(1, std::memory_order_acq_rel) + 1 == r.nr_vps) {
+        if (auto* fn = r.all_asleep_fn.load(std::memory_order_acquire); fn != nullptr) {
+            fn(r.all_asleep_arg.load(std::memory_order_relaxed));  // a transport's watcher takes over
+        }
+    }
     futex_wait(&v->sleep_word, vp_sleeping, timeout);
+    r.asleep.fetch_sub(1, std::memory_order_acq_rel);
     bool woken = v->sleep_word.exchange(vp_awake, std::memory_order_acq_rel) == vp_awake;
     if (deep) {
         // A deadlock only if the whole timeout passed (futex_wait also returns on signals) and
@@ -540,20 +548,27 @@ bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max
         return cond(arg);
     }
     std::uint64_t start = 0;
+    // The progress functions (a network) every 4 rounds when there are some: an arrival waits
+    // for the next poll. The clock and other VPs' queues every 64.
+    const unsigned poll_mask = rt().n_progress.load(std::memory_order_relaxed) > 0 ? 3U : 63U;
     for (unsigned i = 0;; ++i) {
         if (cond(arg)) {
             return true;
         }
-        if ((i & 63U) == 63U) {
-            // Rarely: the clock, and the work an idle VP would do (progress, other VPs' queues).
-            std::uint64_t now = now_ns();
-            if (start == 0) {
-                start = now;
-            } else if (now - start >= max_ns) {
-                return cond(arg);
+        if ((i & poll_mask) == poll_mask) {
+            if ((i & 63U) == 63U) {
+                std::uint64_t now = now_ns();
+                if (start == 0) {
+                    start = now;
+                } else if (now - start >= max_ns) {
+                    return cond(arg);
+                }
+                if (any_stealable_elsewhere(v)) {
+                    return cond(arg);
+                }
             }
-            if ((run_progress() > 0 && cond(arg)) || any_stealable_elsewhere(v)) {
-                return cond(arg);
+            if (run_progress() > 0 && cond(arg)) {
+                return true;
             }
         }
         if (vp_has_work(v)) {
