@@ -21,6 +21,7 @@
 #include "mpi_compat/info.hpp"
 #include "mpi_compat/intercomm.hpp"
 #include "mpi_compat/internal.hpp"
+#include "mpi_compat/remote.hpp"
 
 namespace mpc::mpi {
 
@@ -175,8 +176,9 @@ int PMPI_Comm_split_type(MPI_Comm h, int split_type, int key, MPI_Info info, MPI
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_split_type", "null output pointer");
     }
-    // Every rank of the job shares this process's memory: one communicator, ordered by key.
-    return PMPI_Comm_split(h, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+    // The ranks of one node share memory: one communicator per node, ordered by key.
+    return PMPI_Comm_split(h, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : remote::node_of(k.self->world_rank), key,
+                           newcomm);
 }
 
 int PMPI_Comm_idup(MPI_Comm h, MPI_Comm* newcomm, MPI_Request* request) {

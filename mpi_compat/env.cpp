@@ -11,6 +11,7 @@
 #include "mpi_compat/attr.hpp"
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/errors.hpp"
+#include "mpi_compat/remote.hpp"
 #include "mpi_compat/runtime.hpp"
 
 namespace mpc::mpi {
@@ -144,10 +145,7 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
     if (name == nullptr || resultlen == nullptr) {
         return MPI_ERR_ARG;
     }
-    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) {
-        std::strcpy(name, "localhost");
-    }
-    name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", mpc::mpi::remote::node_name());
     *resultlen = static_cast<int>(std::strlen(name));
     return MPI_SUCCESS;
 }

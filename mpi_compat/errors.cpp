@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "mpi_compat/errhandler.hpp"
+#include "mpi_compat/remote.hpp"
 #include "mpi_compat/runtime.hpp"
 
 namespace mpc::mpi {
@@ -112,6 +113,7 @@ const char* error_name(int cls) noexcept {
 void end_job(int code) noexcept {
     std::fflush(stdout);
     std::fflush(stderr);
+    remote::abort_job(code);  // under PMIx: the other processes are ended too
     _exit(code);
 }
 

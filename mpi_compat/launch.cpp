@@ -30,6 +30,9 @@ MPC_CONFIG_TABLE(mpi, {
      "in-process messages up to this size are buffered when no receive is posted (larger: rendezvous)"},
     {"MPC_MPI_WAIT_SPIN_US", ::mpc::config::knob_type::integer, "20",
      "a rank waiting for a request busy-waits this long, while its VP has nothing else to run, before it parks"},
+    {"MPC_NODE_NAME", ::mpc::config::knob_type::string, "",
+     "this process's node name (MPI_Get_processor_name; processes with one name and boot share MPI_COMM_TYPE_SHARED); "
+     "default: the host name"},
 })
 
 namespace mpc::mpi {

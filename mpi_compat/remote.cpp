@@ -19,6 +19,9 @@
 #include <new>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "lib/config.hpp"
@@ -49,6 +52,7 @@ struct state {
     int stop_pipe[2] = {-1, -1};
     int idle_efd = -1;  ///< signalled when every VP sleeps (on_all_asleep)
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
+    std::vector<int> node_of_proc;   ///< node index of every process (node_of)
     /// Numbers the messages this process sends: with the request's address (the cookie, reused
     /// once the request is freed) it names one message, for MPI_Cancel.
     std::atomic<std::uint32_t> send_serial{0};
@@ -248,7 +252,74 @@ void watch_events() noexcept {
     }
 }
 
+/// What tells nodes apart: the node name and the kernel's boot id (two containers or network
+/// namespaces of one machine with one host name are one node: they can share memory).
+std::string node_key() {
+    std::string key = node_name();
+    if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r"); f != nullptr) {
+        char id[64] = {};
+        if (std::fgets(id, sizeof id, f) != nullptr) {
+            key += '/';
+            key += id;
+        }
+        std::fclose(f);
+    }
+    return key;
+}
+
+/// Numbers the nodes of the job from every process's node key (in process order).
+status number_nodes(int nprocs) noexcept {
+    const std::string key = node_key();
+    std::vector<net::blob> keys;
+    if (status st = g.boot->allgather(std::as_bytes(std::span(key.data(), key.size())), keys); !st) {
+        return st;
+    }
+    g.node_of_proc.assign(static_cast<std::size_t>(nprocs), 0);
+    int nodes = 0;
+    for (int p = 0; p < nprocs; ++p) {
+        const net::blob& k = keys[static_cast<std::size_t>(p)];
+        int n = nodes;
+        for (int q = 0; q < p; ++q) {
+            if (keys[static_cast<std::size_t>(q)] == k) {
+                n = g.node_of_proc[static_cast<std::size_t>(q)];
+                break;
+            }
+        }
+        g.node_of_proc[static_cast<std::size_t>(p)] = n;
+        nodes += n == nodes ? 1 : 0;
+    }
+    return {};
+}
+
 }  // namespace
+
+const char* node_name() noexcept {
+    static const std::string name = [] {
+        if (const char* env = std::getenv("MPC_NODE_NAME"); env != nullptr && *env != '\0') {
+            return std::string(env);
+        }
+        char host[256] = {};
+        if (::gethostname(host, sizeof host - 1) != 0) {
+            return std::string("localhost");
+        }
+        return std::string(host);
+    }();
+    return name.c_str();
+}
+
+void abort_job(int code) noexcept {
+    if (g.boot != nullptr && g.boot->count() > 1 && std::strcmp(g.boot->name(), "pmix") == 0) {
+        char why[96];
+        std::snprintf(why, sizeof why, "process %d (ranks %d-%d) ended the job with status %d", g.me,
+                      g.lay ? g.lay->first_rank(g.me) : -1,
+                      g.lay ? g.lay->first_rank(g.me) + g.lay->rank_count(g.me) - 1 : -1, code);
+        g.boot->abort(code, why);
+    }
+}
+
+int node_of(int world_rank) noexcept {
+    return g.node_of_proc.empty() ? 0 : g.node_of_proc[static_cast<std::size_t>(process_of(world_rank))];
+}
 
 bool detail::g_active = false;
 int detail::progress() noexcept { return g.tr->progress(); }
@@ -294,6 +365,10 @@ bool start(int nranks, int* first, int* count) noexcept {
     std::vector<net::blob> addrs;
     if (status st = g.boot->allgather(g.tr->address(), addrs); !st) {
         std::fprintf(stderr, "mpc: process %d: exchanging transport addresses failed: %s\n", g.me, st.reason());
+        return false;
+    }
+    if (status st = number_nodes(nprocs); !st) {
+        std::fprintf(stderr, "mpc: process %d: exchanging node names failed: %s\n", g.me, st.reason());
         return false;
     }
     for (int p = 0; p < nprocs; ++p) {

@@ -56,6 +56,19 @@ bool start_progress() noexcept;
 /// The end of the job in this process, after its ranks returned: waits until every process is
 /// done (progressing), then stops the transport's progress function and the event watcher.
 void finish() noexcept;
+/// The node of world rank wr's process: 0 .. nodes-1, numbered by each node's first process
+/// (0 for every rank of a single-process job). Ranks of one node share memory
+/// (MPI_COMM_TYPE_SHARED). A node is a host name and boot (node_name()).
+int node_of(int world_rank) noexcept;
+/// This process's node name: MPC_NODE_NAME if set, else the host name; what
+/// MPI_Get_processor_name returns. The nodes are told apart by it and the kernel's boot id.
+const char* node_name() noexcept;
+
+/// The job ends with `code` (end_job): under a PMIx server, which does not end the other
+/// processes when one exits, asks it to abort the whole job (PMIx_Abort). Nothing otherwise:
+/// mpc_run's supervisor ends the others when this process exits non-zero.
+void abort_job(int code) noexcept;
+
 /// After sched::finalize (no VP can be inside the progress function any more, which
 /// unregistering does not wait for): shuts the transport down and tells the launcher.
 void close() noexcept;
