@@ -127,7 +127,9 @@ int exchange::run() noexcept {
             err = r[i].status.MPI_ERROR;  // MPI_ERR_TRUNCATE
         }
     }
-    shm::pass(a);  // the slot of this sequence number passes to the call n_slots later
+    if (a.c->local_only) {
+        shm::pass(a);  // the slot of this sequence number passes to the call n_slots later
+    }  // (members in several processes: no shared slots; coll.cpp's rule)
     return err;
 }
 
