@@ -110,10 +110,10 @@ BENCH_MPC_CC=$BENCH_BUILD_DIR/tools/mpc_cc
 BENCH_MPC_RUN=$BENCH_BUILD_DIR/tools/mpc_run
 
 # bench_mpc_ready: builds what programs made with mpc_cc need (libmpc, mpc_run, the start-up
-# code); returns 1 with the reason (and BENCH_FAILED=1) when $BENCH_MPC_CC or $BENCH_MPC_RUN
-# cannot be used.
+# code, the UCX module for mpc_run -p); returns 1 with the reason (and BENCH_FAILED=1) when
+# $BENCH_MPC_CC or $BENCH_MPC_RUN cannot be used.
 bench_mpc_ready() {
-    if ! bench_try_build mpc mpc_run mpc_start mpc_image; then
+    if ! bench_try_build mpc mpc_run mpc_start mpc_image mpc_net_ucx; then
         bench_say "!! mpc: building libmpc / mpc_run / mpc_start failed (see above); no mpc figures"
     elif [[ ! -x $BENCH_MPC_CC ]]; then
         bench_say "!! mpc: $BENCH_MPC_CC was not generated (tools/CMakeLists.txt); no mpc figures"

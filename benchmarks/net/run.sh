@@ -1,13 +1,11 @@
-# benchmarks/run net: between two processes of this machine. Until MPC's MPI engine routes
-# messages between processes (issue 7), ours is the UCX transport alone (benchmarks/net/
-# ucx_pingpong.cpp: net::ucx_transport, no MPI layer; rows "mpc", variant "ucx transport only"),
-# the floor under MPC's point-to-point between processes; the peers are Debian's Open MPI and
-# MPICH running benchmarks/p2p/p2p.c with 2 processes, as in `benchmarks/run p2p`. The two
-# programs measure the same things (ping-pong half round trip; windows of 64 messages and a
-# reply) but are not the same source: compare them as a floor, not as a verdict. When the
-# engine routes through the transport, ours becomes p2p.c built with mpc_cc under mpc_run -p 2.
+# benchmarks/run net: MPI point-to-point between two processes of this machine, from one source
+# (benchmarks/p2p/p2p.c: ping-pong half round trip; windows of 64 messages and a reply),
+# compiled unchanged with mpc_cc (run as `mpc_run -n 2 -p 2`: one rank per process, each process
+# on its own core, messages over the UCX module), Debian's Open MPI and Debian's MPICH (2
+# processes over shared memory). The row "mpc, ucx transport only" is net::ucx_transport alone
+# (benchmarks/net/ucx_pingpong.cpp, no MPI layer): the floor under ours.
 #
-# Environment: BENCH_NET_ONLY="mpc openmpi mpich" (a subset) runs only those.
+# Environment: BENCH_NET_ONLY="mpc ucx openmpi mpich" (a subset) runs only those.
 # shellcheck source=SCRIPTDIR/../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 bench_parse_args "$@"
@@ -15,7 +13,7 @@ BENCH_KEY=size
 BENCH_VALUE_FMT=auto
 
 out=$BENCH_BUILD_DIR/net
-only=" ${BENCH_NET_ONLY:-mpc openmpi mpich} "
+only=" ${BENCH_NET_ONLY:-mpc ucx openmpi mpich} "
 wanted() { [[ $only == *" $1 "* ]]; }
 bench_need_packages openmpi-bin libopenmpi-dev mpich libmpich-dev gcc libucx-dev
 mkdir -p "$out" "$BENCH_BUILD_DIR/bench-logs"
@@ -25,12 +23,16 @@ args=()
 limit_s=$((BENCH_QUICK == 1 ? 60 : 600))
 
 ucx_exe=""
-if wanted mpc && bench_try_build net_ucx_pingpong; then
+if wanted ucx && bench_try_build net_ucx_pingpong; then
     ucx_exe=$(bench_binary net_ucx_pingpong)
 fi
 ompi_exe=""
 mpich_exe=""
+mpc_exe=""
 src=$BENCH_ROOT/benchmarks/p2p
+if wanted mpc && bench_mpc_ready && bench_compile net mpc "$BENCH_MPC_CC" "$src/p2p.c" "$out/p2p_mpc"; then
+    mpc_exe=$out/p2p_mpc
+fi
 if wanted openmpi; then
     bench_compile net openmpi mpicc.openmpi "$src/p2p.c" "$out/p2p_openmpi" && ompi_exe=$out/p2p_openmpi
 fi
@@ -46,7 +48,9 @@ pa=(--modes latency,bandwidth "${args[@]}")
 bench_say "benchmarks: net on $(bench_machine)"
 bench_say "benchmarks: UCX $(dpkg-query -W -f='${Version}' libucx0 2>/dev/null); $(mpirun.openmpi --version 2>/dev/null | head -n 1)"
 bench_busy_check
-[[ -n $ucx_exe ]] && bench_exec net-mpc "$(command -v timeout)" -k 5 "$limit_s" "$ucx_exe" "${args[@]}"
+[[ -n $mpc_exe ]] && bench_exec net-mpc "$(command -v timeout)" -k 5 "$limit_s" "$BENCH_MPC_RUN" -n 2 -p 2 \
+    "$mpc_exe" --impl mpc --variant "2 processes" "${pa[@]}"
+[[ -n $ucx_exe ]] && bench_exec net-ucx "$(command -v timeout)" -k 5 "$limit_s" "$ucx_exe" "${args[@]}"
 [[ -n $ompi_exe ]] && bench_exec net-openmpi "$(command -v timeout)" -k 5 "$limit_s" mpirun.openmpi \
     --allow-run-as-root -np 2 "$ompi_exe" --impl openmpi "${pa[@]}"
 [[ -n $mpich_exe ]] && bench_exec net-mpich "$(command -v timeout)" -k 5 "$limit_s" mpirun.mpich -np 2 \
