@@ -28,25 +28,6 @@ using ctx = comm_call;
 
 ctx enter(const char* call, MPI_Comm h) noexcept { return enter_comm(call, h); }
 
-/// Collective over `parent`: builds (at the new rank 0) or receives the communicator whose
-/// members are `members` (world ranks in new-rank order); `leader_parent_rank` is the parent
-/// rank of members[0]. Returns the new handle.
-MPI_Comm create_comm(task& self, comm& parent, const std::vector<int>& members, int leader_parent_rank) {
-    std::uint32_t context = 0;
-    if (members.front() == self.world_rank) {
-        context = new_context_pair();
-        for (std::size_t i = 1; i < members.size(); ++i) {
-            coll_send(self, parent, parent.rank_of_world(members[i]), tag_comm_create, &context, sizeof(context));
-        }
-    } else {
-        coll_recv(self, parent, leader_parent_rank, tag_comm_create, &context, sizeof(context));
-    }
-    MPI_Comm h = adopt_comm(context, members);
-    comm* c = lookup_comm(h);
-    local_of(self, c).errhandler = local_of(self, &parent).errhandler;
-    return h;
-}
-
 /// MPI_Group_compare on two member lists: MPI_IDENT (same ranks, same order), MPI_SIMILAR (same
 /// ranks) or MPI_UNEQUAL.
 int compare_members(std::vector<int> a, std::vector<int> b) {
@@ -70,7 +51,8 @@ int PMPI_Comm_dup(MPI_Comm h, MPI_Comm* newcomm) {
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_dup", "null output pointer");
     }
-    *newcomm = k.c->is_inter ? intercomm_dup(*k.self, *k.c) : create_comm(*k.self, *k.c, members_of(*k.self, *k.c), 0);
+    *newcomm = k.c->is_inter ? intercomm_dup(*k.self, *k.c)
+                             : make_comm(*k.self, *k.c, members_of(*k.self, *k.c), tag_comm_create, nullptr);
     if (int e = on_comm_dup(*k.self, *k.c, newcomm); e != MPI_SUCCESS) {  // attributes, topology
         return raise(h, e, "MPI_Comm_dup", "an attribute copy callback returned %d", e);
     }
@@ -113,7 +95,7 @@ int PMPI_Comm_split(MPI_Comm h, int color, int key, MPI_Comm* newcomm) {
     for (const auto& [kk, r] : order) {
         members.push_back(k.c->world_rank(*k.self, r));
     }
-    *newcomm = create_comm(*k.self, *k.c, members, std::get<1>(order.front()));
+    *newcomm = make_comm(*k.self, *k.c, members, tag_comm_create, nullptr);
     return MPI_SUCCESS;
 }
 

@@ -52,9 +52,9 @@ std::vector<int> members_of(const task& self, const comm& c);
 
 struct virtual_topology;
 /// Collective over `members` (world ranks in new-rank order, all members of `parent`, the caller
-/// among them): members[0] creates the communicator and sends its handle to the others over the
-/// parent's collective context with `tag`. Each member inherits the parent's error handler and
-/// gets topology `topo` (may be null). May yield.
+/// among them): members[0] picks the context pair and sends it to the others over the parent's
+/// collective context with `tag`; each member adopts the communicator (adopt_comm), inherits the
+/// parent's error handler and gets topology `topo` (may be null). May yield.
 MPI_Comm make_comm(task& self, const comm& parent, const std::vector<int>& members, int tag,
                    std::shared_ptr<const virtual_topology> topo);
 

@@ -258,45 +258,43 @@ void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcep
     }
 }
 
-template <class Pred>
-request* match_engine::unlink_posted_if(Pred pred) noexcept {
-    request* prev = nullptr;
-    for (request* r = posted_head_; r != nullptr; prev = r, r = r->next) {
-        if (pred(r)) {
-            (prev ? prev->next : posted_head_) = r->next;
-            if (posted_tail_ == r) {
-                posted_tail_ = prev;
-            }
-            return r;
-        }
-    }
-    return nullptr;
+namespace {
+// The engine's two queues (posted receives, unexpected messages) are singly linked through
+// `next`, with a tail pointer for appends (lock held).
+
+template <class T>
+void append(T*& head, T*& tail, T* x) noexcept {
+    x->next = nullptr;
+    (tail != nullptr ? tail->next : head) = x;
+    tail = x;
 }
 
-template <class Pred>
-unexpected_msg* match_engine::unlink_unexpected_if(Pred pred) noexcept {
-    unexpected_msg* prev = nullptr;
-    for (unexpected_msg* m = unexp_head_; m != nullptr; prev = m, m = m->next) {
-        if (pred(m)) {
-            (prev ? prev->next : unexp_head_) = m->next;
-            if (unexp_tail_ == m) {
-                unexp_tail_ = prev;
+/// The first entry pred accepts, removed from its queue; nullptr if none.
+template <class T, class Pred>
+T* unlink_if(T*& head, T*& tail, Pred pred) noexcept {
+    T* prev = nullptr;
+    for (T* x = head; x != nullptr; prev = x, x = x->next) {
+        if (pred(x)) {
+            (prev != nullptr ? prev->next : head) = x->next;
+            if (tail == x) {
+                tail = prev;
             }
-            m->next = nullptr;
-            return m;
+            x->next = nullptr;
+            return x;
         }
     }
     return nullptr;
 }
+}  // namespace
 
 request* match_engine::unlink_posted(std::uint32_t context, int source, int tag) noexcept {
-    return unlink_posted_if(
-        [&](const request* r) { return r->context == context && matches(r->source, r->tag, source, tag); });
+    return unlink_if(posted_head_, posted_tail_, [&](const request* r) {
+        return r->context == context && matches(r->source, r->tag, source, tag);
+    });
 }
 
 void match_engine::enqueue_unexpected(unexpected_msg* m) noexcept {
-    (unexp_tail_ ? unexp_tail_->next : unexp_head_) = m;
-    unexp_tail_ = m;
+    append(unexp_head_, unexp_tail_, m);
     sched::ult* probers = probers_.take_all_locked();
     lk_.unlock();
     sched::wake_all(probers);
@@ -355,7 +353,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
 }
 
 unexpected_msg* match_engine::unlink_unexpected(std::uint32_t context, int source, int tag) noexcept {
-    return unlink_unexpected_if(
+    return unlink_if(unexp_head_, unexp_tail_,
         [&](const unexpected_msg* m) { return m->context == context && matches(source, tag, m->source, m->tag); });
 }
 
@@ -411,9 +409,7 @@ void match_engine::post(request* r) noexcept {
         receive_taken(m, r);
         return;
     }
-    r->next = nullptr;
-    (posted_tail_ ? posted_tail_->next : posted_head_) = r;
-    posted_tail_ = r;
+    append(posted_head_, posted_tail_, r);
     lk_.unlock();
 }
 
@@ -474,12 +470,12 @@ void match_engine::probe_wait(std::uint32_t context, int source, int tag, MPI_St
 
 bool match_engine::cancel(request* r) noexcept {
     spin_guard g(lk_);
-    return unlink_posted_if([r](const request* c) { return c == r; }) != nullptr;
+    return unlink_if(posted_head_, posted_tail_, [r](const request* c) { return c == r; }) != nullptr;
 }
 
 bool match_engine::cancel_remote(int source_world, std::uint64_t cookie, std::uint32_t serial) noexcept {
     lk_.lock();
-    unexpected_msg* m = unlink_unexpected_if([&](const unexpected_msg* u) {
+    unexpected_msg* m = unlink_if(unexp_head_, unexp_tail_, [&](const unexpected_msg* u) {
         return u->remote != nullptr && u->remote->env.source_world == source_world && u->remote->env.cookie == cookie &&
                u->remote->env.seq == serial;
     });
@@ -496,7 +492,8 @@ bool match_engine::cancel_remote(int source_world, std::uint64_t cookie, std::ui
 
 bool match_engine::cancel_send(request* sreq) noexcept {
     lk_.lock();
-    unexpected_msg* m = unlink_unexpected_if([sreq](const unexpected_msg* u) { return u->sender == sreq; });
+    unexpected_msg* m =
+        unlink_if(unexp_head_, unexp_tail_, [sreq](const unexpected_msg* u) { return u->sender == sreq; });
     lk_.unlock();
     std::free(m);
     return m != nullptr;

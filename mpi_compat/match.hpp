@@ -293,11 +293,6 @@ private:
     sched::wait_queue probers_;  ///< ULTs in MPI_Probe / MPI_Mprobe, woken on each arrival
 
     const unexpected_msg* find_unexpected(std::uint32_t context, int source, int tag) const noexcept;
-    /// The first queued entry pred accepts, removed from its queue (lock held); nullptr if none.
-    template <class Pred>
-    request* unlink_posted_if(Pred pred) noexcept;
-    template <class Pred>
-    unexpected_msg* unlink_unexpected_if(Pred pred) noexcept;
     /// The first posted receive / unexpected message that matches (lock held).
     request* unlink_posted(std::uint32_t context, int source, int tag) noexcept;
     unexpected_msg* unlink_unexpected(std::uint32_t context, int source, int tag) noexcept;

@@ -4,7 +4,6 @@
 
 #include "mpi_compat/remote.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -49,8 +48,8 @@ struct state {
     int me = 0;  ///< this process (also world_state::proc_index, for the communicators)
     int progress_handle = -1;
     std::thread watcher;
-    int stop_pipe[2] = {-1, -1};
-    int idle_efd = -1;  ///< signalled when every VP sleeps (on_all_asleep)
+    int idle_efd = -1;  ///< signalled when every VP sleeps (on_all_asleep), and to stop the watcher
+    std::atomic<bool> stopping{false};  ///< the watcher returns (finish)
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
     std::vector<int> node_of_proc;   ///< node index of every process (node_of)
     /// Numbers the messages this process sends: with the request's address (the cookie, reused
@@ -222,14 +221,18 @@ bool poll_fds(struct pollfd* fds, nfds_t n) noexcept {
 /// process is handled at once (its receiver's VP woken) although no VP polls. It never spins:
 /// when arming keeps failing with nothing to progress it pauses (1 us, doubling up to 1 ms).
 void watch_events() noexcept {
+    auto stopped = [] { return g.stopping.load(std::memory_order_acquire); };
     for (;;) {
-        struct pollfd wait_idle[2] = {{g.stop_pipe[0], POLLIN, 0}, {g.idle_efd, POLLIN, 0}};
-        if (!poll_fds(wait_idle, 2) || (wait_idle[0].revents & POLLIN) != 0) {
+        if (stopped()) {  // checked before each wait: a drain below may have taken the stop's wake-up
+            return;
+        }
+        struct pollfd wait_idle = {g.idle_efd, POLLIN, 0};
+        if (!poll_fds(&wait_idle, 1) || stopped()) {
             return;
         }
         drain(g.idle_efd);
         long pause_ns = 0;
-        while (sched::all_vps_asleep()) {
+        while (sched::all_vps_asleep() && !stopped()) {
             if (g.tr->progress() > 0) {
                 pause_ns = 0;
                 continue;
@@ -241,11 +244,11 @@ void watch_events() noexcept {
                 continue;
             }
             pause_ns = 0;
-            struct pollfd fds[3] = {{g.stop_pipe[0], POLLIN, 0}, {g.tr->event_fd(), POLLIN, 0}, {g.idle_efd, POLLIN, 0}};
-            if (!poll_fds(fds, 3) || (fds[0].revents & POLLIN) != 0) {
+            struct pollfd fds[2] = {{g.tr->event_fd(), POLLIN, 0}, {g.idle_efd, POLLIN, 0}};
+            if (!poll_fds(fds, 2) || stopped()) {
                 return;
             }
-            if ((fds[2].revents & POLLIN) != 0) {
+            if ((fds[1].revents & POLLIN) != 0) {
                 drain(g.idle_efd);  // a VP woke and slept again meanwhile
             }
         }
@@ -276,17 +279,10 @@ status number_nodes(int nprocs) noexcept {
     }
     g.node_of_proc.assign(static_cast<std::size_t>(nprocs), 0);
     int nodes = 0;
-    for (int p = 0; p < nprocs; ++p) {
-        const net::blob& k = keys[static_cast<std::size_t>(p)];
-        int n = nodes;
-        for (int q = 0; q < p; ++q) {
-            if (keys[static_cast<std::size_t>(q)] == k) {
-                n = g.node_of_proc[static_cast<std::size_t>(q)];
-                break;
-            }
-        }
-        g.node_of_proc[static_cast<std::size_t>(p)] = n;
-        nodes += n == nodes ? 1 : 0;
+    for (auto p = keys.begin(); p != keys.end(); ++p) {  // a node's number: that of its first process
+        auto first = std::find(keys.begin(), p, *p);
+        g.node_of_proc[static_cast<std::size_t>(p - keys.begin())] =
+            first == p ? nodes++ : g.node_of_proc[static_cast<std::size_t>(first - keys.begin())];
     }
     return {};
 }
@@ -399,10 +395,6 @@ bool start_progress() noexcept {
         return false;
     }
     g.progress_handle = *h;
-    if (::pipe2(g.stop_pipe, O_CLOEXEC) != 0) {
-        std::fprintf(stderr, "mpc: process %d: pipe: %s\n", g.me, std::strerror(errno));
-        return false;
-    }
     g.idle_efd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (g.idle_efd < 0) {
         std::fprintf(stderr, "mpc: process %d: eventfd: %s\n", g.me, std::strerror(errno));
@@ -438,9 +430,8 @@ void finish() noexcept {
         }
         sched::set_all_asleep_hook(nullptr, nullptr);
         if (g.watcher.joinable()) {
-            char c = 0;
-            ssize_t n = ::write(g.stop_pipe[1], &c, 1);
-            (void)n;
+            g.stopping.store(true, std::memory_order_release);
+            on_all_asleep(nullptr);  // wakes the watcher wherever it sleeps on the eventfd
             g.watcher.join();
         }
         g_active = false;
@@ -454,11 +445,9 @@ void close() noexcept {
     if (g.tr != nullptr) {
         g.tr->shutdown().ignore();  // no VP runs: none can be inside progress()
     }
-    for (int* fd : {&g.stop_pipe[0], &g.stop_pipe[1], &g.idle_efd}) {  // no VP left to call on_all_asleep
-        if (*fd >= 0) {
-            ::close(*fd);
-            *fd = -1;
-        }
+    if (g.idle_efd >= 0) {  // no VP left to call on_all_asleep
+        ::close(g.idle_efd);
+        g.idle_efd = -1;
     }
     if (status st = g.boot->finalize(); !st) {
         MPC_LOG(warn, mpi, "telling the launcher that process %d finished failed: %s", g.me, st.reason());

@@ -17,8 +17,8 @@
 ///   kept (no copy), and the receive that matches it later fetches it. Probe, Mprobe and
 ///   wildcards see remote messages like local ones, in arrival order.
 /// - Progress: a progress function of the scheduler drives the transport from idle VPs and
-///   from waiting ranks; a watcher thread sleeps in poll() on the transport's event fd and wakes
-///   the VPs when something arrives (no thread spins).
+///   from waiting ranks; once every VP sleeps (the scheduler's all-asleep hook), a watcher
+///   thread progresses it and sleeps in poll() on the transport's event fd (no thread spins).
 #pragma once
 
 #include <cstddef>

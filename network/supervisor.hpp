@@ -20,8 +20,8 @@ namespace mpc::net {
 class supervisor {
 public:
     /// Runs in the child process after fork(): index, and the socket to pass to
-    /// connect_local_bootstrap() (as MPC_BOOTSTRAP_FD across an exec). Must not return: exec the
-    /// program, or _exit().
+    /// connect_local_bootstrap() (as MPC_BOOTSTRAP_FD across an exec: it is not close-on-exec).
+    /// Must not return: exec the program, or _exit().
     using child_main = std::function<void(int index, int fd)>;
 
     struct options {

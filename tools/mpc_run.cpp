@@ -642,12 +642,7 @@ int run_processes(char** prog_argv, const mpc::net::layout& lay, bool verbose) {
         index_vars.push_back("MPC_PROC_INDEX=" + std::to_string(p));
     }
     // Runs in each child after fork (mpc_run has one thread): no allocation, exec or _exit.
-    auto child = [&](int index, int fd) {
-        const int flags = ::fcntl(fd, F_GETFD);
-        if (flags < 0 || ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) {  // the socket survives exec
-            std::fprintf(stderr, "mpc_run: process %d: fcntl: %s\n", index, std::strerror(errno));
-            ::_exit(exit_exec_failed);
-        }
+    auto child = [&](int index, int fd) {  // fd survives the exec (supervisor::child_main)
         if (!cpus.empty() && ::sched_setaffinity(0, sizeof(cpu_set_t), &cpus[static_cast<std::size_t>(index)]) != 0) {
             std::fprintf(stderr, "mpc_run: process %d: sched_setaffinity: %s (it runs on every allowed CPU)\n", index,
                          std::strerror(errno));
