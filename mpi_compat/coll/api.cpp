@@ -368,6 +368,7 @@ int start(call& k, MPI_Request* req) noexcept {
     }
     // An intercommunicator's sequence is kept on the local group's view (see inter.cpp).
     a.seq = a.c->is_inter ? next_seq(a.c->local_view(*a.self), a.rank) : a.size > 1 ? next_seq(*a.c, a.rank) : 0;
+    a.blocking = !nonblocking;
     int err = nonblocking ? nbc::start(a, req) : execute(a);
     return err == MPI_SUCCESS ? err : k.fail(err, nonblocking ? "cannot start the operation" : "out of memory");
 }

@@ -8,6 +8,7 @@
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
+#include "mpi_compat/coll/hier.hpp"
 #include "mpi_compat/coll/msg.hpp"
 #include "mpi_compat/coll/pieces.hpp"
 #include "mpi_compat/coll/shm.hpp"
@@ -199,7 +200,11 @@ const char* kind_name(kind k) noexcept { return table[static_cast<int>(k)].name;
 std::uint64_t next_seq(const comm& c, int rank) noexcept { return shm::state_of(c).seqs[rank].next++; }
 
 void destroy_state(comm& c) noexcept {
-    shm::state::destroy(static_cast<shm::state*>(c.coll_shm.exchange(nullptr, std::memory_order_acq_rel)));
+    auto* s = static_cast<shm::state*>(c.coll_shm.exchange(nullptr, std::memory_order_acq_rel));
+    if (s != nullptr) {
+        hier::destroy(s->hier.exchange(nullptr, std::memory_order_acq_rel));
+    }
+    shm::state::destroy(s);
 }
 
 bool algorithm_forced(kind k) noexcept { return forced().index[static_cast<int>(k)] > 0; }
@@ -215,8 +220,13 @@ int run(args& a) noexcept {
                               ? &e.algos[f]
                               : nullptr;
     if (!a.c->local_only) {
-        // Members in several processes: message-based algorithms only, no shared slot to pass.
-        return al != nullptr ? al->fn(a) : msg::by_rule(a);
+        // Members in several processes: no shared slot to pass. A forced algorithm runs flat
+        // over all the members; the default is shared memory inside each process and messages
+        // between them where hier.cpp has an algorithm, else the message-based rule.
+        if (al != nullptr) {
+            return al->fn(a);
+        }
+        return a.blocking && hier::runs(a) ? hier::run(a) : msg::by_rule(a);
     }
     if (al != nullptr) {
         int err = al->fn(a);

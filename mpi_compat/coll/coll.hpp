@@ -16,7 +16,10 @@
 ///    in a slot of the communicator. The default inside a process.
 ///  - msg (msg.cpp): point-to-point on the communicator's collective context (binomial and
 ///    pipelined trees, recursive doubling, ring, Rabenseifner, Bruck, pairwise). They carry the
-///    collectives between processes (the transport issue) and are tested on their own here.
+///    collectives between processes and are tested on their own inside one.
+///  - hier (hier.cpp): a communicator whose members live in several processes runs its blocking
+///    Barrier, Bcast, Reduce, Allreduce and Allgather as shm in each process and msg between one
+///    leader per process; its other calls, and non-blocking ones, run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the
 /// rank's own; the request completes when it returns.
@@ -91,6 +94,10 @@ struct args {
     /// Tag space of the messages (msg.cpp): an intercommunicator call runs several phases in
     /// its local group under the one sequence number, each phase in a space of its own.
     std::uint8_t phase = 0;
+    /// A blocking call, made by the member itself: every member of the process makes its
+    /// blocking calls in the communicator's order, so they may share per-process state in that
+    /// order (hier.cpp). Non-blocking ones run in threads of their own, in any order.
+    bool blocking = false;
     // data (as the binding received them; sbuf is never MPI_IN_PLACE: see in_place)
     const void* sbuf = nullptr;
     count_t scount = 0;

@@ -19,6 +19,10 @@
 #include "mpi_compat/coll/coll.hpp"
 #include "scheduler/sync.hpp"
 
+namespace mpc::mpi::coll::hier {
+struct levels;  // hier.hpp
+}
+
 namespace mpc::mpi::coll::shm {
 
 inline constexpr int n_slots = 4;
@@ -91,6 +95,9 @@ struct state {
     cell* cell_mem = nullptr;
     flat_member* flat = nullptr;  ///< n entries when n <= flat_limit()
     flat_ctl ctl;
+    /// The communicator split by process (hier.hpp), when it spans processes: made by the first
+    /// hierarchical call here, freed with the state (destroy_state).
+    std::atomic<hier::levels*> hier{nullptr};
 
     static state* create(int n) noexcept;
     static void destroy(state* s) noexcept;

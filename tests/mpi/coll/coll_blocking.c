@@ -17,7 +17,8 @@
  * plain: separate send and receive buffers; inplace: MPI_IN_PLACE wherever the standard allows it.
  * v-variants use uneven counts with zeros and displacements in reverse rank order with gaps;
  * rooted collectives run with roots 0, size-1 and size/2; small runs also on a split
- * communicator whose rank order is the reverse of MPI_COMM_WORLD's. Receive buffers (and the
+ * communicator whose rank order is the reverse of MPI_COMM_WORLD's, and on one with the even
+ * ranks first (under mpc_run -p, processes whose members are not consecutive ranks). Receive buffers (and the
  * send buffers, which are const) are checked whole: bytes outside the typemap must not change.
  * Buffers significant only at the root are NULL elsewhere. The optional last argument runs only
  * the collectives it names (lower case, comma-separated: "allreduce,reduce_scatter_block"; the
@@ -707,13 +708,19 @@ int main(int argc, char **argv) {
     /* a communicator whose ranks are those of MPI_COMM_WORLD in reverse order, split in two */
     MPI_Comm rev;
     CALL(&t, MPI_Comm_split(MPI_COMM_WORLD, t.size >= 3 ? t.rank % 2 : 0, t.size - t.rank, &rev));
+    /* every rank, the even ones first: under mpc_run -p the members of a process are no block
+     * of consecutive ranks (the hierarchical collectives' non-contiguous case) */
+    MPI_Comm inter;
+    CALL(&t, MPI_Comm_split(MPI_COMM_WORLD, 0, (t.rank % 2) * t.size + t.rank, &inter));
     for (int large = l0; large <= l1; ++large)
         for (int derived = d0; derived <= d1; ++derived)
             for (int inplace = i0; inplace <= i1; ++inplace) {
                 run_comm(&t, MPI_COMM_WORLD, "MPI_COMM_WORLD", large, derived, inplace, usum, uaffine, only);
                 if (!large) run_comm(&t, rev, "reversed split", large, derived, inplace, usum, uaffine, only);
+                if (!large) run_comm(&t, inter, "interleaved split", large, derived, inplace, usum, uaffine, only);
             }
     CALL(&t, MPI_Comm_free(&rev));
+    CALL(&t, MPI_Comm_free(&inter));
     CALL(&t, MPI_Op_free(&usum));
     CALL(&t, MPI_Op_free(&uaffine));
     return coll_finish(&t);

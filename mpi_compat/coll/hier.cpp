@@ -1,0 +1,348 @@
+/// \file
+/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce and Allgather in
+/// three tiers, shared memory in each process, messages between one leader per process,
+/// shared memory again.
+///  - Barrier: a barrier in each process, a dissemination barrier among the leaders, a barrier
+///    in each process.
+///  - Bcast: in the root's process a broadcast from the root (its leader receives it too); the
+///    leaders broadcast (the msg rule: binomial, scatter-allgather or pipeline); each other
+///    process broadcasts from its leader.
+///  - Reduce, Allreduce: each process reduces to its leader in rank order (shm), the leaders
+///    reduce to the root's leader (Reduce; which hands the result to the root if it is another
+///    member) or allreduce (the msg rule), each leader broadcasts the result in its process
+///    (Allreduce). A non-commutative operation takes this path only when each process's
+///    members are a block of consecutive ranks: the blocks, then their partial results in
+///    leader (= rank) order, give x_0 op x_1 op ... op x_n-1 associated per block.
+///  - Allgather (blocks of one size, contiguous processes): each process gathers its blocks
+///    at its leader, right where they go in the receive buffer; the leaders allgather the
+///    processes' runs of blocks in place (an allgatherv, the msg rule); each leader broadcasts
+///    the whole buffer in its process.
+/// Association, and so the bits of a floating-point result, depend on the layout (processes
+/// and their members), not on timing: the same job gives the same result every time.
+
+#include "mpi_compat/coll/hier.hpp"
+
+#include <climits>
+#include <cstdlib>
+#include <memory>
+#include <new>
+
+#include "lib/log.hpp"
+#include "mpi_compat/coll/msg.hpp"
+#include "mpi_compat/coll/shm.hpp"
+#include "network/layout.hpp"
+
+namespace mpc::mpi::coll::hier {
+namespace {
+
+// Tag spaces (args::phase) of the messages of a hierarchical call; inter.cpp's phases 0 and 1
+// are on other contexts (the group views), the communicator's own msg calls use 0.
+constexpr std::uint8_t phase_leaders = 2;  ///< between the leaders (sources: leader ranks)
+constexpr std::uint8_t phase_handoff = 3;  ///< a Reduce's result from the root's leader to the root
+
+/// The process of each world rank: the job's layout (net::layout, as mpc_run and the PMIx
+/// bootstrap split the ranks; remote.cpp routes by the same one).
+int process_of(int world_rank) noexcept {
+    const world_state& w = world();
+    auto lay = net::layout::make(w.size, w.nprocs);
+    return lay ? (*lay).process_of(world_rank) : 0;
+}
+
+/// An unregistered intra-communicator of the given world ranks on c's context pair.
+std::unique_ptr<comm> view(const comm& c, std::vector<int> members) {
+    auto v = std::make_unique<comm>();
+    v->context = c.context;
+    v->world_of = std::move(members);
+    v->index_ranks();
+    return v;
+}
+
+std::unique_ptr<levels> make_levels(const comm& c) {
+    const int n = c.size();
+    const world_state& w = world();
+    auto h = std::make_unique<levels>();
+    h->process.assign(static_cast<std::size_t>(n), -1);
+    h->local_rank.assign(static_cast<std::size_t>(n), 0);
+    std::vector<int> leader_of_proc(static_cast<std::size_t>(w.nprocs), -1);
+    h->contiguous = true;
+    for (int r = 0; r < n; ++r) {
+        int& l = leader_of_proc[static_cast<std::size_t>(process_of(c.world_of[static_cast<std::size_t>(r)]))];
+        if (l < 0) {  // the process's first member: a new leader (leaders come in rank order)
+            l = static_cast<int>(h->first.size());
+            h->first.push_back(r);
+            h->count.push_back(0);
+        } else if (h->process[static_cast<std::size_t>(r - 1)] != l) {
+            h->contiguous = false;  // the process's block was interrupted
+        }
+        h->process[static_cast<std::size_t>(r)] = l;
+        h->local_rank[static_cast<std::size_t>(r)] = h->count[static_cast<std::size_t>(l)]++;
+    }
+    h->me = leader_of_proc[static_cast<std::size_t>(w.proc_index)];
+    bool some_shared = false;
+    for (int k : h->count) {
+        some_shared = some_shared || k > 1;
+    }
+    h->useful = h->first.size() > 1 && some_shared && h->me >= 0;
+    std::vector<int> mine;
+    std::vector<int> heads;
+    for (int r = 0; r < n; ++r) {
+        int wr = c.world_of[static_cast<std::size_t>(r)];
+        if (h->process[static_cast<std::size_t>(r)] == h->me) {
+            mine.push_back(wr);
+        }
+        if (h->local_rank[static_cast<std::size_t>(r)] == 0) {
+            heads.push_back(wr);
+        }
+    }
+    h->local = view(c, std::move(mine));
+    h->leaders = view(c, std::move(heads));
+    return h;
+}
+
+/// The levels of c (made by the first member here that needs them).
+const levels& levels_of(const comm& c) noexcept {
+    shm::state& st = shm::state_of(c);
+    levels* h = st.hier.load(std::memory_order_acquire);
+    if (h != nullptr) {
+        return *h;
+    }
+    try {
+        h = make_levels(c).release();
+    } catch (const std::bad_alloc&) {
+        MPC_LOG(fatal, mpi, "out of memory for the process levels of a communicator of %d ranks", c.size());
+        std::abort();
+    }
+    levels* expect = nullptr;
+    if (!st.hier.compare_exchange_strong(expect, h, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        destroy(h);  // another member here made them meanwhile
+        h = expect;
+    }
+    return *h;
+}
+
+bool is_leader(const args& a, const levels& h) noexcept { return h.local_rank[static_cast<std::size_t>(a.rank)] == 0; }
+
+/// The call as a phase of kind k in the caller's process (the local view).
+args local_args(const args& a, const levels& h, kind k) noexcept {
+    args l = a;
+    l.k = k;
+    l.c = h.local.get();
+    l.rank = h.local_rank[static_cast<std::size_t>(a.rank)];
+    l.size = h.count[static_cast<std::size_t>(h.me)];
+    l.root = 0;
+    return l;
+}
+
+/// The call as a phase of kind k among the leaders (the caller is its process's leader).
+args leader_args(const args& a, const levels& h, kind k) noexcept {
+    args g = a;
+    g.k = k;
+    g.c = h.leaders.get();
+    g.rank = h.me;
+    g.size = static_cast<int>(h.first.size());
+    g.phase = phase_leaders;
+    return g;
+}
+
+/// Runs a phase in the process: alone, flat, or in the local view's slots (its own sequence).
+int local_phase(args& l) noexcept {
+    if (l.size == 1) {
+        return execute(l);  // local copies only
+    }
+    if (shm::flat_runs(l)) {
+        return shm::flat(l);
+    }
+    l.seq = next_seq(*l.c, l.rank);
+    switch (l.k) {
+        case kind::barrier: return shm::barrier(l);
+        case kind::bcast: return shm::bcast(l);
+        case kind::gather: return shm::gather(l);
+        case kind::reduce: return shm::reduce(l);
+        default: return MPI_ERR_INTERN;
+    }
+}
+
+/// A buffer argument whose reduction base (input_base, output_base) is `base`.
+void* as_buffer(const red_view& v, void* base) noexcept { return at(base, -v.buf_off); }
+
+int barrier(args& a, const levels& h) noexcept {
+    args l = local_args(a, h, kind::barrier);
+    int err = local_phase(l);
+    if (err == MPI_SUCCESS && is_leader(a, h)) {
+        args g = leader_args(a, h, kind::barrier);
+        err = msg::by_rule(g);
+    }
+    args out = local_args(a, h, kind::barrier);  // nobody leaves before its leader is through
+    return err == MPI_SUCCESS ? local_phase(out) : err;
+}
+
+int bcast(args& a, const levels& h) noexcept {
+    const int root_proc = h.process[static_cast<std::size_t>(a.root)];
+    args l = local_args(a, h, kind::bcast);
+    int err = MPI_SUCCESS;
+    if (root_proc == h.me) {  // the root feeds its process, leader included
+        l.root = h.local_rank[static_cast<std::size_t>(a.root)];
+        err = local_phase(l);
+    }
+    if (err == MPI_SUCCESS && is_leader(a, h)) {
+        args g = leader_args(a, h, kind::bcast);
+        g.root = root_proc;
+        err = msg::by_rule(g);
+    }
+    if (err == MPI_SUCCESS && root_proc != h.me) {
+        l.root = 0;
+        err = local_phase(l);
+    }
+    return err;
+}
+
+/// Reduces the process's inputs in rank order to its leader, at `into` there (a reduction
+/// base; ignored elsewhere).
+int reduce_in_process(const args& a, const levels& h, void* into) noexcept {
+    args l = local_args(a, h, kind::reduce);
+    if (is_leader(a, h) && into != output_base(a)) {
+        if (a.in_place) {  // read the input where it is, write the partial elsewhere
+            l.sbuf = a.rbuf;
+            l.in_place = false;
+        }
+        l.rbuf = as_buffer(a.red, into);
+    }
+    return local_phase(l);
+}
+
+int reduce(args& a, const levels& h) noexcept {
+    const red_view& v = a.red;
+    const int root_proc = h.process[static_cast<std::size_t>(a.root)];
+    const bool root_leads = h.first[static_cast<std::size_t>(root_proc)] == a.root;
+    const bool leader = is_leader(a, h);
+    // The process's partial result: in the root's buffer at a leading root, else a scratch.
+    scratch acc;
+    if (leader && a.rank != a.root && !acc.reset(v)) {
+        return MPI_ERR_NO_MEM;
+    }
+    void* partial = leader && a.rank == a.root ? output_base(a) : acc.base();
+    int err = reduce_in_process(a, h, partial);
+    if (err == MPI_SUCCESS && leader) {
+        args g = leader_args(a, h, kind::reduce);
+        g.root = root_proc;
+        g.in_place = root_proc == h.me;  // the root's leader reduces into its partial
+        if (g.in_place) {
+            g.rbuf = as_buffer(v, partial);
+        } else {
+            g.sbuf = as_buffer(v, partial);
+        }
+        err = msg::by_rule(g);
+    }
+    if (err != MPI_SUCCESS || root_proc != h.me || root_leads) {
+        return err;
+    }
+    args p = a;  // the root's leader hands the result to the root, in this process
+    p.phase = phase_handoff;
+    if (leader) {
+        msg::send_piece_to(p, a.root, 0, msg::elems(v, acc.base(), 0, v.n));
+    } else if (a.rank == a.root) {
+        msg::recv_piece_from(p, h.first[static_cast<std::size_t>(h.me)], 0, msg::elems(v, output_base(a), 0, v.n));
+    }
+    return MPI_SUCCESS;
+}
+
+int allreduce(args& a, const levels& h) noexcept {
+    const red_view& v = a.red;
+    int err = reduce_in_process(a, h, output_base(a));
+    if (err == MPI_SUCCESS && is_leader(a, h)) {
+        args g = leader_args(a, h, kind::allreduce);
+        g.in_place = true;
+        err = msg::by_rule(g);
+    }
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    args out = local_args(a, h, kind::bcast);
+    piece result = msg::elems(v, output_base(a), 0, v.n);
+    out.rbuf = const_cast<void*>(result.buf);
+    out.rcount = result.count;
+    out.rtype = result.type;
+    return local_phase(out);
+}
+
+int allgather(args& a, const levels& h) noexcept {
+    const aint block = a.rcount * a.rtype->extent();
+    const int first = h.first[static_cast<std::size_t>(h.me)];
+    args l = local_args(a, h, kind::gather);
+    l.rbuf = at(a.rbuf, first * block);  // the process's blocks, at their places in the buffer
+    if (a.in_place && !is_leader(a, h)) {  // in a Gather only the root may be in place
+        piece own = gathered_block(a, a.rank);
+        l.sbuf = own.buf;
+        l.scount = own.count;
+        l.stype = own.type;
+        l.in_place = false;
+    }
+    int err = local_phase(l);
+    if (err == MPI_SUCCESS && is_leader(a, h)) {
+        // Process j's run of blocks: count[j] blocks from its leader's rank on.
+        const std::size_t np = h.first.size();
+        std::unique_ptr<int[]> runs(new (std::nothrow) int[np * 2]);
+        if (!runs) {
+            return MPI_ERR_NO_MEM;
+        }
+        for (std::size_t j = 0; j < np; ++j) {
+            runs[j] = static_cast<int>(h.count[j] * a.rcount);
+            runs[np + j] = static_cast<int>(h.first[j] * a.rcount);
+        }
+        args g = leader_args(a, h, kind::allgatherv);
+        g.in_place = true;
+        g.rcounts = runs.get();
+        g.rdispls = runs.get() + np;
+        err = msg::by_rule(g);
+    }
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    args out = local_args(a, h, kind::bcast);
+    out.rcount = a.rcount * a.size;
+    return local_phase(out);
+}
+
+}  // namespace
+
+void destroy(levels* l) noexcept { delete l; }
+
+bool runs(const args& a) noexcept {
+    switch (a.k) {
+        case kind::barrier:
+        case kind::bcast:
+        case kind::reduce:
+        case kind::allreduce:
+        case kind::allgather: break;
+        default: return false;
+    }
+    const levels& h = levels_of(*a.c);
+    if (!h.useful) {
+        return false;
+    }
+    if ((a.k == kind::reduce || a.k == kind::allreduce) && !a.red.commutative) {
+        return h.contiguous;
+    }
+    if (a.k == kind::allgather) {
+        // Runs of blocks are counted in ints (allgatherv); the packed size, the same on every
+        // member, bounds every member's element count (an empty call gains nothing).
+        std::size_t total = packed_bytes(a.rcount, a.rtype) * static_cast<std::size_t>(a.size);
+        return h.contiguous && total > 0 && total <= INT_MAX;
+    }
+    return true;
+}
+
+int run(args& a) noexcept {
+    const levels& h = levels_of(*a.c);
+    MPC_LOG(trace, mpi, "%s on %d members: hierarchical, %zu processes", kind_name(a.k), a.size, h.first.size());
+    switch (a.k) {
+        case kind::barrier: return barrier(a, h);
+        case kind::bcast: return bcast(a, h);
+        case kind::reduce: return reduce(a, h);
+        case kind::allreduce: return allreduce(a, h);
+        case kind::allgather: return allgather(a, h);
+        default: return MPI_ERR_INTERN;
+    }
+}
+
+}  // namespace mpc::mpi::coll::hier
