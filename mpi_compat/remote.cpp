@@ -57,7 +57,16 @@ struct state {
     std::atomic<std::uint32_t> send_serial{0};
 };
 
-state g;
+/// Never destroyed: a rank that calls exit() runs the static destructors while the VPs and the
+/// watcher still run, and a joinable std::thread's destructor calls std::terminate (the job
+/// ended with SIGABRT instead of the rank's exit status); the process is ending anyway.
+union state_storage {
+    state s;
+    state_storage() : s() {}
+    ~state_storage() {}
+};
+state_storage g_storage;
+state& g = g_storage.s;
 using detail::g_active;
 
 int process_of(int world_rank) noexcept { return g.lay->process_of(world_rank); }

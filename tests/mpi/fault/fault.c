@@ -1,0 +1,180 @@
+/* fault.c DEATH WAIT VICTIM DIR: one rank (VICTIM, world rank) ends its process while the other
+ * ranks wait for it in an MPI call; run by fault.sh under mpc_run -p P, which checks how the
+ * job ends.
+ *
+ * Every rank first writes its process id to DIR/pid.<rank> and enters a barrier; before it waits
+ * (or dies) it lists the shared memory its process maps in DIR/shm.<rank>. Then each
+ * other rank posts what it will wait on (WAIT=waitall: receives from the victim and from any
+ * source), tells the victim it is ready (a message with tag 1) and waits:
+ *   recv       MPI_Recv from the victim
+ *   allreduce  MPI_Allreduce on MPI_COMM_WORLD
+ *   barrier    MPI_Barrier on MPI_COMM_WORLD
+ *   waitall    MPI_Waitall on its receives
+ *   loop       a loop of MPI_Allreduce and a ring exchange, which the victim joins too (the
+ *              job is busy when the victim dies: after 50 rounds, or whenever fault.sh kills it)
+ * The victim receives every ready message, then (loop: after its rounds)
+ *   kill       raise(SIGKILL)
+ *   segv       writes through a null pointer
+ *   exit0      _exit(0) without MPI_Finalize
+ *   exit3      exit(3) without MPI_Finalize (atexit handlers run)
+ *   return0    returns 0 from main without MPI_Finalize
+ *   abort      MPI_Abort(MPI_COMM_WORLD, 5)
+ *   external   writes DIR/ready and waits (loop: keeps looping) until fault.sh kills its process
+ * A rank whose wait returns prints a FAIL line: none may (the job must end first). */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { tag_ready = 1, tag_never = 2, tag_ring = 3 };
+
+int* volatile null_int;  /* null, and the compiler cannot tell (segv) */
+
+static void write_file(const char* dir, const char* name, long value) {
+    char path[4096], tmp[4096 + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE* f = fopen(tmp, "w");
+    if (f == NULL || fprintf(f, "%ld\n", value) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "fault: FAIL: cannot write %s\n", path);
+        exit(100);
+    }
+}
+
+/* Writes DIR/shm.<rank>: the shared memory this process has mapped, one object a line:
+ * "posix /dev/shm/NAME" (a file under /dev/shm, unlinked or not) or "sysv SHMID" (the inode
+ * of a SysV segment's mapping is its id). fault.sh checks that none is left after the job. */
+static void write_shm_list(const char* dir, int rank) {
+    char path[4096], tmp[4096 + 32], line[4096 + 256], file[4096];
+    snprintf(path, sizeof path, "%s/shm.%d", dir, rank);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE* maps = fopen("/proc/self/maps", "r");
+    FILE* f = fopen(tmp, "w");
+    if (maps == NULL || f == NULL) {
+        fprintf(stderr, "fault: FAIL: cannot read /proc/self/maps or write %s\n", tmp);
+        exit(100);
+    }
+    while (fgets(line, sizeof line, maps) != NULL) {
+        unsigned long inode = 0;
+        file[0] = '\0';
+        if (sscanf(line, "%*s %*s %*s %*s %lu %4095[^\n]", &inode, file) < 2) {
+            continue;
+        }
+        char* deleted = strstr(file, " (deleted)");
+        if (deleted != NULL) {
+            *deleted = '\0';
+        }
+        if (strncmp(file, "/dev/shm/", 9) == 0) {
+            fprintf(f, "posix %s\n", file);
+        } else if (strncmp(file, "/SYSV", 5) == 0) {
+            fprintf(f, "sysv %lu\n", inode);
+        }
+    }
+    fclose(maps);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "fault: FAIL: cannot write %s\n", path);
+        exit(100);
+    }
+}
+
+/* One round of the busy loop: an all-reduce and an exchange with both ring neighbours. */
+static void busy_round(int rank, int size) {
+    int in = rank, sum = 0, left = 0, right = 0;
+    MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Sendrecv(&in, 1, MPI_INT, (rank + 1) % size, tag_ring, &left, 1, MPI_INT, (rank + size - 1) % size,
+                 tag_ring, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&in, 1, MPI_INT, (rank + size - 1) % size, tag_ring, &right, 1, MPI_INT, (rank + 1) % size,
+                 tag_ring, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (sum != size * (size - 1) / 2 || left != (rank + size - 1) % size || right != (rank + 1) % size) {
+        fprintf(stderr, "fault: FAIL: rank %d: wrong data in the busy loop\n", rank);
+        exit(100);
+    }
+}
+
+static int die(const char* death, int rank, const char* dir) {
+    if (strcmp(death, "kill") == 0) {
+        raise(SIGKILL);
+    } else if (strcmp(death, "segv") == 0) {
+        *null_int = 1;
+    } else if (strcmp(death, "exit0") == 0) {
+        _exit(0);
+    } else if (strcmp(death, "exit3") == 0) {
+        exit(3);
+    } else if (strcmp(death, "return0") == 0) {
+        return 0;
+    } else if (strcmp(death, "abort") == 0) {
+        MPI_Abort(MPI_COMM_WORLD, 5);
+    } else if (strcmp(death, "external") == 0) {
+        write_file(dir, "ready", rank);
+        return -1;  /* the caller waits */
+    }
+    fprintf(stderr, "fault: FAIL: rank %d is still alive after '%s'\n", rank, death);
+    exit(100);
+}
+
+int main(int argc, char** argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: fault DEATH WAIT VICTIM DIR\n");
+        return 2;
+    }
+    const char *death = argv[1], *wait = argv[2], *dir = argv[4];
+    const int victim = atoi(argv[3]);
+    const int loop = strcmp(wait, "loop") == 0;
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char name[32];
+    snprintf(name, sizeof name, "pid.%d", rank);
+    write_file(dir, name, (long)getpid());
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    int x = 0, y = 0, dummy = 0;
+    if (rank == victim) {
+        for (int i = 1; i < size; ++i) {
+            MPI_Recv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, tag_ready, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        for (int i = 0; loop && i < 50; ++i) {
+            busy_round(rank, size);
+        }
+        write_shm_list(dir, rank);
+        if (die(death, rank, dir) == 0) {
+            return 0;  /* return0: main returns without MPI_Finalize */
+        }
+        for (;;) {  /* external: until fault.sh kills this process */
+            if (loop) {
+                busy_round(rank, size);
+            } else {
+                MPI_Recv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, tag_never, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        }
+    }
+    MPI_Request reqs[2];
+    if (strcmp(wait, "waitall") == 0) {
+        MPI_Irecv(&x, 1, MPI_INT, victim, tag_never, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Irecv(&y, 1, MPI_INT, MPI_ANY_SOURCE, tag_never, MPI_COMM_WORLD, &reqs[1]);
+    }
+    MPI_Send(&rank, 1, MPI_INT, victim, tag_ready, MPI_COMM_WORLD);
+    write_shm_list(dir, rank);
+    if (strcmp(wait, "recv") == 0) {
+        MPI_Recv(&x, 1, MPI_INT, victim, tag_never, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(wait, "allreduce") == 0) {
+        MPI_Allreduce(&rank, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    } else if (strcmp(wait, "barrier") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(wait, "waitall") == 0) {
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    } else if (loop) {
+        for (;;) {
+            busy_round(rank, size);
+        }
+    } else {
+        fprintf(stderr, "fault: unknown wait '%s'\n", wait);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    fprintf(stderr, "fault: FAIL: rank %d returned from its wait (%s) while rank %d was dead\n", rank, wait, victim);
+    MPI_Finalize();
+    return 100;
+}
