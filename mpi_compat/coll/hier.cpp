@@ -1,9 +1,9 @@
 /// \file
-/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce and Allgather in
+/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather and Allgather in
 /// three tiers, shared memory in each process, messages between one leader per process,
 /// shared memory again.
-///  - Barrier: a barrier in each process, a dissemination barrier among the leaders, a barrier
-///    in each process.
+///  - Barrier: a barrier in each process, a dissemination barrier among the leaders, then each
+///    leader releases its process (a broadcast of nothing).
 ///  - Bcast: in the root's process a broadcast from the root (its leader receives it too); the
 ///    leaders broadcast (the msg rule: binomial, scatter-allgather or pipeline); each other
 ///    process broadcasts from its leader.
@@ -17,6 +17,9 @@
 ///    at its leader, right where they go in the receive buffer; the leaders allgather the
 ///    processes' runs of blocks in place (an allgatherv, the msg rule); each leader broadcasts
 ///    the whole buffer in its process.
+///  - Gather (the same conditions): each leader gathers its process's blocks (a leading root
+///    in its receive buffer, the others packed), the leaders gather the runs at the root's
+///    leader (a gatherv), which hands them to the root if it is another member.
 /// Association, and so the bits of a floating-point result, depend on the layout (processes
 /// and their members), not on timing: the same job gives the same result every time.
 
@@ -172,7 +175,9 @@ int barrier(args& a, const levels& h) noexcept {
         args g = leader_args(a, h, kind::barrier);
         err = msg::by_rule(g);
     }
-    args out = local_args(a, h, kind::barrier);  // nobody leaves before its leader is through
+    args out = local_args(a, h, kind::bcast);  // released by the leader once it is through
+    out.rcount = 0;
+    out.rtype = &byte_type();
     return err == MPI_SUCCESS ? local_phase(out) : err;
 }
 
@@ -265,11 +270,13 @@ int allreduce(args& a, const levels& h) noexcept {
     return local_phase(out);
 }
 
-int allgather(args& a, const levels& h) noexcept {
-    const aint block = a.rcount * a.rtype->extent();
-    const int first = h.first[static_cast<std::size_t>(h.me)];
+/// Gathers the process's blocks at its leader: member i of the process (local rank) puts its
+/// block at `to` + i blocks of (count, type) there (a leader argument only).
+int gather_in_process(const args& a, const levels& h, void* to, count_t count, const datatype* type) noexcept {
     args l = local_args(a, h, kind::gather);
-    l.rbuf = at(a.rbuf, first * block);  // the process's blocks, at their places in the buffer
+    l.rbuf = to;
+    l.rcount = count;
+    l.rtype = type;
     if (a.in_place && !is_leader(a, h)) {  // in a Gather only the root may be in place
         piece own = gathered_block(a, a.rank);
         l.sbuf = own.buf;
@@ -277,22 +284,41 @@ int allgather(args& a, const levels& h) noexcept {
         l.stype = own.type;
         l.in_place = false;
     }
-    int err = local_phase(l);
+    return local_phase(l);
+}
+
+/// Process j's run of blocks, in units of `unit` elements: count[j] blocks from its leader's
+/// rank on (the counts, then the displacements, of a v form among the leaders).
+std::unique_ptr<int[]> runs_of(const levels& h, count_t unit) noexcept {
+    const std::size_t np = h.first.size();
+    std::unique_ptr<int[]> runs(new (std::nothrow) int[np * 2]);
+    if (runs) {
+        for (std::size_t j = 0; j < np; ++j) {
+            runs[j] = static_cast<int>(h.count[j] * unit);
+            runs[np + j] = static_cast<int>(h.first[j] * unit);
+        }
+    }
+    return runs;
+}
+
+/// A v form among the leaders over the processes' runs (runs_of).
+void set_runs(args& g, const levels& h, const int* runs) noexcept {
+    g.rcounts = runs;
+    g.rdispls = runs + h.first.size();
+}
+
+int allgather(args& a, const levels& h) noexcept {
+    const int first = h.first[static_cast<std::size_t>(h.me)];
+    // The process's blocks, at their places in the receive buffer.
+    int err = gather_in_process(a, h, at(a.rbuf, first * a.rcount * a.rtype->extent()), a.rcount, a.rtype);
     if (err == MPI_SUCCESS && is_leader(a, h)) {
-        // Process j's run of blocks: count[j] blocks from its leader's rank on.
-        const std::size_t np = h.first.size();
-        std::unique_ptr<int[]> runs(new (std::nothrow) int[np * 2]);
+        std::unique_ptr<int[]> runs = runs_of(h, a.rcount);
         if (!runs) {
             return MPI_ERR_NO_MEM;
         }
-        for (std::size_t j = 0; j < np; ++j) {
-            runs[j] = static_cast<int>(h.count[j] * a.rcount);
-            runs[np + j] = static_cast<int>(h.first[j] * a.rcount);
-        }
         args g = leader_args(a, h, kind::allgatherv);
         g.in_place = true;
-        g.rcounts = runs.get();
-        g.rdispls = runs.get() + np;
+        set_runs(g, h, runs.get());
         err = msg::by_rule(g);
     }
     if (err != MPI_SUCCESS) {
@@ -301,6 +327,62 @@ int allgather(args& a, const levels& h) noexcept {
     args out = local_args(a, h, kind::bcast);
     out.rcount = a.rcount * a.size;
     return local_phase(out);
+}
+
+/// Gather (blocks of one size, contiguous processes): each leader gathers its process's blocks,
+/// the leaders gather the runs at the root's leader, which hands them to the root if it is
+/// another member. A leading root collects in its receive buffer; the other leaders collect
+/// packed bytes (the root's leader every run, the others their own).
+int gather(args& a, const levels& h) noexcept {
+    const int root_proc = h.process[static_cast<std::size_t>(a.root)];
+    const bool leader = is_leader(a, h);
+    const bool typed = leader && a.rank == a.root;
+    const piece own = contribution(a);
+    const count_t block = static_cast<count_t>(packed_bytes(own.count, own.type));  // the same on every member
+    const int first = h.first[static_cast<std::size_t>(h.me)];
+    scratch packed;
+    void* to = nullptr;
+    if (typed) {
+        to = at(a.rbuf, first * a.rcount * a.rtype->extent());
+    } else if (leader) {
+        const int blocks = root_proc == h.me ? a.size : h.count[static_cast<std::size_t>(h.me)];
+        if (!packed.reset_bytes(static_cast<std::size_t>(block * blocks))) {
+            return MPI_ERR_NO_MEM;
+        }
+        to = root_proc == h.me ? at(packed.base(), first * block) : packed.base();
+    }
+    const count_t unit = typed ? a.rcount : block;
+    int err = gather_in_process(a, h, to, unit, typed ? a.rtype : &byte_type());
+    if (err == MPI_SUCCESS && leader) {
+        std::unique_ptr<int[]> runs = runs_of(h, unit);
+        if (!runs) {
+            return MPI_ERR_NO_MEM;
+        }
+        args g = leader_args(a, h, kind::gatherv);
+        g.root = root_proc;
+        g.in_place = root_proc == h.me;
+        if (g.in_place) {
+            g.rbuf = typed ? a.rbuf : packed.base();
+            g.rtype = typed ? a.rtype : &byte_type();
+            set_runs(g, h, runs.get());
+        } else {
+            g.sbuf = packed.base();
+            g.scount = block * h.count[static_cast<std::size_t>(h.me)];
+            g.stype = &byte_type();
+        }
+        err = msg::by_rule(g);
+    }
+    if (err != MPI_SUCCESS || root_proc != h.me || h.first[static_cast<std::size_t>(root_proc)] == a.root) {
+        return err;
+    }
+    args p = a;  // the root's leader hands the blocks to the root, in this process
+    p.phase = phase_handoff;
+    if (leader) {
+        msg::send_piece_to(p, a.root, 0, msg::bytes(packed.base(), 0, static_cast<std::size_t>(block * a.size)));
+    } else if (a.rank == a.root) {
+        msg::recv_piece_from(p, first, 0, {a.rbuf, a.rcount * a.size, a.rtype});
+    }
+    return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -313,6 +395,7 @@ bool runs(const args& a) noexcept {
         case kind::bcast:
         case kind::reduce:
         case kind::allreduce:
+        case kind::gather:
         case kind::allgather: break;
         default: return false;
     }
@@ -323,10 +406,12 @@ bool runs(const args& a) noexcept {
     if ((a.k == kind::reduce || a.k == kind::allreduce) && !a.red.commutative) {
         return h.contiguous;
     }
-    if (a.k == kind::allgather) {
-        // Runs of blocks are counted in ints (allgatherv); the packed size, the same on every
-        // member, bounds every member's element count (an empty call gains nothing).
-        std::size_t total = packed_bytes(a.rcount, a.rtype) * static_cast<std::size_t>(a.size);
+    if (a.k == kind::allgather || a.k == kind::gather) {
+        // Runs of blocks are counted in ints (a v form among the leaders); the packed size,
+        // the same on every member, bounds every member's element count (an empty call gains
+        // nothing).
+        piece own = contribution(a);
+        std::size_t total = packed_bytes(own.count, own.type) * static_cast<std::size_t>(a.size);
         return h.contiguous && total > 0 && total <= INT_MAX;
     }
     return true;
@@ -340,6 +425,7 @@ int run(args& a) noexcept {
         case kind::bcast: return bcast(a, h);
         case kind::reduce: return reduce(a, h);
         case kind::allreduce: return allreduce(a, h);
+        case kind::gather: return gather(a, h);
         case kind::allgather: return allgather(a, h);
         default: return MPI_ERR_INTERN;
     }
