@@ -131,6 +131,10 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
     }
     world_state& w = g_world;
     w.size = static_cast<int>(*n);
+    // The log level now (sched::init sets it again), so that the start-up of the transport logs.
+    if (const char* spec = config::raw("MPC_LOG_LEVEL"); spec != nullptr) {
+        log_configure(spec);  // validated by configuration_valid()
+    }
     // Several processes (mpc_run -p, srun --mpi=pmix): this one runs its block of the ranks.
     if (!remote::start(w.size, &w.first_local, &w.nlocal)) {
         return 2;

@@ -12,6 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +43,7 @@ enum control_tag : int {
     ctl_done = 1,          ///< every rank of the sending process has returned
     ctl_cancel = 2,        ///< withdraw the unexpected message (source_world, cookie, seq)
     ctl_cancel_reply = 3,  ///< the answer: size 1 withdrawn, 0 not
+    ctl_hello = 4,         ///< the first message to every process (cookie: the sender's index)
 };
 
 struct state {
@@ -52,6 +57,10 @@ struct state {
     std::atomic<bool> stopping{false};  ///< the watcher returns (finish)
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
     std::vector<int> node_of_proc;   ///< node index of every process (node_of)
+    std::vector<std::string> node_name_of_proc;  ///< node name of every process (for messages)
+    /// ctl_hello received from each process (check_peers).
+    std::unique_ptr<std::atomic<bool>[]> hello_from;
+    std::atomic<int> hellos{0};
     /// Numbers the messages this process sends: with the request's address (the cookie, reused
     /// once the request is freed) it names one message, for MPI_Cancel.
     std::atomic<std::uint32_t> send_serial{0};
@@ -76,6 +85,27 @@ int process_of(int world_rank) noexcept { return g.lay->process_of(world_rank); 
     end_job(1);
 }
 
+/// How long a process whose transfer with another process failed waits for the launcher.
+constexpr int lost_peer_wait_s = 10;
+
+/// A transfer with another process failed (rank: the peer rank, -1 when unknown): that process
+/// has most likely died, and the launcher (net::supervisor, the PMIx server) is about to end
+/// the job with one line naming it. Ending the job from here instead raced with the launcher:
+/// a survivor that exited first was named as the failed process, with its status, after a
+/// misleading line of its own (a killed rendezvous sender gave "message truncated"). So this
+/// process waits to be ended, and ends the job itself only when no launcher has acted after
+/// lost_peer_wait_s. Blocks the calling thread (a VP, or the transport's callback).
+[[noreturn]] void lost_peer(const char* what, int rank, const char* reason) noexcept {
+    MPC_LOG(debug, mpi, "%s (rank %d): %s: waiting for the launcher to end the job", what, rank, reason);
+    for (int i = 0; i < 0; ++i) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, nullptr);
+    }
+    char why[300];
+    std::snprintf(why, sizeof why, "%s; the launcher did not end the job within %d s", reason, lost_peer_wait_s);
+    fatal(what, rank, why);
+}
+
 // ---- sends ---------------------------------------------------------------------------------
 
 /// One of the events a remote send waits for happened (the transport is done with its data,
@@ -89,7 +119,7 @@ void send_event(request* r) noexcept {
 void on_sent(net::completion* c, status st) noexcept {
     auto* r = static_cast<request*>(c->arg);
     if (!st) {
-        MPC_LOG(error, mpi, "a send to another process failed: %s", st.reason());
+        lost_peer("a send to another process failed", r->netc.header.dest, st.reason());
     }
     std::free(r->net_tmp);  // the packed copy of a non-contiguous send (or null)
     r->net_tmp = nullptr;
@@ -103,7 +133,7 @@ struct owned_send {
 
 void on_owned_sent(net::completion* c, status st) noexcept {
     if (!st) {
-        MPC_LOG(error, mpi, "a control message to another process failed: %s", st.reason());
+        lost_peer("a control message to another process failed", c->header.dest, st.reason());
     }
     delete reinterpret_cast<owned_send*>(c);
 }
@@ -116,7 +146,7 @@ void send_control(int proc, const net::envelope& env) noexcept {
     o->c.fn = &on_owned_sent;
     if (status st = g.tr->send(proc, env, nullptr, 0, &o->c); !st) {
         delete o;
-        fatal("cannot send a control message to process", proc, st.reason());
+        lost_peer("cannot send a control message to process", proc, st.reason());
     }
 }
 
@@ -156,8 +186,7 @@ void on_fetched(net::completion* c, status st) noexcept {
         r->net_tmp = nullptr;
     }
     if (!st) {
-        MPC_LOG(error, mpi, "receiving a message from another process failed: %s", st.reason());
-        r->status.MPI_ERROR = MPI_ERR_OTHER;
+        lost_peer("receiving a message from another process failed", -1, st.reason());
     }
     r->complete();
 }
@@ -171,6 +200,11 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
     case net::msg_kind::control:
         if (env.tag == ctl_done) {
             g.done_peers.fetch_add(1, std::memory_order_acq_rel);
+        } else if (env.tag == ctl_hello) {
+            const auto from = static_cast<std::size_t>(env.cookie);
+            if (from < static_cast<std::size_t>(g.lay->processes()) && !g.hello_from[from].exchange(true)) {
+                g.hellos.fetch_add(1, std::memory_order_acq_rel);
+            }
         } else if (env.tag == ctl_cancel) {
             task* t = local_task(env.dest);
             net::envelope a = control_envelope(ctl_cancel_reply, env.dest, env.source_world, env.cookie);
@@ -287,6 +321,11 @@ status number_nodes(int nprocs) noexcept {
         return st;
     }
     g.node_of_proc.assign(static_cast<std::size_t>(nprocs), 0);
+    g.node_name_of_proc.clear();
+    for (const net::blob& k : keys) {  // the name: the key up to its last '/' (node_key)
+        std::string name(reinterpret_cast<const char*>(k.data()), k.size());
+        g.node_name_of_proc.push_back(name.substr(0, name.rfind('/')));
+    }
     int nodes = 0;
     for (auto p = keys.begin(); p != keys.end(); ++p) {  // a node's number: that of its first process
         auto first = std::find(keys.begin(), p, *p);
@@ -294,6 +333,121 @@ status number_nodes(int nprocs) noexcept {
             first == p ? nodes++ : g.node_of_proc[static_cast<std::size_t>(first - keys.begin())];
     }
     return {};
+}
+
+/// "rank 3" or "ranks 4-7": the ranks of process p.
+std::string ranks_of(int p) {
+    const int first = g.lay->first_rank(p);
+    const int n = g.lay->rank_count(p);
+    return n == 1 ? "rank " + std::to_string(first)
+                  : "ranks " + std::to_string(first) + "-" + std::to_string(first + n - 1);
+}
+
+/// "process 1 (ranks 2-3, node n1)", for messages about another process.
+std::string describe_process(int p) {
+    std::string s = "process " + std::to_string(p) + " (" + ranks_of(p);
+    if (static_cast<std::size_t>(p) < g.node_name_of_proc.size()) {
+        s += ", node " + g.node_name_of_proc[static_cast<std::size_t>(p)];
+    }
+    return s + ")";
+}
+
+/// The start-up watchdog: from the first connection until every other process has answered
+/// (check_peers), a thread waits MPC_NET_CONNECT_TIMEOUT seconds and then ends the job with a
+/// message naming what did not happen. Needed because UCX's TCP transport connects with a
+/// blocking connect() inside ucp_ep_create (a peer whose packets are dropped holds it for the
+/// kernel's SYN retries, minutes) and, without its peer-failure mode, never reports a peer it
+/// cannot reach: a job whose network between two nodes is blocked would otherwise wait,
+/// silent, in its start-up or its first message.
+struct startup_watch {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread t;
+    std::atomic<int> connecting{-1};  ///< the process start() is connecting to, -1: none
+};
+startup_watch g_watch;
+
+std::int64_t connect_timeout_s() noexcept {
+    auto knob = config::get_int("MPC_NET_CONNECT_TIMEOUT");
+    return knob && *knob > 0 ? *knob : 30;
+}
+
+/// The processes that sent no ctl_hello yet: "process 1 (rank 1, node n1) over tcp/eth0 (...)",
+/// at most four named.
+std::string silent_processes(int* count) {
+    std::string out;
+    *count = 0;
+    for (int p = 0; p < g.lay->processes(); ++p) {
+        if (p == g.me || g.hello_from[static_cast<std::size_t>(p)].load(std::memory_order_acquire)) {
+            continue;
+        }
+        if (++*count <= 4) {
+            const std::string route = g.tr->route(p);
+            out += (*count > 1 ? "; " : "") + describe_process(p) + (route.empty() ? "" : " over " + route);
+        }
+    }
+    if (*count > 4) {
+        out += "; and " + std::to_string(*count - 4) + " more";
+    }
+    return out;
+}
+
+void watch_startup(std::int64_t timeout_s) {
+    {
+        std::unique_lock lock(g_watch.m);
+        if (g_watch.cv.wait_for(lock, std::chrono::seconds(timeout_s), [] { return g_watch.done; })) {
+            return;
+        }
+    }
+    const std::string me = describe_process(g.me);
+    const int p = g_watch.connecting.load(std::memory_order_acquire);
+    if (p >= 0) {
+        std::fprintf(stderr,
+                     "mpc: %s cannot reach %s: connecting to it has not finished after %lld s. Check the network "
+                     "between the nodes (addresses, routes, firewall) and UCX_NET_DEVICES/UCX_TLS; "
+                     "MPC_NET_CONNECT_TIMEOUT sets the wait\n",
+                     me.c_str(), describe_process(p).c_str(), static_cast<long long>(timeout_s));
+    } else {
+        int count = 0;
+        const std::string silent = silent_processes(&count);
+        std::fprintf(stderr,
+                     "mpc: %s cannot reach %d process%s: no answer within %lld s from %s. Check the network "
+                     "between the nodes (addresses, routes, firewall) and UCX_NET_DEVICES/UCX_TLS; "
+                     "MPC_NET_CONNECT_TIMEOUT sets the wait\n",
+                     me.c_str(), count, count > 1 ? "es" : "", static_cast<long long>(timeout_s), silent.c_str());
+    }
+    end_job(2);
+}
+
+void stop_watch() noexcept {
+    {
+        std::lock_guard lock(g_watch.m);
+        g_watch.done = true;
+    }
+    g_watch.cv.notify_all();
+    if (g_watch.t.joinable()) {
+        g_watch.t.join();
+    }
+}
+
+/// Checks that every other process can be reached: sends each a ctl_hello and waits, progressing,
+/// until one came from each (a message both ways on every connection; UCX's TCP connections
+/// may open only at the first message), then stops the start-up watchdog.
+void check_peers() noexcept {
+    const int nprocs = g.lay->processes();
+    for (int p = 0; p < nprocs; ++p) {
+        if (p != g.me) {
+            send_control(p, control_envelope(ctl_hello, -1, -1, static_cast<std::uint64_t>(g.me)));
+        }
+    }
+    while (g.hellos.load(std::memory_order_acquire) < nprocs - 1) {
+        if (g.tr->progress() == 0) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, nullptr);
+        }
+    }
+    stop_watch();
 }
 
 }  // namespace
@@ -352,6 +506,7 @@ bool start(int nranks, int* first, int* count) noexcept {
         return false;
     }
     g.lay.emplace(*lay);
+    g.hello_from = std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(nprocs));
     world().proc_index = g.me;
     world().nprocs = nprocs;
     *first = g.lay->first_rank(g.me);
@@ -376,18 +531,28 @@ bool start(int nranks, int* first, int* count) noexcept {
         std::fprintf(stderr, "mpc: process %d: exchanging node names failed: %s\n", g.me, st.reason());
         return false;
     }
+    try {
+        g_watch.t = std::thread(&watch_startup, connect_timeout_s());
+    } catch (const std::system_error& e) {
+        std::fprintf(stderr, "mpc: process %d: cannot start a thread: %s\n", g.me, e.what());
+        g.boot->abort(2, "no thread");
+        return false;
+    }
     for (int p = 0; p < nprocs; ++p) {
         if (p == g.me) {
             continue;  // ranks of this process talk through the engine directly
         }
         const net::blob& a = addrs[static_cast<std::size_t>(p)];
+        g_watch.connecting.store(p, std::memory_order_release);
         if (status st = g.tr->connect(p, a.data(), a.size()); !st) {
-            std::fprintf(stderr, "mpc: process %d: cannot connect to process %d (ranks %d-%d): %s\n", g.me, p,
-                         g.lay->first_rank(p), g.lay->first_rank(p) + g.lay->rank_count(p) - 1, st.reason());
+            stop_watch();
+            std::fprintf(stderr, "mpc: %s cannot connect to %s: %s\n", describe_process(g.me).c_str(),
+                         describe_process(p).c_str(), st.reason());
             g.boot->abort(1, "cannot connect");
             return false;
         }
     }
+    g_watch.connecting.store(-1, std::memory_order_release);
     g_active = true;
     return true;
 }
@@ -411,6 +576,7 @@ bool start_progress() noexcept {
     }
     g.watcher = std::thread(&watch_events);
     sched::set_all_asleep_hook(&on_all_asleep, nullptr);
+    check_peers();
     return true;
 }
 
@@ -493,7 +659,7 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
         p = r->net_tmp;
     }
     if (status st = g.tr->send(process_of(dest_world), env, p, data.bytes, &r->netc); !st) {
-        fatal("cannot send to", dest_world, st.reason());
+        lost_peer("cannot send to", dest_world, st.reason());
     }
 }
 
@@ -561,7 +727,7 @@ void receive(request* r, const net::envelope& env, net::incoming& msg, const voi
         buf = r->net_tmp;
     }
     if (status st = g.tr->fetch(msg, buf, bytes, &r->netc); !st) {
-        fatal("cannot receive a message from rank", env.source_world, st.reason());
+        lost_peer("cannot receive a message from rank", env.source_world, st.reason());
     }
 }
 

@@ -14,6 +14,9 @@ MPC_CONFIG_TABLE(net, {
      "UCX transport: report a dead peer process through UCX (UCP_ERR_HANDLING_MODE_PEER); UCX 1.13 then "
      "uses no shared-memory transport between processes (TCP only); the launcher detects dead processes "
      "either way"},
+    {"MPC_NET_CONNECT_TIMEOUT", ::mpc::config::knob_type::integer, "30",
+     "seconds a process of a multi-process job waits at start-up for a first message from every other "
+     "process before it reports those it cannot reach (and over which transport) and ends the job"},
     {"MPC_BOOTSTRAP_FD", ::mpc::config::knob_type::integer, "-1",
      "set by mpc_run -p for each process it starts: the socket to the launcher (-1: no launcher socket; "
      "not for users)"},

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/status.hpp"
@@ -104,6 +105,9 @@ public:
     /// pending (progress first).
     virtual bool arm() noexcept = 0;
     virtual bool peer_failed(int peer) const noexcept = 0;
+    /// What carries the messages to a connected `peer`, for people ("tcp/eth0 (am, rma_bw)");
+    /// empty when not known.
+    virtual std::string route(int peer) const = 0;
     /// Flushes and closes every connection; blocks (progressing) a bounded time.
     virtual status shutdown() noexcept = 0;
 };

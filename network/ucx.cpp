@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
@@ -156,10 +158,50 @@ ucx_transport::peer* ucx_transport::find_peer(int id) const noexcept {
     return peers_[id].load(std::memory_order_acquire);
 }
 
+std::string ucx_transport::route(int id) const {
+    const peer* p = find_peer(id);
+    return p != nullptr ? p->lanes : std::string();
+}
+
 bool ucx_transport::peer_failed(int id) const noexcept {
     peer* p = find_peer(id);
     return p != nullptr && p->failed.load(std::memory_order_acquire);
 }
+
+namespace {
+
+/// Which UCX transports carry the messages of `ep`, from the "lane[i]:" lines of
+/// ucp_ep_print_info ("  lane[0]:  3:sysv/memory.0 md[2] -> md[2]/sysv/sysdev[255] am am_bw#0"
+/// becomes "sysv/memory.0 (am am_bw#0)"), comma-separated.
+std::string describe_lanes(ucp_ep_h ep) {
+    char* text = nullptr;
+    std::size_t size = 0;
+    FILE* f = ::open_memstream(&text, &size);
+    if (f == nullptr) {
+        return {};
+    }
+    ucp_ep_print_info(ep, f);
+    std::fclose(f);
+    std::string lanes;
+    char* save = nullptr;
+    for (char* line = ::strtok_r(text, "\n", &save); line != nullptr; line = ::strtok_r(nullptr, "\n", &save)) {
+        const char* lane = std::strstr(line, "lane[");
+        const char* colon = lane != nullptr ? std::strchr(lane, ':') : nullptr;
+        const char* used = std::strrchr(line, ']');
+        if (colon == nullptr || used == nullptr || used < colon) {
+            continue;
+        }
+        const char* tl = colon + 1 + std::strspn(colon + 1, " ");
+        tl += std::strspn(tl, "0123456789");  // the resource index "3:"
+        tl += *tl == ':' ? 1 : 0;
+        lanes += (lanes.empty() ? "" : ", ") + std::string(tl, std::strcspn(tl, " ")) + " (" +
+                 std::string(used + 1 + std::strspn(used + 1, " ")) + ")";
+    }
+    std::free(text);
+    return lanes;
+}
+
+}  // namespace
 
 status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcept {
     if (id < 0 || id >= opts_.max_peers) {
@@ -193,7 +235,7 @@ status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcep
         if (pp->failed.exchange(true, std::memory_order_acq_rel)) {
             return;
         }
-        MPC_LOG(warn, net, "peer %d failed: %s", pp->id, ucs_status_string(why));
+        MPC_LOG(debug, net, "peer %d failed: %s", pp->id, ucs_status_string(why));
         const ucx_options& o = pp->owner->opts_;
         if (o.on_peer_failed != nullptr) {
             o.on_peer_failed(o.peer_failed_arg, pp->id, ucs_status_string(why));
@@ -205,6 +247,10 @@ status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcep
         delete p;
         return detail::ucx_error("ucp_ep_create", st);
     }
+    try {
+        p->lanes = describe_lanes(p->ep);
+    } catch (const std::bad_alloc&) {  // for messages only: go on without
+    }
     peer* expected = nullptr;
     if (!peers_[id].compare_exchange_strong(expected, p, std::memory_order_acq_rel)) {
         // Another thread connected the same peer meanwhile: keep theirs.
@@ -215,7 +261,7 @@ status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcep
         delete p;
         return {errc::invalid_argument, "peer already connected"};
     }
-    MPC_LOG(debug, net, "connected to peer %d", id);
+    MPC_LOG(debug, net, "connected to peer %d over %s", id, p->lanes.empty() ? "?" : p->lanes.c_str());
     return {};
 }
 

@@ -91,6 +91,8 @@ public:
 
     /// True once `peer` failed.
     bool peer_failed(int peer) const noexcept override;
+    /// UCX's lanes to `peer` (from ucp_ep_print_info at connect time).
+    std::string route(int peer) const override;
 
     /// Flushes and closes every endpoint (FORCE for failed peers), waiting at most
     /// MPC_NET_UCX_CLOSE_TIMEOUT milliseconds for the peers, then destroys the worker and the

@@ -5,6 +5,7 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <string>
 
 #include "lib/status.hpp"
 #include "network/ucx.hpp"
@@ -17,6 +18,7 @@ struct ucx_transport::peer {
     ucp_ep_h ep = nullptr;
     int id = -1;
     std::atomic<bool> failed{false};
+    std::string lanes;  ///< the transports carrying its messages (route())
 };
 
 namespace detail {

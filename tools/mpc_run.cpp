@@ -94,6 +94,9 @@ const char usage_text[] =
     "                         round-robin over NUMA nodes                         -> MPC_BIND\n"
     "  --stack-size SIZE      default ULT stack size; bytes or with suffix k/m/g (powers of\n"
     "                         1024), at least 16k, e.g. 64k or 8M                -> MPC_STACK_SIZE\n"
+    "  --wrap 'CMD [ARGS]'    start each process as CMD ARGS PROGRAM... (words split at\n"
+    "                         blanks): a tool such as valgrind, perf record, numactl or\n"
+    "                         'ip netns exec NS'; with -p it sees MPC_PROC_INDEX\n"
     "  --mpc NAME=VALUE       sets any knob; NAME with or without the MPC_ prefix, any case,\n"
     "                         '-' read as '_' (--mpc log-level=info -> MPC_LOG_LEVEL=info)\n"
     "  -v, --verbose          print the resulting configuration and the command to stderr\n"
@@ -225,6 +228,7 @@ struct command_line {
     int nodes = 0;       // -N, 0: not given
     std::string nodes_flag;
     std::vector<bool> drop;  // per argv index: part of a -N flag (left out when re-executing under srun)
+    std::vector<std::string> wrap;  // --wrap's words, run in front of PROGRAM
 };
 
 /// If argv[i] is flag `name` ("-c" or "--bind"), stores its value (next argument; for long
@@ -322,6 +326,24 @@ setting parse_stack_size(const char* v) {
     return {"MPC_STACK_SIZE", v, std::string("--stack-size ") + v};
 }
 
+/// "valgrind  -q" -> {"valgrind", "-q"}: words separated by blanks (no quoting).
+std::vector<std::string> split_words(const char* s) {
+    std::vector<std::string> out;
+    while (*s != '\0') {
+        while (*s == ' ' || *s == '\t') {
+            ++s;
+        }
+        const char* start = s;
+        while (*s != '\0' && *s != ' ' && *s != '\t') {
+            ++s;
+        }
+        if (s != start) {
+            out.emplace_back(start, s);
+        }
+    }
+    return out;
+}
+
 command_line parse(int argc, char** argv) {
     command_line cl;
     cl.drop.assign(static_cast<std::size_t>(argc), false);
@@ -353,6 +375,11 @@ command_line parse(int argc, char** argv) {
             cl.settings.push_back(parse_bind(v));
         } else if (flag_value(argc, argv, i, "--stack-size", &v)) {
             cl.settings.push_back(parse_stack_size(v));
+        } else if (flag_value(argc, argv, i, "--wrap", &v)) {
+            cl.wrap = split_words(v);
+            if (cl.wrap.empty()) {
+                usage_error("--wrap needs a command");
+            }
         } else if (flag_value(argc, argv, i, "--mpc", &v)) {
             cl.settings.push_back(parse_mpc(v, knobs));
         } else if (flag_value(argc, argv, i, "-np", &v)) {
@@ -729,7 +756,8 @@ int main(int argc, char** argv) {
     if (cl.verbose) {
         std::string launch;
         if (cl.program > 0) {
-            std::vector<std::string> prog(argv + cl.program, argv + argc);
+            std::vector<std::string> prog = cl.wrap;
+            prog.insert(prog.end(), argv + cl.program, argv + argc);
             if (use_srun) {
                 launch = "exec " + join(srun_command(cl, argc, argv, procs));
             } else if (use_supervisor) {
@@ -746,8 +774,15 @@ int main(int argc, char** argv) {
     if (cl.program < 0) {
         usage_error("missing program to run");
     }
+    // What each process execs: --wrap's words, then PROGRAM and its arguments.
+    std::vector<char*> command;
+    for (std::string& w : cl.wrap) {
+        command.push_back(w.data());
+    }
+    command.insert(command.end(), argv + cl.program, argv + argc);
+    command.push_back(nullptr);
     if (use_supervisor) {
-        return run_processes(argv + cl.program, *lay, cl.verbose);
+        return run_processes(command.data(), *lay, cl.verbose);
     }
     std::fflush(nullptr);
     if (use_srun) {
@@ -760,6 +795,6 @@ int main(int argc, char** argv) {
         ::execvp(words[0], words.data());
         exec_failed(words[0]);
     }
-    ::execvp(argv[cl.program], argv + cl.program);
-    exec_failed(argv[cl.program]);
+    ::execvp(command[0], command.data());
+    exec_failed(command[0]);
 }

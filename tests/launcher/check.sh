@@ -102,6 +102,23 @@ case $case_name in
     go -n 2 -p 2 "$proc" --abort 0 7
     expect_status 7
     expect_one_message 'process 0 \(rank 0\) pid [0-9]+ called MPI_Abort\(7\): launcher_proc was asked to abort: ending the job' ;;
+  wrap)  # --wrap runs each process through a command; the bootstrap socket survives it
+    LAUNCHER_PROC=$proc go -n 4 -p 2 --wrap "env MPC_TEST_WRAPPED=yes" "$shell" \
+      'echo "$MPC_PROC_INDEX $MPC_TEST_WRAPPED"; exec "$LAUNCHER_PROC"'
+    expect_status 0
+    expect_lines "0 yes" "1 yes" "process 0 of 2: ranks 0-1 of 4, bootstrap local" \
+                 "process 1 of 2: ranks 2-3 of 4, bootstrap local"
+    expect_no_stderr
+    go -n 5 -p 2 --wrap "env  -u MPC_TEST_UNSET " "$proc"
+    expect_status 0
+    expect_lines "process 0 of 2: ranks 0-2 of 5, bootstrap local" \
+                 "process 1 of 2: ranks 3-4 of 5, bootstrap local"
+    expect_no_stderr
+    go -n 2 --wrap=env\ MPC_TEST_WRAPPED=one "$shell" 'echo "$MPC_TEST_WRAPPED"'  # one process
+    expect_status 0
+    expect_lines "one"
+    go -n 2 -p 2 --wrap /nonexistent/tool "$proc"
+    expect_status 127 ;;
   verbose)  # -v names the processes and their ranks
     go -v -n 10 -p 4 "$proc"
     expect_status 0
