@@ -97,7 +97,7 @@ constexpr int lost_peer_wait_s = 10;
 /// lost_peer_wait_s. Blocks the calling thread (a VP, or the transport's callback).
 [[noreturn]] void lost_peer(const char* what, int rank, const char* reason) noexcept {
     MPC_LOG(debug, mpi, "%s (rank %d): %s: waiting for the launcher to end the job", what, rank, reason);
-    for (int i = 0; i < 0; ++i) {
+    for (int i = 0; i < lost_peer_wait_s * 10; ++i) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, nullptr);
     }

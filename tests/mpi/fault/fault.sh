@@ -11,8 +11,11 @@
 #   - every rank started (DIR/pid.<rank>) and no process of the job is left;
 #   - none of the shared memory the processes mapped (DIR/shm.<rank>) is left: no file under
 #     /dev/shm, no SysV segment (and no SysV segment created by a process of the job).
-# Under srun (FAULT_LAUNCH="srun ...", the mpc_run words after it; P is srun's -n) the line
-# naming the process is not checked: srun reports the failure in its own words.
+# FAULT_LAUNCH="srun --mpi=pmix ..." runs the job as `srun ... -n P mpc_run -n N FAULT ...`
+# instead (label slurm): the PMIx server ends the step, srun reports the failure in its own
+# words (its lines are not checked) and its status is the code of an exit through end_job
+# (MPI_Abort, a rank returning without MPI_Finalize: PMIx_Abort), else 137 (the survivors are
+# killed with SIGKILL).
 # Prints what it saw, then "FAIL: ..." and exits 1 at the first difference.
 run=$1
 prog=$2
@@ -78,7 +81,8 @@ esac
 
 # $FAULT_LAUNCH (srun ...) runs mpc_run P times, each one process of the job.
 if [ -n "$FAULT_LAUNCH" ]; then
-  set -- $FAULT_LAUNCH "$run" -n "$n" "$prog" "$death" "$wait_in" "$victim" "$dir"
+  case $death in exit0 | exit3 | segv) want=137 ;; esac
+  set -- $FAULT_LAUNCH -n "$p" "$run" -n "$n" "$prog" "$death" "$wait_in" "$victim" "$dir"
 else
   set -- "$run" -n "$n" -p "$p" "$prog" "$death" "$wait_in" "$victim" "$dir"
 fi
@@ -158,4 +162,8 @@ for pid in $pids; do
   ! awk -v pid="$pid" 'NR > 1 && $5 == pid { found = 1 } END { exit !found }' /proc/sysvipc/shm ||
     fail "a SysV shared memory segment created by process $pid is left after the job"
 done
-echo "ok: the job ended with status $st, one line naming process $proc ($ranks), nothing left"
+if [ -z "$FAULT_LAUNCH" ]; then
+  echo "ok: the job ended with status $st, one line naming process $proc ($ranks), nothing left"
+else
+  echo "ok: the job ended with status $st, nothing left"
+fi
