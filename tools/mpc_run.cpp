@@ -95,7 +95,7 @@ const char usage_text[] =
     "  --stack-size SIZE      default ULT stack size; bytes or with suffix k/m/g (powers of\n"
     "                         1024), at least 16k, e.g. 64k or 8M                -> MPC_STACK_SIZE\n"
     "  --wrap 'CMD [ARGS]'    start each process as CMD ARGS PROGRAM... (words split at\n"
-    "                         blanks): a tool such as valgrind, perf record, numactl or\n"
+    "                         blanks): a tool such as perf stat, numactl or\n"
     "                         'ip netns exec NS'; with -p it sees MPC_PROC_INDEX\n"
     "  --mpc NAME=VALUE       sets any knob; NAME with or without the MPC_ prefix, any case,\n"
     "                         '-' read as '_' (--mpc log-level=info -> MPC_LOG_LEVEL=info)\n"
