@@ -326,7 +326,7 @@ setting parse_stack_size(const char* v) {
     return {"MPC_STACK_SIZE", v, std::string("--stack-size ") + v};
 }
 
-/// "valgrind  -q" -> {"valgrind", "-q"}: words separated by blanks (no quoting).
+/// "perf  stat" -> {"perf", "stat"}: words separated by blanks (no quoting).
 std::vector<std::string> split_words(const char* s) {
     std::vector<std::string> out;
     while (*s != '\0') {
