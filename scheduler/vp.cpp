@@ -143,7 +143,8 @@ void switch_out(vp* v, ult* cur, bool exiting) noexcept {
         fatal_stack_overflow(cur);
     }
     ult* next = nullptr;
-    bool visit_loop = (!v->pollers.empty() || !v->timers.empty()) && (++v->pick_count % poll_every) == 0;
+    const bool due = !v->pollers.empty() || !v->timers.empty() || rt().n_progress.load(std::memory_order_relaxed) > 0;
+    bool visit_loop = due && (++v->pick_count % poll_every) == 0;
     if (!visit_loop) {
         next = pick(v);
     }
@@ -435,6 +436,12 @@ void vp_loop(vp* v) noexcept {
         if (!v->pollers.empty()) {
             poll_waiters(v);
         }
+        // The progress functions (a network) on every visit too, not only when idle: a VP whose
+        // ULTs never all wait (ranks that compute and yield, task workers) still delivers what
+        // arrives for the ULTs waiting behind them.
+        if (r.n_progress.load(std::memory_order_relaxed) > 0) {
+            run_progress();
+        }
         if (ult* u = pick(v); u != nullptr) {
             v->idle_since_ns = 0;
             v->current = u;
@@ -483,6 +490,11 @@ void yield_current() noexcept {
         return;
     }
     ult* cur = v->current;
+    // Every poll_every yields, the progress functions (see vp_loop): a ULT that yields in a loop
+    // would otherwise keep the fast path below and starve the network of this VP.
+    if (rt().n_progress.load(std::memory_order_relaxed) > 0 && (++v->pick_count % poll_every) == 0) {
+        run_progress();
+    }
     bool quiet = !v->inbox.maybe_nonempty() && v->shared.size_hint() == 0 && v->pollers.empty() &&
                  v->timers.empty() && v->shed.load(std::memory_order_relaxed) == 0 && !cur->stealable;
     if (quiet) {
