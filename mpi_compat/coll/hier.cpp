@@ -41,15 +41,7 @@ namespace {
 // Tag spaces (args::phase) of the messages of a hierarchical call; inter.cpp's phases 0 and 1
 // are on other contexts (the group views), the communicator's own msg calls use 0.
 constexpr std::uint8_t phase_leaders = 2;  ///< between the leaders (sources: leader ranks)
-constexpr std::uint8_t phase_handoff = 3;  ///< a Reduce's result from the root's leader to the root
-
-/// The process of each world rank: the job's layout (net::layout, as mpc_run and the PMIx
-/// bootstrap split the ranks; remote.cpp routes by the same one).
-int process_of(int world_rank) noexcept {
-    const world_state& w = world();
-    auto lay = net::layout::make(w.size, w.nprocs);
-    return lay ? (*lay).process_of(world_rank) : 0;
-}
+constexpr std::uint8_t phase_handoff = 3;  ///< a Reduce's or Gather's result, root's leader to root
 
 /// An unregistered intra-communicator of the given world ranks on c's context pair.
 std::unique_ptr<comm> view(const comm& c, std::vector<int> members) {
@@ -63,6 +55,10 @@ std::unique_ptr<comm> view(const comm& c, std::vector<int> members) {
 std::unique_ptr<levels> make_levels(const comm& c) {
     const int n = c.size();
     const world_state& w = world();
+    // Which process runs a world rank: the job's layout, as mpc_run and the PMIx bootstrap
+    // split the ranks (remote.cpp routes by the same one).
+    auto lay = net::layout::make(w.size, w.nprocs);
+    auto process_of = [&lay](int world_rank) { return lay ? (*lay).process_of(world_rank) : 0; };
     auto h = std::make_unique<levels>();
     h->process.assign(static_cast<std::size_t>(n), -1);
     h->local_rank.assign(static_cast<std::size_t>(n), 0);
