@@ -598,7 +598,12 @@ std::string describe_processes(const mpc::net::layout& lay) {
             break;
         }
         const int first = lay.first_rank(p), n = lay.rank_count(p);
-        d += (p > 0 ? ", " : "") + std::to_string(first) + (n > 1 ? "-" + std::to_string(first + n - 1) : "");
+        d += p > 0 ? ", " : "";
+        d += std::to_string(first);
+        if (n > 1) {  // piece by piece: GCC 12's -Wrestrict misfires on "x" + std::string in Release
+            d += '-';
+            d += std::to_string(first + n - 1);
+        }
     }
     return d + "), each: exec";
 }
@@ -623,7 +628,8 @@ std::vector<cpu_set_t> process_cpus(int procs, bool verbose) {
         for (int pu : mpc::topo::process_share(p, procs)) {
             if (pu >= 0 && pu < CPU_SETSIZE) {
                 CPU_SET(pu, &set);
-                list += (list.empty() ? "" : ",") + std::to_string(pu);
+                list += list.empty() ? "" : ",";  // two appends: see describe_processes
+                list += std::to_string(pu);
             }
         }
         if (CPU_COUNT(&set) == 0) {

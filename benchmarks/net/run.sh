@@ -5,7 +5,14 @@
 # processes over shared memory). The row "mpc, ucx transport only" is net::ucx_transport alone
 # (benchmarks/net/ucx_pingpong.cpp, no MPI layer): the floor under ours.
 #
-# Environment: BENCH_NET_ONLY="mpc ucx openmpi mpich" (a subset) runs only those.
+# Two nodes over TCP (as root, where network namespaces can be made): the same program with its
+# two processes on two simulated nodes (scripts/sim_nodes.sh: two network namespaces joined by a
+# veth pair, a host name each), every implementation over TCP through the veth: ours and MPICH
+# (ch4:ucx) with UCX_TLS=tcp, Open MPI with its TCP BTL; the peers launched as on a cluster (their
+# mpirun on node 0, an rsh agent that enters node 1 for the remote daemon). Rows "2 nodes, TCP".
+#
+# Environment: BENCH_NET_ONLY="mpc ucx openmpi mpich nodes" (a subset) runs only those ("nodes":
+# the two-node rows of the implementations named).
 # shellcheck source=SCRIPTDIR/../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 bench_parse_args "$@"
@@ -13,7 +20,8 @@ BENCH_KEY=size
 BENCH_VALUE_FMT=auto
 
 out=$BENCH_BUILD_DIR/net
-only=" ${BENCH_NET_ONLY:-mpc ucx openmpi mpich} "
+only=" ${BENCH_NET_ONLY:-mpc ucx openmpi mpich nodes} "
+BENCH_RATIO_KEYS=variant  # "vs mpc" within each variant: 2 processes, 2 nodes
 wanted() { [[ $only == *" $1 "* ]]; }
 bench_need_packages openmpi-bin libopenmpi-dev mpich libmpich-dev gcc libucx-dev
 mkdir -p "$out" "$BENCH_BUILD_DIR/bench-logs"
@@ -52,7 +60,32 @@ bench_busy_check
     "$mpc_exe" --impl mpc --variant "2 processes" "${pa[@]}"
 [[ -n $ucx_exe ]] && bench_exec net-ucx "$(command -v timeout)" -k 5 "$limit_s" "$ucx_exe" "${args[@]}"
 [[ -n $ompi_exe ]] && bench_exec net-openmpi "$(command -v timeout)" -k 5 "$limit_s" mpirun.openmpi \
-    --allow-run-as-root -np 2 "$ompi_exe" --impl openmpi "${pa[@]}"
+    --allow-run-as-root -np 2 "$ompi_exe" --impl openmpi --variant "2 processes" "${pa[@]}"
 [[ -n $mpich_exe ]] && bench_exec net-mpich "$(command -v timeout)" -k 5 "$limit_s" mpirun.mpich -np 2 \
-    -bind-to core "$mpich_exe" --impl mpich "${pa[@]}"
+    -bind-to core "$mpich_exe" --impl mpich --variant "2 processes" "${pa[@]}"
+
+# ---- two nodes over TCP ----------------------------------------------------------------------
+sim=$BENCH_ROOT/scripts/sim_nodes.sh
+nodes=mpcbn$$
+if wanted nodes; then
+    if why=$(sh "$sim" up "$nodes"); then
+        trap 'sh "$sim" down "$nodes"' EXIT
+        # The peers' remote launch: "ssh HOST COMMAND" becomes "enter node HOST's namespaces, run it".
+        agent=$out/sim_agent.sh
+        printf '#!/bin/sh\nexec sh %q agent %q "$@"\n' "$sim" "$nodes" >"$agent"
+        chmod +x "$agent"
+        na=(--variant "2 nodes, TCP" "${pa[@]}")
+        unset OMPI_MCA_btl
+        [[ -n $mpc_exe ]] && UCX_TLS=tcp bench_exec net-nodes-mpc "$(command -v timeout)" -k 5 "$limit_s" \
+            "$BENCH_MPC_RUN" -n 2 -p 2 --wrap "sh $sim wrap $nodes" "$mpc_exe" --impl mpc "${na[@]}"
+        [[ -n $ompi_exe ]] && bench_exec net-nodes-openmpi "$(command -v timeout)" -k 5 "$limit_s" \
+            sh "$sim" run "$nodes" 0 mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$agent" \
+            --mca pml ob1 --mca btl self,tcp --host 10.213.0.1,10.213.0.2 -np 2 "$ompi_exe" --impl openmpi "${na[@]}"
+        [[ -n $mpich_exe ]] && bench_exec net-nodes-mpich "$(command -v timeout)" -k 5 "$limit_s" \
+            sh "$sim" run "$nodes" 0 mpirun.mpich -genv UCX_TLS tcp -launcher ssh -launcher-exec "$agent" \
+            -localhost 10.213.0.1 -hosts 10.213.0.1:1,10.213.0.2:1 -np 2 "$mpich_exe" --impl mpich "${na[@]}"
+    else
+        bench_say "== two nodes over TCP: skipped: $why"
+    fi
+fi
 bench_report net
