@@ -152,6 +152,7 @@ struct runtime {
     std::size_t stack_size = 0;
     std::size_t stack_cache_max = 0;
     std::uint64_t spin_ns = 0;
+    bool yield_idle = false;  ///< MPC_SCHED_YIELD: sched_yield() instead of PAUSE while spinning
     std::uint64_t deadlock_timeout_ns = 0;
     /// Wake-ups may come from other processes (set_external_events): no local deadlock check.
     std::atomic<bool> external_events{false};

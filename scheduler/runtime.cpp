@@ -27,6 +27,10 @@ MPC_CONFIG_TABLE(sched, {
     {"MPC_SCHED_BIND", ::mpc::config::knob_type::boolean, "1", "pin each VP's thread to its core"},
     {"MPC_SCHED_SPIN_US", ::mpc::config::knob_type::integer, "50",
      "how long an idle VP polls and spins before it sleeps, in microseconds"},
+    {"MPC_SCHED_YIELD", ::mpc::config::knob_type::boolean, "0",
+     "idle VPs and waiting ranks give the core away (sched_yield) between polls instead of spinning on it, "
+     "for processes that share cores with other busy processes; mpc_run -p sets it when there are more "
+     "processes than cores"},
     {"MPC_SCHED_STEAL", ::mpc::config::knob_type::boolean, "1", "let idle VPs steal stealable ULTs"},
     {"MPC_SCHED_STACK_CACHE", ::mpc::config::knob_type::integer, "64",
      "finished ULT stacks of the default size kept per VP for reuse"},
@@ -67,9 +71,10 @@ status read_options(const options& o, int* nvps, int* placement, std::size_t* st
     auto bnd = config::get_bool("MPC_SCHED_BIND");
     auto spin = config::get_int("MPC_SCHED_SPIN_US");
     auto steal = config::get_bool("MPC_SCHED_STEAL");
+    auto yield = config::get_bool("MPC_SCHED_YIELD");
     auto cache = config::get_int("MPC_SCHED_STACK_CACHE");
     auto dl = config::get_int("MPC_SCHED_DEADLOCK_TIMEOUT");
-    if (!vps || !plc || !stk || !bnd || !spin || !steal || !cache || !dl) {
+    if (!vps || !plc || !stk || !bnd || !spin || !steal || !yield || !cache || !dl) {
         return {errc::invalid_argument, "malformed MPC_* configuration variable"};
     }
     if (*vps < 0 || *vps > max_vps || *spin < 0 || *cache < 0 || *dl < 0) {
@@ -83,6 +88,7 @@ status read_options(const options& o, int* nvps, int* placement, std::size_t* st
     *bind = o.bind && *bnd;
     g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
     g_rt.steal = *steal;
+    g_rt.yield_idle = *yield;
     g_rt.stack_cache_max = static_cast<std::size_t>(*cache);
     g_rt.deadlock_timeout_ns = static_cast<std::uint64_t>(*dl) * 1'000'000'000ULL;
     if (o.nr_vps < 0 || *nvps > max_vps) {

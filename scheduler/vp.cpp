@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -306,6 +307,10 @@ void idle(vp* v) noexcept {
         // PAUSE costs ~100+ cycles on recent x86: watch the inbox between pauses. With a
         // progress function (a network), poll it again after one: an arrival waits for the
         // next poll (see spin_until_current).
+        if (r.yield_idle) {  // the core is shared with other processes: let them run meanwhile
+            ::sched_yield();
+            return;
+        }
         const int pauses = r.n_progress.load(std::memory_order_relaxed) > 0 ? 1 : 64;
         for (int i = 0; i < pauses && !v->inbox.maybe_nonempty(); ++i) {
             cpu_relax();
@@ -561,6 +566,7 @@ bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max
         return cond(arg);
     }
     std::uint64_t start = 0;
+    const bool yield = rt().yield_idle;  // MPC_SCHED_YIELD: see idle()
     // The progress functions (a network) every round when there are some: an arrival waits for
     // the next poll, and a PAUSE is ~40 ns here (polling every 4 rounds cost 0.04-0.05 us of
     // the 0.19 us 0-byte latency between two processes). The clock and other VPs' queues
@@ -589,7 +595,11 @@ bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max
         if (vp_has_work(v)) {
             return cond(arg);
         }
-        cpu_relax();
+        if (yield) {
+            ::sched_yield();
+        } else {
+            cpu_relax();
+        }
     }
 }
 

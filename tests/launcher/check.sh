@@ -119,6 +119,17 @@ case $case_name in
     expect_lines "one"
     go -n 2 -p 2 --wrap /nonexistent/tool "$proc"
     expect_status 127 ;;
+  yield)  # more processes than cores: mpc_run sets MPC_SCHED_YIELD=1 (unless the user set it)
+    many=$(( $(nproc) + 1 ))
+    LAUNCHER_PROC=$proc go -n $many -p $many "$shell" 'echo "${MPC_SCHED_YIELD-unset}"; exec "$LAUNCHER_PROC" >/dev/null'
+    expect_status 0
+    [ "$(sort -u "$out")" = "1" ] || fail "with $many processes each should see MPC_SCHED_YIELD=1"
+    LAUNCHER_PROC=$proc MPC_SCHED_YIELD=0 go -n $many -p $many "$shell" 'echo "$MPC_SCHED_YIELD"; exec "$LAUNCHER_PROC" >/dev/null'
+    expect_status 0
+    [ "$(sort -u "$out")" = "0" ] || fail "the user's MPC_SCHED_YIELD=0 was not kept"
+    LAUNCHER_PROC=$proc go -n 2 -p 2 "$shell" 'echo "${MPC_SCHED_YIELD-unset}"; exec "$LAUNCHER_PROC" >/dev/null'
+    expect_status 0
+    [ "$(sort -u "$out")" = "unset" ] || fail "2 processes on $(nproc) CPUs should not yield" ;;
   verbose)  # -v names the processes and their ranks
     go -v -n 10 -p 4 "$proc"
     expect_status 0
