@@ -18,7 +18,7 @@
 ///    pipelined trees, recursive doubling, ring, Rabenseifner, Bruck, pairwise). They carry the
 ///    collectives between processes and are tested on their own inside one.
 ///  - hier (hier.cpp): a communicator whose members live in several processes runs its blocking
-///    Barrier, Bcast, Reduce, Allreduce, Gather and Allgather as shm in each process and msg
+///    Barrier, Bcast, Reduce, Allreduce, Gather and Allgather(v) as shm in each process and msg
 ///    between one leader per process; its other calls, and non-blocking ones, run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the

@@ -1,7 +1,7 @@
 /// \file
-/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather and Allgather in
-/// three tiers, shared memory in each process, messages between one leader per process,
-/// shared memory again.
+/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather and
+/// Allgather(v) in three tiers, shared memory in each process, messages between one leader per
+/// process, shared memory again.
 ///  - Barrier: a barrier in each process, a dissemination barrier among the leaders, then each
 ///    leader releases its process (a broadcast of nothing).
 ///  - Bcast: in the root's process a broadcast from the root (its leader receives it too); the
@@ -16,7 +16,7 @@
 ///  - Allgather (blocks of one size, contiguous processes): each process gathers its blocks
 ///    at its leader, right where they go in the receive buffer; the leaders allgather the
 ///    processes' runs of blocks in place (an allgatherv, the msg rule); each leader broadcasts
-///    the whole buffer in its process.
+///    the whole buffer in its process. Allgatherv the same through packed bytes (allgatherv()).
 ///  - Gather (the same conditions): each leader gathers its process's blocks (a leading root
 ///    in its receive buffer, the others packed), the leaders gather the runs at the root's
 ///    leader (a gatherv), which hands them to the root if it is another member.
@@ -155,7 +155,8 @@ int local_phase(args& l) noexcept {
     switch (l.k) {
         case kind::barrier: return shm::barrier(l);
         case kind::bcast: return shm::bcast(l);
-        case kind::gather: return shm::gather(l);
+        case kind::gather:
+        case kind::gatherv: return shm::gather(l);
         case kind::reduce: return shm::reduce(l);
         default: return MPI_ERR_INTERN;
     }
@@ -325,6 +326,83 @@ int allgather(args& a, const levels& h) noexcept {
     return local_phase(out);
 }
 
+/// Allgatherv (contiguous processes): as Allgather, through packed bytes, since where the blocks
+/// go is each member's own choice (its displacements) while their packed sizes are the same on
+/// every member. Every member keeps a buffer of every block packed in rank order; each leader
+/// gathers its process's blocks into its own at their offsets, the leaders allgather the
+/// processes' runs in place, each leader broadcasts the buffer in its process, and every member
+/// unpacks every block into its receive buffer.
+int allgatherv(args& a, const levels& h) noexcept {
+    const auto n = static_cast<std::size_t>(a.size);
+    const std::size_t np = h.first.size();
+    const auto me = static_cast<std::size_t>(h.me);
+    const auto nl = static_cast<std::size_t>(h.count[me]);
+    // off[i]: block i's packed offset (off[n]: the total); then the processes' runs (counts,
+    // displacements) and this process's blocks (counts, displacements from its run's start)
+    std::unique_ptr<int[]> ints(new (std::nothrow) int[n + 1 + 2 * np + 2 * nl]);
+    scratch all;
+    if (!ints) {
+        return MPI_ERR_NO_MEM;
+    }
+    int* off = ints.get();
+    off[0] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        off[i + 1] = off[i] + static_cast<int>(packed_bytes(a.rcounts[i], a.rtype));
+    }
+    int* runs = off + n + 1;
+    for (std::size_t j = 0; j < np; ++j) {
+        const auto f = static_cast<std::size_t>(h.first[j]);
+        runs[j] = off[f + static_cast<std::size_t>(h.count[j])] - off[f];
+        runs[np + j] = off[f];
+    }
+    const auto first = static_cast<std::size_t>(h.first[me]);
+    int* mine = runs + 2 * np;
+    for (std::size_t i = 0; i < nl; ++i) {
+        mine[i] = off[first + i + 1] - off[first + i];
+        mine[nl + i] = off[first + i] - off[first];
+    }
+    if (!all.reset_bytes(static_cast<std::size_t>(off[n]))) {
+        return MPI_ERR_NO_MEM;
+    }
+    args l = local_args(a, h, kind::gatherv);
+    const piece own = contribution(a);  // a Gatherv is in place at its root only
+    l.sbuf = own.buf;
+    l.scount = own.count;
+    l.stype = own.type;
+    l.in_place = false;
+    l.rbuf = at(all.base(), off[first]);
+    l.rtype = &byte_type();
+    l.rcounts = mine;
+    l.rdispls = mine + nl;
+    int err = local_phase(l);
+    if (err == MPI_SUCCESS && is_leader(a, h)) {
+        args g = leader_args(a, h, kind::allgatherv);
+        g.in_place = true;
+        g.rbuf = all.base();
+        g.rtype = &byte_type();
+        set_runs(g, h, runs);
+        err = msg::by_rule(g);
+    }
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    args out = local_args(a, h, kind::bcast);
+    out.rbuf = all.base();
+    out.rcount = off[n];
+    out.rtype = &byte_type();
+    if ((err = local_phase(out)) != MPI_SUCCESS) {
+        return err;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!a.in_place || i != static_cast<std::size_t>(a.rank)) {
+            piece to = gathered_block(a, static_cast<int>(i));
+            copy_typed(at(all.base(), off[i]), off[i + 1] - off[i], byte_type(), const_cast<void*>(to.buf), to.count,
+                       *to.type);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /// Gather (blocks of one size, contiguous processes): each leader gathers its process's blocks,
 /// the leaders gather the runs at the root's leader, which hands them to the root if it is
 /// another member. A leading root collects in its receive buffer; the other leaders collect
@@ -392,7 +470,8 @@ bool runs(const args& a) noexcept {
         case kind::reduce:
         case kind::allreduce:
         case kind::gather:
-        case kind::allgather: break;
+        case kind::allgather:
+        case kind::allgatherv: break;
         default: return false;
     }
     const levels& h = levels_of(*a.c);
@@ -410,6 +489,13 @@ bool runs(const args& a) noexcept {
         std::size_t total = packed_bytes(own.count, own.type) * static_cast<std::size_t>(a.size);
         return h.contiguous && total > 0 && total <= INT_MAX;
     }
+    if (a.k == kind::allgatherv) {  // the same: offsets in ints, every block's size everywhere
+        std::size_t total = 0;
+        for (int i = 0; i < a.size; ++i) {
+            total += packed_bytes(a.rcounts[i], a.rtype);
+        }
+        return h.contiguous && total > 0 && total <= INT_MAX;
+    }
     return true;
 }
 
@@ -423,6 +509,7 @@ int run(args& a) noexcept {
         case kind::allreduce: return allreduce(a, h);
         case kind::gather: return gather(a, h);
         case kind::allgather: return allgather(a, h);
+        case kind::allgatherv: return allgatherv(a, h);
         default: return MPI_ERR_INTERN;
     }
 }
