@@ -9,6 +9,7 @@ packages=(
   libboost-context-dev libboost-fiber-dev       # ULT context switches; boost.fiber as a peer
   libhwloc-dev hwloc-nox libnuma-dev            # topology, binding, NUMA placement
   libucx-dev libpmix-dev                        # transports between processes, bootstrap
+  openmpi-bin                                   # mpirun: a PMIx launcher for the tests
   libgtest-dev libgmock-dev libbenchmark-dev    # tests and micro-benchmarks
   "$@"
 )
