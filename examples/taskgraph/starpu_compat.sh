@@ -1,0 +1,38 @@
+#!/bin/sh
+# Source compatibility of MPC's StarPU 1.3 API: every example of this folder, unchanged, is
+#  1. built with `pkg-config starpu-1.3` against MPC (the build tree's starpu-1.3.pc) and run;
+#  2. built against Debian's StarPU (libstarpu-dev) and run, the reference the sources follow.
+# Usage: starpu_compat.sh SRC_DIR SCRATCH_DIR MPC_PKGCONFIG_DIR MPC_LIB_DIR
+# Exit 77 (skip) when Debian's StarPU is not installed, after checking MPC's side.
+set -eu
+src=$1 scratch=$2 mpc_pc=$3 mpc_lib=$4
+cc=${CC:-cc}
+rm -rf "$scratch"
+mkdir -p "$scratch/mpc" "$scratch/starpu"
+fail() { echo "starpu_compat: FAILED: $*" >&2; exit 1; }
+
+for prog in vector_scal task_graph; do
+  flags=$(PKG_CONFIG_PATH=$mpc_pc pkg-config --cflags --libs starpu-1.3) || fail "no starpu-1.3.pc in $mpc_pc"
+  # shellcheck disable=SC2086  # flags are words
+  "$cc" -std=gnu11 -Wall -Wextra -Werror -o "$scratch/mpc/$prog" "$src/$prog.c" $flags -lm ||
+    fail "$prog.c does not build against MPC's starpu-1.3"
+  out=$(LD_LIBRARY_PATH=$mpc_lib STARPU_NCPU=2 "$scratch/mpc/$prog") || fail "$prog (MPC) exited with $?"
+  echo "$out" | grep -q "$prog: .*: OK" || fail "$prog (MPC) printed: $out"
+  echo "MPC:    $out"
+done
+
+if ! pkg-config --exists starpu-1.3 2>/dev/null; then
+  echo "SKIP: Debian's StarPU is not installed (apt-get install libstarpu-dev); checked MPC's side only"
+  exit 77
+fi
+for prog in vector_scal task_graph; do
+  # shellcheck disable=SC2046
+  "$cc" -std=gnu11 -Wall -Wextra -o "$scratch/starpu/$prog" "$src/$prog.c" $(pkg-config --cflags --libs starpu-1.3) -lm ||
+    fail "$prog.c does not build against StarPU"
+  # StarPU 1.3 reads ~/.starpu for its models and bus calibration: keep it in the scratch folder.
+  out=$(HOME=$scratch STARPU_HOME=$scratch STARPU_SILENT=1 STARPU_NCPU=2 STARPU_NOPENCL=0 "$scratch/starpu/$prog") ||
+    fail "$prog (StarPU) exited with $?"
+  echo "$out" | grep -q "$prog: .*: OK" || fail "$prog (StarPU) printed: $out"
+  echo "StarPU: $out"
+done
+echo "starpu_compat: OK"

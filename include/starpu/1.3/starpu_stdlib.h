@@ -1,0 +1,31 @@
+/* StarPU 1.3 API on MPC: memory for data. With CPU workers only, pinning is a no-op. */
+#ifndef MPC_STARPU_STDLIB_H
+#define MPC_STARPU_STDLIB_H
+
+#include <stddef.h>
+
+#include "starpu_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** starpu_malloc_flags(): page-locked memory for GPU transfers (no GPU here: plain memory). */
+#define STARPU_MALLOC_PINNED ((1ULL) << 1)
+
+/** Alignment of the blocks starpu_malloc() returns from now on (a power of two; default: that
+ * of a pointer). */
+void starpu_malloc_set_align(size_t align);
+/** *A receives a block of dim bytes. Returns 0 or -ENOMEM. */
+int starpu_malloc(void **A, size_t dim);
+/** Frees a block of starpu_malloc(). Returns 0. */
+int starpu_free(void *A);
+/** starpu_malloc() with flags (STARPU_MALLOC_PINNED or 0; others: -EINVAL). */
+int starpu_malloc_flags(void **A, size_t dim, int flags);
+int starpu_free_flags(void *A, size_t dim, int flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPC_STARPU_STDLIB_H */

@@ -1,0 +1,169 @@
+/* StarPU 1.3 API on MPC: codelets and tasks.
+ *
+ * The structures keep StarPU's field names for what MPC implements; fields of features not
+ * implemented yet (tags, per-worker execution, CUDA/OpenCL implementations, bundles, profiling,
+ * scheduling contexts) are absent, so a program that sets them does not compile rather than
+ * silently running without them. */
+#ifndef MPC_STARPU_TASK_H
+#define MPC_STARPU_TASK_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "starpu_config.h"
+#include "starpu_data.h"
+#include "starpu_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a codelet can run (StarPU's values). Only CPU workers exist: a codelet that can run
+ * nowhere else makes starpu_task_submit() return -ENODEV, as with a StarPU without GPUs. */
+#define STARPU_NOWHERE ((1ULL) << 0)
+#define STARPU_CPU ((1ULL) << 1)
+#define STARPU_CUDA ((1ULL) << 3)
+#define STARPU_OPENCL ((1ULL) << 6)
+
+/** The memory node of main memory (the only one). */
+#define STARPU_MAIN_RAM 0
+
+/* Sequential codelets only (no SPMD or fork-join parallel codelets yet). */
+enum starpu_codelet_type { STARPU_SEQ = 0 };
+
+typedef void (*starpu_cpu_func_t)(void **, void *);
+
+/** starpu_codelet::nbuffers: the number of buffers is given by each task (starpu_task::nbuffers). */
+#define STARPU_VARIABLE_NBUFFERS (-1)
+
+struct starpu_perfmodel;
+struct starpu_task;
+
+struct starpu_codelet {
+    /** Where it can run (STARPU_CPU); 0: deduced from the implementations given. */
+    uint32_t where;
+    enum starpu_codelet_type type;
+    /** CPU implementations; the first one runs. */
+    starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
+    /** Names of the CPU implementations (informative). */
+    const char *cpu_funcs_name[STARPU_MAXIMPLEMENTATIONS];
+    /** Number of buffers of each task, or STARPU_VARIABLE_NBUFFERS. */
+    int nbuffers;
+    /** Access modes of the buffers (beyond STARPU_NMAXBUFS: dyn_modes). */
+    enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
+    enum starpu_data_access_mode *dyn_modes;
+    /** Performance model (see starpu_perfmodel.h: not used by the eager and prio policies). */
+    struct starpu_perfmodel *model;
+    const char *name;
+};
+
+struct starpu_task {
+    const char *name;
+    struct starpu_codelet *cl;
+    /** Buffers of the task when the codelet has STARPU_VARIABLE_NBUFFERS. */
+    int nbuffers;
+    /** Handles and modes beyond STARPU_NMAXBUFS (malloc'ed; freed by starpu_task_clean()). */
+    starpu_data_handle_t *dyn_handles;
+    enum starpu_data_access_mode *dyn_modes;
+    starpu_data_handle_t handles[STARPU_NMAXBUFS];
+    /** Per-task modes, used when the codelet has STARPU_VARIABLE_NBUFFERS. */
+    enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
+    void *cl_arg;
+    size_t cl_arg_size;
+    /** Runs on the worker once the task has run, before starpu_task_wait() returns. */
+    void (*callback_func)(void *);
+    void *callback_arg;
+    /** free() cl_arg / callback_arg when the task is destroyed. */
+    unsigned cl_arg_free : 1;
+    unsigned callback_arg_free : 1;
+    /** 0: the task takes no inferred dependency on its data. */
+    unsigned sequential_consistency : 1;
+    /** starpu_task_submit() returns once the task has finished. */
+    unsigned synchronous : 1;
+    /** 1: nobody waits for the task with starpu_task_wait(). */
+    unsigned detach : 1;
+    /** 1: freed automatically once finished (detached) or waited for. */
+    unsigned destroy : 1;
+    int priority;
+    int magic;
+    /** The runtime's record of the task. */
+    void *starpu_private;
+};
+
+#define STARPU_TASK_INITIALIZER                                                                              \
+    {                                                                                                        \
+        .name = NULL, .cl = NULL, .nbuffers = 0, .dyn_handles = NULL, .dyn_modes = NULL, .cl_arg = NULL,    \
+        .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, .cl_arg_free = 0,                    \
+        .callback_arg_free = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1, .destroy = 0,  \
+        .priority = 0, .magic = 42, .starpu_private = NULL                                                   \
+    }
+
+#define STARPU_TASK_GET_NBUFFERS(task) \
+    ((unsigned)((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? ((task)->nbuffers) : ((task)->cl->nbuffers)))
+#define STARPU_TASK_GET_HANDLE(task, i) (((task)->dyn_handles) ? (task)->dyn_handles[i] : (task)->handles[i])
+#define STARPU_TASK_GET_HANDLES(task) (((task)->dyn_handles) ? (task)->dyn_handles : (task)->handles)
+#define STARPU_TASK_SET_HANDLE(task, handle, i)     \
+    do {                                            \
+        if ((task)->dyn_handles)                    \
+            (task)->dyn_handles[i] = handle;        \
+        else                                        \
+            (task)->handles[i] = handle;            \
+    } while (0)
+#define STARPU_CODELET_GET_MODE(codelet, i) \
+    (((codelet)->dyn_modes) ? (codelet)->dyn_modes[i] : (assert((i) < STARPU_NMAXBUFS), (codelet)->modes[i]))
+#define STARPU_CODELET_SET_MODE(codelet, mode, i)   \
+    do {                                            \
+        if ((codelet)->dyn_modes)                   \
+            (codelet)->dyn_modes[i] = mode;         \
+        else                                        \
+            (codelet)->modes[i] = mode;             \
+    } while (0)
+#define STARPU_TASK_GET_MODE(task, i)                                                              \
+    ((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (task)->dyn_modes                          \
+         ? (((task)->dyn_modes) ? (task)->dyn_modes[i] : (task)->modes[i])                          \
+         : STARPU_CODELET_GET_MODE((task)->cl, i))
+#define STARPU_TASK_SET_MODE(task, mode, i)                                                             \
+    do {                                                                                                \
+        if ((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (task)->cl->nbuffers > STARPU_NMAXBUFS) \
+            if ((task)->dyn_modes)                                                                      \
+                (task)->dyn_modes[i] = mode;                                                            \
+            else                                                                                        \
+                (task)->modes[i] = mode;                                                                \
+        else                                                                                            \
+            STARPU_CODELET_SET_MODE((task)->cl, mode, i);                                               \
+    } while (0)
+
+/** Zeroes a codelet. */
+void starpu_codelet_init(struct starpu_codelet *cl);
+
+/** Sets a task structure to the defaults of STARPU_TASK_INITIALIZER. */
+void starpu_task_init(struct starpu_task *task);
+/** Releases what the runtime holds for the task (and dyn_handles/dyn_modes), keeping the
+ * structure: it may be submitted again. Call once the task has finished. */
+void starpu_task_clean(struct starpu_task *task);
+/** A new task with the defaults and destroy = 1. */
+struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
+/** Frees a task made by starpu_task_create() (after starpu_task_clean()). */
+void starpu_task_destroy(struct starpu_task *task);
+/** Submits the task; it runs once its dependencies are met. Returns 0, -ENODEV when no worker
+ * can run its codelet, -EINVAL for a malformed task (the reason is logged). A synchronous task
+ * has finished when it returns. */
+int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
+/** Waits for a task submitted with detach = 0 (destroying it if destroy = 1). Returns 0,
+ * -EINVAL for a detached task, -EDEADLK from inside a task. */
+int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
+int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU_WARN_UNUSED_RESULT;
+/** Waits until every submitted task has finished. Returns 0, or -EDEADLK from a task. */
+int starpu_task_wait_for_all(void);
+/** 1 when the (non-detached) task has finished, 0 otherwise. */
+int starpu_task_finished(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
+/** Tasks submitted and not finished. */
+int starpu_task_nsubmitted(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPC_STARPU_TASK_H */

@@ -1,0 +1,78 @@
+/* StarPU 1.3 API on MPC: starpu_task_insert() and packed codelet arguments.
+ *
+ * The argument keys keep StarPU's values. Keys of features not implemented yet (tags,
+ * execute-on-worker/node, flops, scheduling contexts, prologue callbacks, ...) are not
+ * declared: using one does not compile. */
+#ifndef MPC_STARPU_TASK_UTIL_H
+#define MPC_STARPU_TASK_UTIL_H
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "starpu_task.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STARPU_MODE_SHIFT 17
+/** followed by a pointer and a size: a value packed into cl_arg (starpu_codelet_unpack_args) */
+#define STARPU_VALUE (1 << STARPU_MODE_SHIFT)
+/** followed by a function void (*)(void *): the callback */
+#define STARPU_CALLBACK (2 << STARPU_MODE_SHIFT)
+/** followed by a function and its argument */
+#define STARPU_CALLBACK_WITH_ARG (3 << STARPU_MODE_SHIFT)
+/** followed by the callback's argument */
+#define STARPU_CALLBACK_ARG (4 << STARPU_MODE_SHIFT)
+/** followed by an int: the priority */
+#define STARPU_PRIORITY (5 << STARPU_MODE_SHIFT)
+/** followed by an array of handles and their number (int), accessed in the codelet's modes */
+#define STARPU_DATA_ARRAY (8 << STARPU_MODE_SHIFT)
+/** followed by an array of struct starpu_data_descr and its length (int) */
+#define STARPU_DATA_MODE_ARRAY (9 << STARPU_MODE_SHIFT)
+/** followed by a string: the task's name */
+#define STARPU_NAME (24 << STARPU_MODE_SHIFT)
+/** followed by a buffer made by starpu_codelet_pack_args() and its size: becomes cl_arg, freed
+ * with the task */
+#define STARPU_CL_ARGS (25 << STARPU_MODE_SHIFT)
+/** followed by an int: the task is synchronous */
+#define STARPU_TASK_SYNCHRONOUS (30 << STARPU_MODE_SHIFT)
+
+struct starpu_data_descr {
+    starpu_data_handle_t handle;
+    enum starpu_data_access_mode mode;
+};
+
+/** Creates and submits a task of codelet cl. The arguments are access modes (STARPU_R,
+ * STARPU_W, STARPU_RW) each followed by a handle, and the keys above with their values; a 0
+ * ends the list. Returns what starpu_task_submit() returns, or -EINVAL (logged) for a malformed
+ * list. */
+int starpu_task_insert(struct starpu_codelet *cl, ...);
+/** The former name of starpu_task_insert(). */
+int starpu_insert_task(struct starpu_codelet *cl, ...);
+/** Like starpu_task_insert() but returns the task without submitting it (NULL on error). */
+struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...);
+
+/** Packs STARPU_VALUE, pointer, size triples (ended by 0) into a malloc'ed buffer. */
+void starpu_codelet_pack_args(void **arg_buffer, size_t *arg_buffer_size, ...);
+/** Copies the packed values, in order, to the given pointers; stops at a NULL pointer. */
+void starpu_codelet_unpack_args(void *cl_arg, ...);
+
+/** Incremental packing, value by value. */
+struct starpu_codelet_pack_arg_data {
+    char *arg_buffer;
+    size_t arg_buffer_size;
+    size_t current_offset;
+    int nargs;
+};
+void starpu_codelet_pack_arg_init(struct starpu_codelet_pack_arg_data *state);
+void starpu_codelet_pack_arg(struct starpu_codelet_pack_arg_data *state, const void *ptr, size_t ptr_size);
+void starpu_codelet_pack_arg_fini(struct starpu_codelet_pack_arg_data *state, void **cl_arg, size_t *cl_arg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPC_STARPU_TASK_UTIL_H */

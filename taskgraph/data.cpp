@@ -1,0 +1,298 @@
+/// \file
+/// Data handles: registration of the variable, vector and matrix interfaces, the per-handle
+/// access history that turns the submission order into dependencies, acquisition by the
+/// application, and unregistration.
+///
+/// Inferred dependencies (sequential consistency): each handle remembers its last writer and
+/// the readers submitted since. A reader waits for the last writer (read after write). A writer
+/// waits for those readers (write after read) or, with none, for the last writer (write after
+/// write); every reader already waits for that writer, so the order is complete without a
+/// quadratic number of edges. Finished tasks are dropped from the reader list when it grows, so
+/// a handle that is only read does not keep every reader alive.
+///
+/// Acquisition by the application is a task without a function (task_kind::acquire): it takes
+/// dependencies like any task, is "granted" instead of being scheduled, and completes at
+/// release(), which lets the tasks that wait for it go.
+
+#include <algorithm>
+#include <atomic>
+#include <new>
+
+#include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
+
+namespace mpc::tg {
+namespace {
+
+std::atomic<bool> g_default_seq{true};
+
+status new_handle(data** out, interface_id id) noexcept {
+    if (out == nullptr) {
+        return {errc::invalid_argument, "null handle pointer"};
+    }
+    data* d = new (std::nothrow) data;
+    if (d == nullptr) {
+        return {errc::no_memory, "data handle"};
+    }
+    d->id = id;
+    d->seq = g_default_seq.load(std::memory_order_relaxed);
+    *out = d;
+    return {};
+}
+
+/// Readers that have finished no longer order anything (later writers wait for the live ones,
+/// and finished ones impose nothing): drop them. Caller holds d->g.lock.
+void prune_readers(data* d) noexcept {
+    auto keep = std::remove_if(d->readers.begin(), d->readers.end(), [](task* r) {
+        if (task_finished(r)) {
+            detail::task_unref(r);
+            return true;
+        }
+        return false;
+    });
+    d->readers.erase(keep, d->readers.end());
+}
+
+/// Records access `mode` of t to d and adds t's dependencies. Caller holds d->g.lock.
+void infer(data* d, access_mode mode, task* t) noexcept {
+    if ((mode & access_write) != 0) {
+        if (!d->readers.empty()) {
+            for (task* r : d->readers) {
+                detail::add_dependency(r, t);
+                detail::task_unref(r);
+            }
+            d->readers.clear();
+        } else if (d->last_writer != nullptr) {
+            detail::add_dependency(d->last_writer, t);
+        }
+        detail::task_ref(t);
+        if (d->last_writer != nullptr) {
+            detail::task_unref(d->last_writer);
+        }
+        d->last_writer = t;
+    } else {
+        if (d->last_writer != nullptr) {
+            detail::add_dependency(d->last_writer, t);
+        }
+        if (d->readers.size() >= 16 && (d->readers.size() & (d->readers.size() - 1)) == 0) {
+            prune_readers(d);  // at powers of two: amortised constant time per reader
+        }
+        detail::task_ref(t);
+        d->readers.push_back(t);
+    }
+}
+
+/// The mode of t's accesses to its i-th buffer, combined with its other buffers on the same
+/// handle; -1 when an earlier buffer names the same handle (it was handled there).
+int combined_mode(const task* t, int i) noexcept {
+    unsigned m = t->bufs[i].mode;
+    for (int j = 0; j < t->nbuffers; ++j) {
+        if (t->bufs[j].d == t->bufs[i].d) {
+            if (j < i) {
+                return -1;
+            }
+            m |= t->bufs[j].mode;
+        }
+    }
+    return static_cast<int>(m);
+}
+
+void drop_history(data* d) noexcept {
+    if (d->last_writer != nullptr) {
+        detail::task_unref(d->last_writer);
+        d->last_writer = nullptr;
+    }
+    for (task* r : d->readers) {
+        detail::task_unref(r);
+    }
+    d->readers.clear();
+}
+
+}  // namespace
+
+namespace detail {
+
+status attach_buffers(task* t, bool infer_deps) noexcept {
+    for (int i = 0; i < t->nbuffers; ++i) {
+        int m = combined_mode(t, i);
+        if (m < 0) {
+            continue;
+        }
+        data* d = t->bufs[i].d;
+        d->g.lock.lock();
+        if (d->unregistering) {
+            d->g.lock.unlock();
+            MPC_LOG(error, tg, "task %s: buffer %d is a handle being unregistered", t->name, i);
+            // Undo the handles attached so far (their inferred edges stay: harmless, they only
+            // order this task, which will not run, after earlier ones).
+            for (int j = 0; j < i; ++j) {
+                if (combined_mode(t, j) >= 0) {
+                    data* e = t->bufs[j].d;
+                    e->g.lock.lock();
+                    --e->users;
+                    e->g.lock.unlock();
+                }
+            }
+            return {errc::busy, "handle being unregistered"};
+        }
+        ++d->users;
+        if (infer_deps && d->seq) {
+            infer(d, static_cast<access_mode>(m), t);
+        }
+        d->g.lock.unlock();
+    }
+    return {};
+}
+
+void detach_buffers(task* t) noexcept {
+    for (int i = 0; i < t->nbuffers; ++i) {
+        if (combined_mode(t, i) < 0) {
+            continue;
+        }
+        data* d = t->bufs[i].d;
+        d->g.lock.lock();
+        gate::wakeups w;
+        if (--d->users == 0) {
+            w = d->g.notify_locked();
+        }
+        d->g.lock.unlock();  // unregister() may free d from here on
+        gate::deliver(w);
+    }
+}
+
+}  // namespace detail
+
+status register_variable(data** out, void* ptr, std::size_t size) noexcept {
+    status st = new_handle(out, interface_id::variable);
+    if (st.ok()) {
+        auto p = reinterpret_cast<std::uintptr_t>(ptr);
+        (*out)->iface.var = {interface_id::variable, p, p, 0, size};
+    }
+    return st;
+}
+
+status register_vector(data** out, void* ptr, std::uint32_t nx, std::size_t elemsize) noexcept {
+    status st = new_handle(out, interface_id::vector);
+    if (st.ok()) {
+        auto p = reinterpret_cast<std::uintptr_t>(ptr);
+        (*out)->iface.vec = {interface_id::vector, p, p, 0, nx, elemsize, 0, nx * elemsize};
+    }
+    return st;
+}
+
+status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx, std::uint32_t ny,
+                       std::size_t elemsize) noexcept {
+    if (ld < nx) {
+        MPC_LOG(error, tg, "register_matrix: leading dimension %u is smaller than the row length %u", ld, nx);
+        return {errc::invalid_argument, "matrix ld < nx"};
+    }
+    status st = new_handle(out, interface_id::matrix);
+    if (st.ok()) {
+        auto p = reinterpret_cast<std::uintptr_t>(ptr);
+        std::size_t alloc = ny == 0 ? 0 : (static_cast<std::size_t>(ld) * (ny - 1) + nx) * elemsize;
+        (*out)->iface.mat = {interface_id::matrix, p, p, 0, nx, ny, ld, elemsize, alloc};
+    }
+    return st;
+}
+
+void* interface_of(data* d) noexcept { return &d->iface; }
+interface_id interface_of_kind(const data* d) noexcept { return d->id; }
+
+void set_sequential_consistency(data* d, bool on) noexcept {
+    spin_guard g(d->g.lock);
+    if (!on) {
+        drop_history(d);  // tasks submitted later must not wait for the earlier ones
+    }
+    d->seq = on;
+}
+
+bool sequential_consistency(const data* d) noexcept { return d->seq; }
+void set_default_sequential_consistency(bool on) noexcept { g_default_seq.store(on, std::memory_order_relaxed); }
+bool default_sequential_consistency() noexcept { return g_default_seq.load(std::memory_order_relaxed); }
+
+status acquire(data* d, access_mode mode) noexcept {
+    if (d == nullptr || d->magic != data::live_magic) {
+        return {errc::invalid_argument, "acquire: not a registered handle"};
+    }
+    if ((mode & access_rw) == 0 || (mode & ~access_rw) != 0) {
+        MPC_LOG(error, tg, "acquire: access mode %u not supported (R, W, RW)", mode);
+        return {errc::invalid_argument, "bad access mode"};
+    }
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "data acquire called from inside a task or callback: it would wait for ever");
+        return {errc::busy, "blocking call from a task"};
+    }
+    result<task*> r = task_create();
+    if (!r) {
+        return r.error();
+    }
+    task* a = *r;
+    a->kind = task_kind::acquire;
+    a->name = "application acquire";
+    a->state = task_state::submitted;
+    a->bufs[0] = {d, mode};
+    a->nbuffers = 1;
+    if (status st = detail::attach_buffers(a, true); !st.ok()) {
+        task_release(a);
+        return st;
+    }
+    detail::task_ref(a);  // the runtime's, dropped when release() completes it
+    detail::dependency_met(a);
+    a->g.lock.lock();
+    a->g.wait_locked([a] { return a->granted; }, "mpc::tg::acquire");
+    d->g.lock.lock();
+    d->acquired.push_back(a);  // keeps the creator's reference
+    d->g.lock.unlock();
+    return {};
+}
+
+status release(data* d) noexcept {
+    if (d == nullptr || d->magic != data::live_magic) {
+        return {errc::invalid_argument, "release: not a registered handle"};
+    }
+    d->g.lock.lock();
+    if (d->acquired.empty()) {
+        d->g.lock.unlock();
+        MPC_LOG(error, tg, "release of a handle the application has not acquired");
+        return {errc::invalid_argument, "handle not acquired"};
+    }
+    task* a = d->acquired.back();
+    d->acquired.pop_back();
+    d->g.lock.unlock();
+    detail::complete(a);
+    task_release(a);
+    return {};
+}
+
+status unregister(data* d) noexcept {
+    if (d == nullptr || d->magic != data::live_magic) {
+        MPC_LOG(error, tg, "unregister: not a registered handle (unregistered twice?)");
+        return {errc::invalid_argument, "not a registered handle"};
+    }
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "data unregister called from inside a task or callback: it would wait for ever for the "
+                           "task itself");
+        return {errc::busy, "blocking call from a task"};
+    }
+    d->g.lock.lock();
+    if (!d->acquired.empty()) {
+        d->g.lock.unlock();
+        MPC_LOG(error, tg, "unregister of a handle the application still holds acquired: release it first");
+        return {errc::busy, "handle acquired"};
+    }
+    if (d->unregistering) {
+        d->g.lock.unlock();
+        MPC_LOG(error, tg, "unregister of a handle that another thread is unregistering");
+        return {errc::busy, "handle being unregistered"};
+    }
+    d->unregistering = true;  // no task may name it from now on
+    d->g.wait_locked([d] { return d->users == 0; }, "mpc::tg::unregister");
+    d->g.lock.lock();  // the last detach_buffers() has unlocked: nothing touches d any more
+    drop_history(d);
+    d->magic = 0;
+    d->g.lock.unlock();
+    delete d;
+    return {};
+}
+
+}  // namespace mpc::tg

@@ -1,0 +1,105 @@
+/// \file
+/// Records behind the opaque tg::task and tg::data, and the calls the layer's files share.
+///
+/// Life of a task: created (one reference, the creator's) -> submitted (the runtime takes a
+/// reference; `ndeps` counts unmet dependencies plus one guard that submit() drops last, so a
+/// predecessor finishing during submission cannot start the task early) -> ready (ndeps hit 0:
+/// handed to the policy, or granted for an acquisition) -> done (callback run, successors and
+/// waiters released, the runtime's reference dropped). Predecessors hold a reference on each
+/// successor in their list, handles on the tasks they remember (last writer, readers), so a
+/// record is freed only when nothing can reach it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "taskgraph/gate.hpp"
+#include "taskgraph/tg.hpp"
+
+namespace mpc::tg {
+
+struct buffer {
+    data* d;
+    access_mode mode;
+};
+
+enum class task_kind : std::uint8_t { normal, acquire };
+enum class task_state : std::uint8_t { created, submitted, done };
+
+struct task {
+    std::atomic<int> refs{1};
+    std::atomic<int> ndeps{1};  ///< unmet dependencies + the submission guard
+    task_kind kind = task_kind::normal;
+    task_state state = task_state::created;  ///< under g.lock
+    bool granted = false;                    ///< acquisitions: ready; under g.lock
+
+    cpu_fn fn = nullptr;  ///< nullptr: nothing to run (empty task)
+    const char* name = nullptr;
+    void* cl_arg = nullptr;
+    int priority = default_priority;
+    callback_fn callback = nullptr;
+    void* callback_arg = nullptr;
+    std::uint64_t seq = 0;  ///< submission number, for FIFO order among equals
+
+    int nbuffers = 0;
+    buffer* bufs = inline_bufs;  ///< inline_bufs, or heap_bufs beyond max_buffers
+    buffer inline_bufs[max_buffers];
+    std::unique_ptr<buffer[]> heap_bufs;
+
+    detail::gate g;              ///< guards state, granted, succs; task_wait() waits here
+    std::vector<task*> succs;    ///< each holds a reference
+
+    task* next = nullptr;        ///< free for the policy holding the task (intrusive queues)
+};
+
+struct data {
+    static constexpr std::uint32_t live_magic = 0x74676461;  // "tgda"
+    std::uint32_t magic = live_magic;
+    interface_id id{};
+    union {
+        variable_interface var;
+        vector_interface vec;
+        matrix_interface mat;
+    } iface{};
+
+    detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
+    bool seq = true;
+    bool unregistering = false;
+    long users = 0;  ///< submitted, unfinished tasks and acquisitions naming this handle
+    task* last_writer = nullptr;   ///< referenced
+    std::vector<task*> readers;    ///< readers since last_writer, referenced
+    std::vector<task*> acquired;   ///< the application's open acquisitions, referenced
+};
+
+namespace detail {
+
+void task_ref(task* t) noexcept;
+void task_unref(task* t) noexcept;
+/// succ waits for pred unless pred is done. Locks pred.
+void add_dependency(task* pred, task* succ) noexcept;
+/// Drops one unmet dependency of t; the last one makes t ready.
+void dependency_met(task* t) noexcept;
+/// Runs t's function on the calling worker, then completes it.
+void execute(task* t) noexcept;
+/// Ends t: callback, waiters, successors, handles, in-flight count; drops the runtime's ref.
+void complete(task* t) noexcept;
+
+/// Enters t's accesses into the handles' histories (inferred dependencies) and counts t as a
+/// user of each. errc::busy (logged) when a handle is being unregistered; then nothing is done.
+status attach_buffers(task* t, bool infer) noexcept;
+/// t no longer uses its handles (unregister may proceed once no task does).
+void detach_buffers(task* t) noexcept;
+
+/// Hands a ready task to the policy and wakes a worker for it.
+void push_ready(task* t) noexcept;
+/// True when the caller runs inside a task or callback (blocking calls would deadlock).
+bool in_task() noexcept;
+/// The submission counter and in-flight accounting of the runtime.
+std::uint64_t next_seq() noexcept;
+void inflight_add() noexcept;
+void inflight_done() noexcept;
+
+}  // namespace detail
+}  // namespace mpc::tg

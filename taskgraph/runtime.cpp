@@ -1,0 +1,435 @@
+/// \file
+/// Start and stop of the task runtime, its workers, and the hand-off of ready tasks.
+///
+/// Workers are ULTs of the engine, pinned to their VPs (DESIGN.md decision 8). A worker takes
+/// tasks from the policy; with none, it spins briefly (only while its VP has nothing else to
+/// run: sched::spin_until) and then parks. Sleeping and waking follow a Dekker protocol: the
+/// worker announces `sleeping`, fences, and looks at the policy once more; a pusher pushes,
+/// fences, and wakes a worker it sees sleeping (one exchange decides who wakes it, so a worker
+/// is woken once per sleep). The kick itself goes through the worker's gate.
+///
+/// The program's own flow runs on VP 0 (the primary ULT when init() started the engine), so VP
+/// 0's worker runs only while the program waits; wake-ups therefore prefer workers on other VPs
+/// than the pusher's, and when there are fewer workers than VPs they take the last VPs.
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "lib/config.hpp"
+#include "lib/log.hpp"
+#include "scheduler/sched.hpp"
+#include "taskgraph/policy.hpp"
+
+MPC_CONFIG_TABLE(tg, {
+    {"MPC_TG_NCPU", ::mpc::config::knob_type::integer, "-1",
+     "CPU workers of the task-graph runtime; -1: STARPU_NCPU, else one per VP"},
+    {"MPC_TG_SCHED", ::mpc::config::knob_type::string, "",
+     "scheduling policy of the task-graph runtime (eager, prio); empty: STARPU_SCHED, else eager"},
+    {"MPC_TG_SPIN_US", ::mpc::config::knob_type::integer, "20",
+     "how long an idle task-graph worker looks for work before it parks, in microseconds"},
+})
+
+namespace mpc::tg {
+namespace {
+
+struct alignas(64) worker {
+    int id = 0;
+    int vp = 0;
+    std::atomic<int> sleeping{0};  ///< 1: announced it is about to park
+    bool kicked = false;           ///< under idle.lock
+    detail::gate idle;
+    std::uint64_t executed = 0;
+};
+
+struct runtime {
+    int refs = 0;  ///< nested init() calls; under g_init_lock
+    bool started_engine = false;
+    int nworkers = 0;
+    std::unique_ptr<worker[]> workers;
+    std::unique_ptr<policy> pol;
+    const char* policy_name = "";
+    std::atomic<bool> running{false};
+    std::atomic<bool> stopping{false};
+    std::uint64_t spin_ns = 0;
+    sched::key worker_key = -1;  ///< ULT-local: the worker record of a worker ULT
+    std::atomic<std::uint64_t> seq{0};
+    std::atomic<unsigned> wake_cursor{0};
+
+    detail::gate all_done;  ///< guards inflight and alive for waiters
+    long inflight = 0;
+    int alive = 0;  ///< worker ULTs not yet ended
+};
+
+runtime g_rt;
+pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/// A value from (in order) the config when it wins, MPC_TG_*, STARPU_*, the config.
+status read_ncpus(const config& c, int* out) noexcept {
+    if (c.config_over_env && c.ncpus >= 0) {
+        *out = c.ncpus;
+        return {};
+    }
+    result<std::int64_t> mine = mpc::config::get_int("MPC_TG_NCPU");
+    if (!mine) {
+        return mine.error();
+    }
+    if (*mine >= 0) {
+        *out = static_cast<int>(*mine);
+        return {};
+    }
+    if (const char* s = std::getenv("STARPU_NCPU"); s != nullptr && *s != '\0') {
+        std::int64_t v = 0;
+        if (!mpc::config::parse_int(s, &v) || v < 0 || v > max_workers) {
+            MPC_LOG(error, tg, "STARPU_NCPU=%s: expected a number of workers in [0, %d]", s, max_workers);
+            return {errc::invalid_argument, "malformed STARPU_NCPU"};
+        }
+        *out = static_cast<int>(v);
+        return {};
+    }
+    *out = c.ncpus;
+    return {};
+}
+
+status read_policy(const config& c, const policy_entry** out) noexcept {
+    const char* name = nullptr;
+    if (c.config_over_env && c.sched != nullptr) {
+        name = c.sched;
+    } else if (const char* m = mpc::config::raw("MPC_TG_SCHED"); m != nullptr && *m != '\0') {
+        name = m;
+    } else if (const char* s = std::getenv("STARPU_SCHED"); s != nullptr && *s != '\0') {
+        name = s;
+    } else {
+        name = c.sched;
+    }
+    if (name == nullptr) {
+        *out = &policies()[0];
+        return {};
+    }
+    if (std::strcmp(name, "help") == 0) {  // StarPU lists its policies for STARPU_SCHED=help
+        std::fprintf(stderr, "task-graph scheduling policies:\n");
+        for (const policy_entry& e : policies()) {
+            std::fprintf(stderr, "\t%-8s %s\n", e.name, e.description);
+        }
+        *out = &policies()[0];
+        return {};
+    }
+    *out = find_policy(name);
+    if (*out == nullptr) {
+        MPC_LOG(error, tg, "unknown scheduling policy '%s' (STARPU_SCHED=help lists them)", name);
+        return {errc::invalid_argument, "unknown scheduling policy"};
+    }
+    return {};
+}
+
+worker* this_worker() noexcept {
+    return g_rt.worker_key < 0 ? nullptr : static_cast<worker*>(sched::get_specific(g_rt.worker_key));
+}
+
+/// Wakes w if it sleeps; true if this call woke it.
+bool kick(worker& w) noexcept {
+    if (w.sleeping.load(std::memory_order_seq_cst) == 0 || w.sleeping.exchange(0, std::memory_order_seq_cst) == 0) {
+        return false;
+    }
+    w.idle.lock.lock();
+    w.kicked = true;
+    detail::gate::wakeups wk = w.idle.notify_locked();
+    w.idle.lock.unlock();
+    detail::gate::deliver(wk);
+    return true;
+}
+
+/// Parks until kicked (the kick that claimed this worker's announced sleep).
+void await_kick(worker& w) noexcept {
+    w.idle.lock.lock();
+    w.idle.wait_locked([&w] { return w.kicked; }, "mpc::tg worker idle");
+    w.idle.lock.lock();
+    w.kicked = false;
+    w.idle.lock.unlock();
+}
+
+bool work_or_stop(void* p) {
+    auto* w = static_cast<worker*>(p);
+    return g_rt.pol->may_have_work(w->id) || g_rt.stopping.load(std::memory_order_relaxed);
+}
+
+void worker_main(void* p) noexcept {
+    auto* w = static_cast<worker*>(p);
+    sched::set_specific(g_rt.worker_key, w).ignore();
+    policy& pol = *g_rt.pol;
+    for (;;) {
+        if (task* t = pol.pop(w->id); t != nullptr) {
+            detail::execute(t);
+            ++w->executed;
+            continue;
+        }
+        if (g_rt.stopping.load(std::memory_order_acquire)) {
+            break;
+        }
+        if (sched::spin_until(&work_or_stop, w, g_rt.spin_ns)) {
+            continue;
+        }
+        w->sleeping.store(1, std::memory_order_seq_cst);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        task* t = pol.pop(w->id);
+        bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
+        if (t != nullptr || stop) {
+            if (w->sleeping.exchange(0, std::memory_order_seq_cst) == 0) {
+                await_kick(*w);  // a pusher claimed the sleep: take its kick before going on
+            }
+            if (t != nullptr) {
+                detail::execute(t);
+                ++w->executed;
+            }
+            if (stop) {
+                break;
+            }
+            continue;
+        }
+        await_kick(*w);
+    }
+    MPC_LOG(debug, tg, "worker %d ends after %llu tasks", w->id, static_cast<unsigned long long>(w->executed));
+    g_rt.all_done.lock.lock();
+    --g_rt.alive;
+    detail::gate::wakeups wk = g_rt.all_done.notify_locked();
+    g_rt.all_done.lock.unlock();
+    detail::gate::deliver(wk);
+}
+
+/// Wakes one sleeping worker for a task any worker may take; the pusher's own VP comes last.
+void wake_any() noexcept {
+    const int n = g_rt.nworkers;
+    const int here = sched::current_vp();
+    unsigned start = g_rt.wake_cursor.fetch_add(1, std::memory_order_relaxed);
+    worker* local = nullptr;
+    for (int i = 0; i < n; ++i) {
+        worker& w = g_rt.workers[(start + static_cast<unsigned>(i)) % static_cast<unsigned>(n)];
+        if (w.vp == here) {
+            local = local != nullptr ? local : &w;
+            continue;
+        }
+        if (kick(w)) {
+            return;
+        }
+    }
+    if (local != nullptr) {
+        kick(*local);
+    }
+}
+
+status start_workers(int n) noexcept {
+    g_rt.workers.reset(new (std::nothrow) worker[n]);
+    if (!g_rt.workers) {
+        return {errc::no_memory, "worker records"};
+    }
+    const int vps = sched::nr_vps();
+    if (n > vps) {
+        MPC_LOG(warn, tg, "%d task workers on %d VPs: some VPs run several workers, which take turns", n, vps);
+    }
+    g_rt.nworkers = n;
+    g_rt.all_done.lock.lock();
+    g_rt.alive = n;
+    g_rt.all_done.lock.unlock();
+    for (int i = 0; i < n; ++i) {
+        worker& w = g_rt.workers[i];
+        w.id = i;
+        // Fewer workers than VPs: the last VPs, away from VP 0 where the program runs.
+        w.vp = n >= vps ? i % vps : vps - n + i;
+        char name[32];
+        std::snprintf(name, sizeof name, "tg worker %d", i);
+        sched::attr a;
+        a.vp = w.vp;
+        a.pinned = true;
+        a.detached = true;
+        a.name = name;
+        result<sched::ult*> u = sched::spawn(&worker_main, &w, a);
+        if (!u) {
+            MPC_LOG(error, tg, "cannot start task worker %d: %s", i, u.error().reason());
+            g_rt.all_done.lock.lock();
+            g_rt.alive -= n - i;  // the ones never started
+            g_rt.all_done.lock.unlock();
+            return u.error();
+        }
+    }
+    return {};
+}
+
+/// Stops the workers (they finish the queued tasks first) and waits until they have ended.
+void stop_workers() noexcept {
+    g_rt.stopping.store(true, std::memory_order_seq_cst);
+    for (int i = 0; i < g_rt.nworkers; ++i) {
+        kick(g_rt.workers[i]);
+    }
+    g_rt.all_done.lock.lock();
+    g_rt.all_done.wait_locked([] { return g_rt.alive == 0; }, "mpc::tg shutdown");
+}
+
+status start(const config& c) noexcept {
+    int ncpus = -1;
+    const policy_entry* pe = nullptr;
+    if (status st = read_ncpus(c, &ncpus); !st.ok()) {
+        return st;
+    }
+    if (status st = read_policy(c, &pe); !st.ok()) {
+        return st;
+    }
+    result<std::int64_t> spin = mpc::config::get_int("MPC_TG_SPIN_US");
+    if (!spin || *spin < 0) {
+        return {errc::invalid_argument, "malformed MPC_TG_SPIN_US"};
+    }
+    if (ncpus == 0) {
+        MPC_LOG(warn, tg, "no CPU worker configured (STARPU_NCPU / MPC_TG_NCPU = 0): no task could run");
+        return {errc::unsupported, "no worker"};
+    }
+    if (ncpus > max_workers) {
+        MPC_LOG(error, tg, "%d workers asked for; at most %d", ncpus, max_workers);
+        return {errc::invalid_argument, "too many workers"};
+    }
+    g_rt.started_engine = false;
+    if (!sched::initialized()) {
+        sched::options o;
+        // Workers asked for explicitly and MPC_VPS unset: one VP per worker.
+        if (ncpus > 0 && std::getenv("MPC_VPS") == nullptr) {
+            o.nr_vps = ncpus;
+        }
+        if (status st = sched::init(o); !st.ok()) {
+            MPC_LOG(error, tg, "cannot start the engine: %s", st.reason());
+            return st;
+        }
+        g_rt.started_engine = true;
+        MPC_LOG(info, tg, "task runtime started the engine (%d VPs)", sched::nr_vps());
+    }
+    if (g_rt.worker_key < 0) {
+        result<sched::key> k = sched::key_create();
+        if (!k) {
+            return k.error();
+        }
+        g_rt.worker_key = *k;
+    }
+    g_rt.pol = pe->make(policy_context{ncpus > 0 ? ncpus : sched::nr_vps()});
+    g_rt.policy_name = pe->name;
+    g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
+    g_rt.stopping.store(false, std::memory_order_relaxed);
+    g_rt.inflight = 0;
+    if (status st = start_workers(ncpus > 0 ? ncpus : sched::nr_vps()); !st.ok()) {
+        stop_workers();
+        if (g_rt.started_engine) {
+            sched::finalize().ignore();
+        }
+        return st;
+    }
+    g_rt.running.store(true, std::memory_order_release);
+    MPC_LOG(info, tg, "task runtime: %d CPU workers, policy %s", g_rt.nworkers, g_rt.policy_name);
+    return {};
+}
+
+}  // namespace
+
+namespace detail {
+
+void push_ready(task* t) noexcept {
+    int target = g_rt.pol->push(t);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
+    if (target >= 0 && target < g_rt.nworkers) {
+        kick(g_rt.workers[target]);
+    } else {
+        wake_any();
+    }
+}
+
+bool in_task() noexcept { return this_worker() != nullptr; }
+
+std::uint64_t next_seq() noexcept { return g_rt.seq.fetch_add(1, std::memory_order_relaxed); }
+
+void inflight_add() noexcept {
+    spin_guard g(g_rt.all_done.lock);
+    ++g_rt.inflight;
+}
+
+void inflight_done() noexcept {
+    g_rt.all_done.lock.lock();
+    gate::wakeups wk;
+    if (--g_rt.inflight == 0) {
+        wk = g_rt.all_done.notify_locked();
+    }
+    g_rt.all_done.lock.unlock();
+    gate::deliver(wk);
+}
+
+}  // namespace detail
+
+status init(const config& c) noexcept {
+    pthread_mutex_lock(&g_init_lock);
+    status st;
+    if (g_rt.refs == 0) {
+        st = start(c);
+    }
+    if (st.ok()) {
+        ++g_rt.refs;
+    }
+    pthread_mutex_unlock(&g_init_lock);
+    return st;
+}
+
+status shutdown() noexcept {
+    pthread_mutex_lock(&g_init_lock);
+    if (g_rt.refs == 0) {
+        pthread_mutex_unlock(&g_init_lock);
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    if (--g_rt.refs > 0) {
+        pthread_mutex_unlock(&g_init_lock);
+        return {};
+    }
+    pthread_mutex_unlock(&g_init_lock);
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "shutdown called from inside a task");
+        return {errc::busy, "shutdown from a task"};
+    }
+    status st = wait_for_all();
+    g_rt.running.store(false, std::memory_order_release);
+    stop_workers();
+    g_rt.pol.reset();
+    g_rt.workers.reset();
+    g_rt.nworkers = 0;
+    if (g_rt.started_engine) {
+        g_rt.started_engine = false;
+        if (status f = sched::finalize(); !f.ok()) {
+            MPC_LOG(error, tg, "cannot stop the engine: %s", f.reason());
+            return f;
+        }
+    }
+    return st;
+}
+
+bool running() noexcept { return g_rt.running.load(std::memory_order_acquire); }
+int worker_count() noexcept { return running() ? g_rt.nworkers : 0; }
+
+int current_worker() noexcept {
+    worker* w = this_worker();
+    return w != nullptr ? w->id : -1;
+}
+
+int worker_vp(int w) noexcept { return w >= 0 && w < g_rt.nworkers ? g_rt.workers[w].vp : -1; }
+const char* policy_name() noexcept { return g_rt.policy_name; }
+
+status wait_for_all() noexcept {
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "wait_for_all called from inside a task or callback: it would wait for ever");
+        return {errc::busy, "blocking call from a task"};
+    }
+    g_rt.all_done.lock.lock();
+    g_rt.all_done.wait_locked([] { return g_rt.inflight == 0; }, "mpc::tg::wait_for_all");
+    return {};
+}
+
+long tasks_in_flight() noexcept {
+    spin_guard g(g_rt.all_done.lock);
+    return g_rt.inflight;
+}
+
+}  // namespace mpc::tg

@@ -1,0 +1,166 @@
+/// \file
+/// StarPU 1.3 C API: initialisation, workers, priorities, memory, and the helpers the other
+/// starpu_*.cpp files share.
+
+#include <starpu.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "lib/log.hpp"
+#include "taskgraph/starpu_glue.hpp"
+#include "taskgraph/tg.hpp"
+
+namespace mpc::tg::starpu {
+namespace {
+constexpr int conf_magic = 42;
+std::atomic<std::size_t> g_malloc_align{sizeof(void*)};
+}  // namespace
+
+int errno_of(const status& st) noexcept {
+    switch (st.code()) {
+        case errc::ok:
+            return 0;
+        case errc::no_memory:
+            return -ENOMEM;
+        case errc::unsupported:
+        case errc::not_initialized:
+            return -ENODEV;
+        case errc::busy:
+            return -EDEADLK;
+        default:
+            return -EINVAL;
+    }
+}
+
+void fatal(const char* call, const char* reason) noexcept {
+    MPC_LOG(fatal, tg, "%s: %s", call, reason);
+    std::abort();
+}
+
+}  // namespace mpc::tg::starpu
+
+using namespace mpc::tg;
+
+extern "C" {
+
+int starpu_conf_init(struct starpu_conf* conf) {
+    if (conf == nullptr) {
+        return -EINVAL;
+    }
+    conf->magic = starpu::conf_magic;
+    conf->sched_policy_name = nullptr;
+    conf->precedence_over_environment_variables = 0;
+    conf->ncpus = -1;
+    conf->ncuda = -1;
+    conf->nopencl = -1;
+    return 0;
+}
+
+int starpu_init(struct starpu_conf* conf) {
+    config c;
+    if (conf != nullptr) {
+        if (conf->magic != starpu::conf_magic) {
+            MPC_LOG(error, tg, "starpu_init: the configuration was not set up with starpu_conf_init()");
+            return -EINVAL;
+        }
+        if (conf->ncuda > 0 || conf->nopencl > 0) {
+            // Like a StarPU built without these drivers: no such worker; say so.
+            MPC_LOG(warn, tg, "starpu_init: %d CUDA and %d OpenCL workers asked for; only CPU workers exist",
+                    conf->ncuda, conf->nopencl);
+        }
+        c.ncpus = conf->ncpus;
+        c.sched = conf->sched_policy_name;
+        c.config_over_env = conf->precedence_over_environment_variables != 0;
+    }
+    return starpu::errno_of(init(c));
+}
+
+int starpu_initialize(struct starpu_conf* user_conf, int* /*argc*/, char*** /*argv*/) { return starpu_init(user_conf); }
+
+int starpu_is_initialized(void) { return running() ? 1 : 0; }
+
+void starpu_shutdown(void) {
+    if (mpc::status st = shutdown(); !st.ok()) {
+        MPC_LOG(error, tg, "starpu_shutdown: %s", st.reason());
+    }
+}
+
+void starpu_get_version(int* major, int* minor, int* release) {
+    *major = STARPU_MAJOR_VERSION;
+    *minor = STARPU_MINOR_VERSION;
+    *release = STARPU_RELEASE_VERSION;
+}
+
+double starpu_timing_now(void) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
+}
+
+// ---- workers ---------------------------------------------------------------------------------
+
+unsigned starpu_worker_get_count(void) { return static_cast<unsigned>(worker_count()); }
+unsigned starpu_cpu_worker_get_count(void) { return static_cast<unsigned>(worker_count()); }
+unsigned starpu_cuda_worker_get_count(void) { return 0; }
+unsigned starpu_opencl_worker_get_count(void) { return 0; }
+
+int starpu_worker_get_count_by_type(enum starpu_worker_archtype type) {
+    return type == STARPU_CPU_WORKER || type == STARPU_ANY_WORKER ? worker_count() : 0;
+}
+
+int starpu_worker_get_id(void) { return current_worker(); }
+
+enum starpu_worker_archtype starpu_worker_get_type(int /*id*/) { return STARPU_CPU_WORKER; }
+
+void starpu_worker_get_name(int id, char* dst, size_t maxlen) {
+    std::snprintf(dst, maxlen, "CPU %d (VP %d)", id, worker_vp(id));
+}
+
+int starpu_sched_get_min_priority(void) { return min_priority; }
+int starpu_sched_get_max_priority(void) { return max_priority; }
+
+// ---- memory ----------------------------------------------------------------------------------
+
+void starpu_malloc_set_align(size_t align) {
+    if (align < sizeof(void*) || (align & (align - 1)) != 0) {
+        MPC_LOG(error, tg, "starpu_malloc_set_align(%zu): not a power of two of at least %zu", align, sizeof(void*));
+        return;
+    }
+    // StarPU keeps the largest alignment asked for.
+    std::size_t cur = starpu::g_malloc_align.load(std::memory_order_relaxed);
+    while (align > cur && !starpu::g_malloc_align.compare_exchange_weak(cur, align)) {
+    }
+}
+
+int starpu_malloc_flags(void** A, size_t dim, int flags) {
+    if (A == nullptr || (flags & ~static_cast<int>(STARPU_MALLOC_PINNED)) != 0) {
+        return -EINVAL;
+    }
+    void* p = nullptr;
+    if (posix_memalign(&p, starpu::g_malloc_align.load(std::memory_order_relaxed), dim == 0 ? 1 : dim) != 0) {
+        *A = nullptr;
+        return -ENOMEM;
+    }
+    *A = p;
+    return 0;
+}
+
+int starpu_malloc(void** A, size_t dim) { return starpu_malloc_flags(A, dim, 0); }
+
+int starpu_free_flags(void* A, size_t /*dim*/, int /*flags*/) {
+    std::free(A);
+    return 0;
+}
+
+int starpu_free(void* A) {
+    std::free(A);
+    return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,167 @@
+/// \file
+/// StarPU 1.3 C API: data registration, unregistration, acquisition, sequential consistency.
+/// starpu_data_handle_t is the core's data* (an opaque pointer either way); the interface
+/// structures of the C headers are the core's, checked field by field below.
+
+#include <starpu.h>
+
+#include <cstddef>
+
+#include "lib/log.hpp"
+#include "taskgraph/starpu_glue.hpp"
+#include "taskgraph/tg.hpp"
+
+using namespace mpc::tg;
+
+namespace {
+
+#define MPC_SAME_FIELD(c, cxx, f) \
+    static_assert(offsetof(c, f) == offsetof(cxx, f) && sizeof(c::f) == sizeof(cxx::f), #c "::" #f)
+static_assert(sizeof(starpu_variable_interface) == sizeof(variable_interface));
+MPC_SAME_FIELD(starpu_variable_interface, variable_interface, id);
+MPC_SAME_FIELD(starpu_variable_interface, variable_interface, ptr);
+MPC_SAME_FIELD(starpu_variable_interface, variable_interface, dev_handle);
+MPC_SAME_FIELD(starpu_variable_interface, variable_interface, offset);
+MPC_SAME_FIELD(starpu_variable_interface, variable_interface, elemsize);
+static_assert(sizeof(starpu_vector_interface) == sizeof(vector_interface));
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, ptr);
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, dev_handle);
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, offset);
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, nx);
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, elemsize);
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, slice_base);
+MPC_SAME_FIELD(starpu_vector_interface, vector_interface, allocsize);
+static_assert(sizeof(starpu_matrix_interface) == sizeof(matrix_interface));
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, ptr);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, dev_handle);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, offset);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, nx);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, ny);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, ld);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, elemsize);
+MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, allocsize);
+#undef MPC_SAME_FIELD
+static_assert(static_cast<int>(STARPU_VARIABLE_INTERFACE_ID) == static_cast<int>(interface_id::variable) &&
+              static_cast<int>(STARPU_VECTOR_INTERFACE_ID) == static_cast<int>(interface_id::vector) &&
+              static_cast<int>(STARPU_MATRIX_INTERFACE_ID) == static_cast<int>(interface_id::matrix));
+static_assert(+STARPU_R == +access_read && +STARPU_W == +access_write && +STARPU_RW == +access_rw);
+static_assert(STARPU_NMAXBUFS == max_buffers && STARPU_MAXIMPLEMENTATIONS == max_implementations &&
+              STARPU_NMAXWORKERS == max_workers);
+
+data* core(starpu_data_handle_t h) noexcept { return reinterpret_cast<data*>(h); }
+
+/// Registration by a void C function: a failure ends the program (StarPU asserts the same way).
+void registered(starpu_data_handle_t* h, const char* call, const mpc::status& st, data* d) noexcept {
+    if (!st.ok()) {
+        starpu::fatal(call, st.reason());
+    }
+    *h = reinterpret_cast<starpu_data_handle_t>(d);
+}
+
+void check_home(int home_node, const char* call) noexcept {
+    if (home_node != STARPU_MAIN_RAM) {
+        // -1 (no home: the runtime allocates on first use) is not implemented yet.
+        starpu::fatal(call, "the home node must be STARPU_MAIN_RAM (0), the only memory node");
+    }
+}
+
+template <class I>
+const I* iface(starpu_data_handle_t h, interface_id id, const char* call) noexcept {
+    if (h == nullptr || interface_of_kind(core(h)) != id) {
+        starpu::fatal(call, "the handle is not of this interface");
+    }
+    return static_cast<const I*>(interface_of(core(h)));
+}
+
+}  // namespace
+
+extern "C" {
+
+void starpu_variable_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, size_t size) {
+    check_home(home_node, "starpu_variable_data_register");
+    data* d = nullptr;
+    mpc::status st = register_variable(&d, reinterpret_cast<void*>(ptr), size);
+    registered(handle, "starpu_variable_data_register", st, d);
+}
+
+void starpu_vector_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t nx,
+                                 size_t elemsize) {
+    check_home(home_node, "starpu_vector_data_register");
+    data* d = nullptr;
+    mpc::status st = register_vector(&d, reinterpret_cast<void*>(ptr), nx, elemsize);
+    registered(handle, "starpu_vector_data_register", st, d);
+}
+
+void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ld,
+                                 uint32_t nx, uint32_t ny, size_t elemsize) {
+    check_home(home_node, "starpu_matrix_data_register");
+    data* d = nullptr;
+    mpc::status st = register_matrix(&d, reinterpret_cast<void*>(ptr), ld, nx, ny, elemsize);
+    registered(handle, "starpu_matrix_data_register", st, d);
+}
+
+enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t handle) {
+    return static_cast<starpu_data_interface_id>(interface_of_kind(core(handle)));
+}
+
+size_t starpu_variable_get_elemsize(starpu_data_handle_t h) {
+    return iface<variable_interface>(h, interface_id::variable, "starpu_variable_get_elemsize")->elemsize;
+}
+uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t h) {
+    return iface<variable_interface>(h, interface_id::variable, "starpu_variable_get_local_ptr")->ptr;
+}
+uint32_t starpu_vector_get_nx(starpu_data_handle_t h) {
+    return iface<vector_interface>(h, interface_id::vector, "starpu_vector_get_nx")->nx;
+}
+size_t starpu_vector_get_elemsize(starpu_data_handle_t h) {
+    return iface<vector_interface>(h, interface_id::vector, "starpu_vector_get_elemsize")->elemsize;
+}
+uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t h) {
+    return iface<vector_interface>(h, interface_id::vector, "starpu_vector_get_local_ptr")->ptr;
+}
+uint32_t starpu_matrix_get_nx(starpu_data_handle_t h) {
+    return iface<matrix_interface>(h, interface_id::matrix, "starpu_matrix_get_nx")->nx;
+}
+uint32_t starpu_matrix_get_ny(starpu_data_handle_t h) {
+    return iface<matrix_interface>(h, interface_id::matrix, "starpu_matrix_get_ny")->ny;
+}
+uint32_t starpu_matrix_get_local_ld(starpu_data_handle_t h) {
+    return iface<matrix_interface>(h, interface_id::matrix, "starpu_matrix_get_local_ld")->ld;
+}
+uintptr_t starpu_matrix_get_local_ptr(starpu_data_handle_t h) {
+    return iface<matrix_interface>(h, interface_id::matrix, "starpu_matrix_get_local_ptr")->ptr;
+}
+size_t starpu_matrix_get_elemsize(starpu_data_handle_t h) {
+    return iface<matrix_interface>(h, interface_id::matrix, "starpu_matrix_get_elemsize")->elemsize;
+}
+
+void starpu_data_unregister(starpu_data_handle_t handle) {
+    if (mpc::status st = unregister(core(handle)); !st.ok()) {
+        starpu::fatal("starpu_data_unregister", st.reason());
+    }
+}
+
+int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode) {
+    return starpu::errno_of(acquire(core(handle), static_cast<access_mode>(mode)));
+}
+
+void starpu_data_release(starpu_data_handle_t handle) {
+    if (mpc::status st = release(core(handle)); !st.ok()) {
+        starpu::fatal("starpu_data_release", st.reason());
+    }
+}
+
+void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag) {
+    set_sequential_consistency(core(handle), flag != 0);
+}
+unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle) {
+    return sequential_consistency(core(handle)) ? 1 : 0;
+}
+void starpu_data_set_default_sequential_consistency_flag(unsigned flag) {
+    set_default_sequential_consistency(flag != 0);
+}
+unsigned starpu_data_get_default_sequential_consistency_flag(void) {
+    return default_sequential_consistency() ? 1 : 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,278 @@
+/// \file
+/// StarPU 1.3 C API: starpu_task_insert() and friends, and packed codelet arguments.
+///
+/// The packed format is StarPU's: an int (the number of values), then for each value its size
+/// (size_t) and its bytes. starpu_codelet_unpack_args() copies them out in order.
+
+#include <starpu.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "lib/log.hpp"
+#include "taskgraph/starpu_glue.hpp"
+#include "taskgraph/tg.hpp"
+
+namespace mpc::tg::starpu {
+namespace {
+
+const char* cl_name(const starpu_codelet* cl) noexcept {
+    return cl != nullptr && cl->name != nullptr ? cl->name : "(unnamed)";
+}
+
+/// Fills a new task from a starpu_task_insert() argument list. Returns 0 or -EINVAL (logged);
+/// on error the task owns nothing that the caller must free beyond the task itself.
+int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
+    std::vector<starpu_data_descr> bufs;
+    starpu_codelet_pack_arg_data values;
+    starpu_codelet_pack_arg_init(&values);
+    bool cl_args = false;
+    for (;;) {
+        int key = va_arg(ap, int);
+        if (key == 0) {
+            break;
+        }
+        if (key == STARPU_R || key == STARPU_W || key == STARPU_RW) {
+            bufs.push_back({va_arg(ap, starpu_data_handle_t), static_cast<starpu_data_access_mode>(key)});
+        } else if (key == STARPU_DATA_ARRAY) {
+            auto* hs = va_arg(ap, starpu_data_handle_t*);
+            int n = va_arg(ap, int);
+            for (int i = 0; i < n; ++i) {
+                // The codelet's mode for that position (StarPU's rule for STARPU_DATA_ARRAY).
+                int pos = static_cast<int>(bufs.size());
+                starpu_data_access_mode m = pos < STARPU_NMAXBUFS || cl->dyn_modes != nullptr
+                                                ? STARPU_CODELET_GET_MODE(cl, pos)
+                                                : STARPU_NONE;
+                bufs.push_back({hs[i], m});
+            }
+        } else if (key == STARPU_DATA_MODE_ARRAY) {
+            auto* ds = va_arg(ap, starpu_data_descr*);
+            int n = va_arg(ap, int);
+            bufs.insert(bufs.end(), ds, ds + n);
+        } else if (key == STARPU_VALUE) {
+            void* p = va_arg(ap, void*);
+            size_t sz = va_arg(ap, size_t);
+            starpu_codelet_pack_arg(&values, p, sz);
+        } else if (key == STARPU_CL_ARGS) {
+            t->cl_arg = va_arg(ap, void*);
+            t->cl_arg_size = va_arg(ap, size_t);
+            t->cl_arg_free = 1;
+            cl_args = true;
+        } else if (key == STARPU_CALLBACK) {
+            t->callback_func = va_arg(ap, void (*)(void*));
+        } else if (key == STARPU_CALLBACK_WITH_ARG) {
+            t->callback_func = va_arg(ap, void (*)(void*));
+            t->callback_arg = va_arg(ap, void*);
+        } else if (key == STARPU_CALLBACK_ARG) {
+            t->callback_arg = va_arg(ap, void*);
+        } else if (key == STARPU_PRIORITY) {
+            t->priority = va_arg(ap, int);
+        } else if (key == STARPU_NAME) {
+            t->name = va_arg(ap, const char*);
+        } else if (key == STARPU_TASK_SYNCHRONOUS) {
+            t->synchronous = va_arg(ap, int) != 0;
+        } else {
+            MPC_LOG(error, tg, "starpu_task_insert(%s): unrecognized argument %d (not supported, or the list does not "
+                               "end with 0)", cl_name(cl), key);
+            std::free(values.arg_buffer);
+            return -EINVAL;
+        }
+    }
+    if (values.nargs > 0) {
+        if (cl_args) {
+            MPC_LOG(error, tg, "starpu_task_insert(%s): both STARPU_VALUE and STARPU_CL_ARGS", cl_name(cl));
+            std::free(values.arg_buffer);
+            return -EINVAL;
+        }
+        starpu_codelet_pack_arg_fini(&values, &t->cl_arg, &t->cl_arg_size);
+        t->cl_arg_free = 1;
+    } else {
+        std::free(values.arg_buffer);
+    }
+    const int n = static_cast<int>(bufs.size());
+    if (cl->nbuffers != STARPU_VARIABLE_NBUFFERS && n != cl->nbuffers) {
+        MPC_LOG(error, tg, "starpu_task_insert: codelet %s takes %d buffers, %d were given", cl_name(cl),
+                cl->nbuffers, n);
+        return -EINVAL;
+    }
+    t->cl = cl;
+    t->nbuffers = n;
+    if (n > STARPU_NMAXBUFS) {
+        t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(sizeof(starpu_data_handle_t) * n));
+        t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(sizeof(starpu_data_access_mode) * n));
+        if (t->dyn_handles == nullptr || t->dyn_modes == nullptr) {
+            return -ENOMEM;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        STARPU_TASK_SET_HANDLE(t, bufs[i].handle, i);
+        if (cl->nbuffers == STARPU_VARIABLE_NBUFFERS || t->dyn_modes != nullptr) {
+            (t->dyn_modes != nullptr ? t->dyn_modes : t->modes)[i] = bufs[i].mode;
+        } else if (STARPU_CODELET_GET_MODE(cl, i) == STARPU_NONE) {
+            STARPU_CODELET_SET_MODE(cl, bufs[i].mode, i);  // StarPU fills the codelet's unset modes
+        } else if (STARPU_CODELET_GET_MODE(cl, i) != bufs[i].mode) {
+            MPC_LOG(error, tg, "starpu_task_insert: codelet %s defines mode %d for buffer %d, the call gives %d",
+                    cl_name(cl), STARPU_CODELET_GET_MODE(cl, i), i, bufs[i].mode);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/// Frees a task built here that was never submitted.
+void discard(starpu_task* t) noexcept {
+    t->destroy = 0;  // not submitted: starpu_task_destroy's auto-destroy check does not apply
+    starpu_task_destroy(t);
+}
+
+int insert(starpu_codelet* cl, va_list ap) noexcept {
+    if (cl == nullptr) {
+        MPC_LOG(error, tg, "starpu_task_insert: null codelet");
+        return -EINVAL;
+    }
+    starpu_task* t = starpu_task_create();
+    if (t == nullptr) {
+        return -ENOMEM;
+    }
+    if (int rc = build(cl, t, ap); rc != 0) {
+        discard(t);
+        return rc;
+    }
+    int rc = submit(t);
+    if (rc != 0) {
+        auto* core = static_cast<task*>(t->starpu_private);
+        if (core == nullptr || !task_submitted(core)) {
+            discard(t);  // refused: never started, still ours
+        }
+    }
+    return rc;
+}
+
+}  // namespace
+}  // namespace mpc::tg::starpu
+
+using namespace mpc::tg;
+
+extern "C" {
+
+int starpu_task_insert(struct starpu_codelet* cl, ...) {
+    va_list ap;
+    va_start(ap, cl);
+    int rc = starpu::insert(cl, ap);
+    va_end(ap);
+    return rc;
+}
+
+int starpu_insert_task(struct starpu_codelet* cl, ...) {
+    va_list ap;
+    va_start(ap, cl);
+    int rc = starpu::insert(cl, ap);
+    va_end(ap);
+    return rc;
+}
+
+struct starpu_task* starpu_task_build(struct starpu_codelet* cl, ...) {
+    if (cl == nullptr) {
+        return nullptr;
+    }
+    starpu_task* t = starpu_task_create();
+    if (t == nullptr) {
+        return nullptr;
+    }
+    va_list ap;
+    va_start(ap, cl);
+    int rc = starpu::build(cl, t, ap);
+    va_end(ap);
+    if (rc != 0) {
+        starpu::discard(t);
+        return nullptr;
+    }
+    return t;
+}
+
+void starpu_codelet_pack_arg_init(struct starpu_codelet_pack_arg_data* state) {
+    state->arg_buffer = nullptr;
+    state->arg_buffer_size = 0;
+    state->current_offset = sizeof(int);
+    state->nargs = 0;
+}
+
+void starpu_codelet_pack_arg(struct starpu_codelet_pack_arg_data* state, const void* ptr, size_t ptr_size) {
+    size_t need = state->current_offset + sizeof(size_t) + ptr_size;
+    if (need > state->arg_buffer_size) {
+        size_t cap = state->arg_buffer_size == 0 ? 128 : state->arg_buffer_size;
+        while (cap < need) {
+            cap *= 2;
+        }
+        auto* nb = static_cast<char*>(std::realloc(state->arg_buffer, cap));
+        if (nb == nullptr) {
+            starpu::fatal("starpu_codelet_pack_arg", "no memory for the packed arguments");
+        }
+        state->arg_buffer = nb;
+        state->arg_buffer_size = cap;
+    }
+    std::memcpy(state->arg_buffer + state->current_offset, &ptr_size, sizeof ptr_size);
+    state->current_offset += sizeof ptr_size;
+    std::memcpy(state->arg_buffer + state->current_offset, ptr, ptr_size);
+    state->current_offset += ptr_size;
+    ++state->nargs;
+}
+
+void starpu_codelet_pack_arg_fini(struct starpu_codelet_pack_arg_data* state, void** cl_arg, size_t* cl_arg_size) {
+    if (state->arg_buffer == nullptr) {  // no value: still a valid buffer saying so
+        state->arg_buffer = static_cast<char*>(std::malloc(sizeof(int)));
+        if (state->arg_buffer == nullptr) {
+            starpu::fatal("starpu_codelet_pack_arg_fini", "no memory for the packed arguments");
+        }
+    }
+    std::memcpy(state->arg_buffer, &state->nargs, sizeof(int));
+    *cl_arg = state->arg_buffer;
+    *cl_arg_size = state->current_offset;
+}
+
+void starpu_codelet_pack_args(void** arg_buffer, size_t* arg_buffer_size, ...) {
+    starpu_codelet_pack_arg_data st;
+    starpu_codelet_pack_arg_init(&st);
+    va_list ap;
+    va_start(ap, arg_buffer_size);
+    for (int key = va_arg(ap, int); key != 0; key = va_arg(ap, int)) {
+        if (key != STARPU_VALUE) {
+            va_end(ap);
+            starpu::fatal("starpu_codelet_pack_args", "only STARPU_VALUE arguments (ended by 0) can be packed");
+        }
+        void* p = va_arg(ap, void*);
+        size_t sz = va_arg(ap, size_t);
+        starpu_codelet_pack_arg(&st, p, sz);
+    }
+    va_end(ap);
+    starpu_codelet_pack_arg_fini(&st, arg_buffer, arg_buffer_size);
+}
+
+void starpu_codelet_unpack_args(void* cl_arg, ...) {
+    if (cl_arg == nullptr) {
+        return;
+    }
+    auto* buf = static_cast<char*>(cl_arg);
+    int nargs = 0;
+    std::memcpy(&nargs, buf, sizeof nargs);
+    size_t off = sizeof(int);
+    va_list ap;
+    va_start(ap, cl_arg);
+    for (int i = 0; i < nargs; ++i) {
+        void* dst = va_arg(ap, void*);
+        if (dst == nullptr) {
+            break;
+        }
+        size_t sz = 0;
+        std::memcpy(&sz, buf + off, sizeof sz);
+        off += sizeof sz;
+        std::memcpy(dst, buf + off, sz);
+        off += sz;
+    }
+    va_end(ap);
+}
+
+}  // extern "C"

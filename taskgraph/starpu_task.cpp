@@ -1,0 +1,294 @@
+/// \file
+/// StarPU 1.3 C API: struct starpu_task on the core's tasks.
+///
+/// starpu_task::starpu_private holds a reference to the core task of the task's current
+/// submission. It is made on first need (declare_deps may name a task before it is submitted)
+/// and replaced when a finished task is submitted again. The core task's callback is a
+/// trampoline that runs the user's callback and then, for a detached task with destroy set,
+/// frees the starpu_task: that is what StarPU does at a task's end.
+
+#include <starpu.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "lib/log.hpp"
+#include "taskgraph/starpu_glue.hpp"
+#include "taskgraph/tg.hpp"
+
+namespace mpc::tg::starpu {
+namespace {
+
+constexpr int task_magic = 42;
+
+/// The core task of the task's current submission, made if needed; nullptr on no memory.
+task* core_of(starpu_task* t) noexcept {
+    if (t->starpu_private == nullptr) {
+        result<task*> r = task_create();
+        if (!r) {
+            return nullptr;
+        }
+        t->starpu_private = *r;
+    }
+    return static_cast<task*>(t->starpu_private);
+}
+
+/// The core task for a new submission or new dependencies: the current one unless it has
+/// been submitted already (a finished task submitted again gets a new record).
+task* fresh_core_of(starpu_task* t, const char* call) noexcept {
+    auto* old = static_cast<task*>(t->starpu_private);
+    if (old != nullptr && task_submitted(old)) {
+        if (!task_finished(old)) {
+            fatal(call, "the task is already submitted and has not finished");
+        }
+        task_release(old);
+        t->starpu_private = nullptr;
+    }
+    return core_of(t);
+}
+
+/// The core task a new dependency on t waits for: the current one, unless it has finished: a
+/// finished task named as a dependency is one that will be submitted again (StarPU refuses
+/// dependencies on terminated tasks), so the dependency is on its next submission.
+task* dep_core_of(starpu_task* t) noexcept {
+    auto* old = static_cast<task*>(t->starpu_private);
+    if (old != nullptr && task_finished(old)) {
+        task_release(old);
+        t->starpu_private = nullptr;
+    }
+    return core_of(t);
+}
+
+/// Drops the task's core record and the dyn_ arrays (starpu_task_clean). `check`: the task
+/// must not be running (false only from the task's own end, before the core marks it done).
+void clean(starpu_task* t, bool check) noexcept {
+    if (auto* core = static_cast<task*>(t->starpu_private); core != nullptr) {
+        if (check && task_submitted(core) && !task_finished(core)) {
+            fatal("starpu_task_clean/destroy", "the task has been submitted and has not finished");
+        }
+        task_release(core);
+        t->starpu_private = nullptr;
+    }
+    std::free(t->dyn_handles);
+    t->dyn_handles = nullptr;
+    std::free(t->dyn_modes);
+    t->dyn_modes = nullptr;
+}
+
+/// Frees what the task structure owns, then the structure (a task of starpu_task_create()).
+void free_task(starpu_task* t, bool check = true) noexcept {
+    if (t->cl_arg_free) {
+        std::free(t->cl_arg);
+    }
+    if (t->callback_arg_free) {
+        std::free(t->callback_arg);
+    }
+    clean(t, check);
+    std::free(t);
+}
+
+/// The core task's callback: the user's callback, then the end-of-task destruction.
+void on_task_end(void* p) noexcept {
+    auto* t = static_cast<starpu_task*>(p);
+    // Read before the callback: it may destroy or resubmit a task that is not auto-destroyed.
+    const bool auto_destroy = t->destroy && t->detach && !t->synchronous;
+    if (t->callback_func != nullptr) {
+        t->callback_func(t->callback_arg);
+    }
+    if (auto_destroy) {
+        free_task(t, false);  // the core task lives on: the runtime holds its own reference
+    }
+}
+
+/// The modes of the task's buffers, StarPU's way (STARPU_TASK_GET_MODE).
+enum starpu_data_access_mode mode_of(const starpu_task* t, int i) noexcept {
+    const starpu_codelet* cl = t->cl;
+    if (cl->nbuffers == STARPU_VARIABLE_NBUFFERS || t->dyn_modes != nullptr) {
+        return t->dyn_modes != nullptr ? t->dyn_modes[i] : t->modes[i];
+    }
+    return cl->dyn_modes != nullptr ? cl->dyn_modes[i] : cl->modes[i];
+}
+
+}  // namespace
+
+int submit(starpu_task* t) noexcept {
+    if (t == nullptr || t->magic != task_magic) {
+        MPC_LOG(error, tg, "starpu_task_submit: not a task (set up with starpu_task_create, starpu_task_init or "
+                           "STARPU_TASK_INITIALIZER)");
+        return -EINVAL;
+    }
+    task* core = fresh_core_of(t, "starpu_task_submit");
+    if (core == nullptr) {
+        return -ENOMEM;
+    }
+    starpu_codelet* scl = t->cl;
+    codelet cl;
+    task_desc d;
+    int n = 0;
+    if (scl != nullptr) {
+        std::uint32_t where = scl->where != 0 ? scl->where : (scl->cpu_funcs[0] != nullptr ? STARPU_CPU : 0);
+        if ((where & STARPU_CPU) == 0 || scl->cpu_funcs[0] == nullptr) {
+            MPC_LOG(warn, tg, "starpu_task_submit: codelet %s has no CPU implementation; only CPU workers exist",
+                    scl->name != nullptr ? scl->name : "(unnamed)");
+            return -ENODEV;
+        }
+        n = scl->nbuffers == STARPU_VARIABLE_NBUFFERS ? t->nbuffers : scl->nbuffers;
+        if (scl->nbuffers != STARPU_VARIABLE_NBUFFERS && t->nbuffers != 0 && t->nbuffers != scl->nbuffers) {
+            MPC_LOG(error, tg, "starpu_task_submit: codelet %s takes %d buffers, the task has %d",
+                    scl->name != nullptr ? scl->name : "(unnamed)", scl->nbuffers, t->nbuffers);
+            return -EINVAL;
+        }
+        if (n < 0 || (n > STARPU_NMAXBUFS && t->dyn_handles == nullptr)) {
+            MPC_LOG(error, tg, "starpu_task_submit: %d buffers need dyn_handles (at most %d inline)", n,
+                    STARPU_NMAXBUFS);
+            return -EINVAL;
+        }
+        cl.name = scl->name;
+        cl.cpu_funcs[0] = scl->cpu_funcs[0];
+        cl.nbuffers = n;
+        d.cl = &cl;
+    }
+    access_mode inline_modes[max_buffers];
+    std::vector<access_mode> more_modes;
+    access_mode* modes = inline_modes;
+    if (n > max_buffers) {
+        more_modes.resize(static_cast<std::size_t>(n));
+        modes = more_modes.data();
+    }
+    for (int i = 0; i < n; ++i) {
+        modes[i] = static_cast<access_mode>(mode_of(t, i));
+    }
+    // starpu_data_handle_t is the core's data* under another name (starpu_data.cpp).
+    d.handles = reinterpret_cast<data* const*>(t->dyn_handles != nullptr ? t->dyn_handles : t->handles);
+    d.modes = modes;
+    d.nbuffers = n;
+    d.cl_arg = t->cl_arg;
+    d.priority = t->priority;
+    d.callback = &on_task_end;
+    d.callback_arg = t;
+    d.sequential_consistency = t->sequential_consistency != 0;
+    d.name = t->name;
+    const bool sync = t->synchronous != 0;
+    if (status st = tg::submit(core, d); !st.ok()) {
+        return errno_of(st);
+    }
+    if (!sync) {
+        return 0;
+    }
+    if (status st = task_wait(core); !st.ok()) {
+        return errno_of(st);
+    }
+    if (t->destroy) {
+        free_task(t);
+    }
+    return 0;
+}
+
+}  // namespace mpc::tg::starpu
+
+using namespace mpc::tg;
+
+extern "C" {
+
+void starpu_codelet_init(struct starpu_codelet* cl) { std::memset(cl, 0, sizeof *cl); }
+
+void starpu_task_init(struct starpu_task* task) {
+    std::memset(task, 0, sizeof *task);
+    task->sequential_consistency = 1;
+    task->detach = 1;
+    task->priority = STARPU_DEFAULT_PRIO;
+    task->magic = starpu::task_magic;
+}
+
+struct starpu_task* starpu_task_create(void) {
+    auto* t = static_cast<starpu_task*>(std::malloc(sizeof(starpu_task)));
+    if (t == nullptr) {
+        return nullptr;
+    }
+    starpu_task_init(t);
+    t->destroy = 1;
+    return t;
+}
+
+void starpu_task_clean(struct starpu_task* task) { starpu::clean(task, true); }
+
+void starpu_task_destroy(struct starpu_task* task) {
+    if (task == nullptr) {
+        return;
+    }
+    if (task->destroy && task->detach) {
+        // It is freed automatically at its end; freeing it here would free it twice.
+        starpu::fatal("starpu_task_destroy", "called for a task with destroy = 1 and detach = 1 (freed "
+                                             "automatically when it ends)");
+    }
+    starpu::free_task(task);
+}
+
+int starpu_task_submit(struct starpu_task* task) { return starpu::submit(task); }
+
+int starpu_task_wait(struct starpu_task* task) {
+    if (task == nullptr || task->starpu_private == nullptr) {
+        return -EINVAL;
+    }
+    if (task->detach) {
+        MPC_LOG(error, tg, "starpu_task_wait on a detached task (set detach = 0 to wait for it)");
+        return -EINVAL;
+    }
+    if (mpc::status st = task_wait(static_cast<mpc::tg::task*>(task->starpu_private)); !st.ok()) {
+        return starpu::errno_of(st);
+    }
+    if (task->destroy) {
+        starpu::free_task(task);
+    }
+    return 0;
+}
+
+int starpu_task_wait_array(struct starpu_task** tasks, unsigned nb_tasks) {
+    for (unsigned i = 0; i < nb_tasks; ++i) {
+        if (int rc = starpu_task_wait(tasks[i]); rc != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int starpu_task_wait_for_all(void) { return starpu::errno_of(wait_for_all()); }
+
+int starpu_task_finished(struct starpu_task* task) {
+    auto* core = static_cast<mpc::tg::task*>(task->starpu_private);
+    return core != nullptr && task_finished(core) ? 1 : 0;
+}
+
+int starpu_task_nsubmitted(void) { return static_cast<int>(tasks_in_flight()); }
+
+void starpu_task_declare_deps_array(struct starpu_task* task, unsigned ndeps, struct starpu_task* task_array[]) {
+    mpc::tg::task* core = starpu::fresh_core_of(task, "starpu_task_declare_deps_array");
+    if (core == nullptr) {
+        starpu::fatal("starpu_task_declare_deps_array", "no memory for the task record");
+    }
+    for (unsigned i = 0; i < ndeps; ++i) {
+        mpc::tg::task* dep = starpu::dep_core_of(task_array[i]);
+        if (dep == nullptr) {
+            starpu::fatal("starpu_task_declare_deps_array", "no memory for the task record");
+        }
+        if (mpc::status st = declare_deps(core, &dep, 1); !st.ok()) {
+            starpu::fatal("starpu_task_declare_deps_array", st.reason());
+        }
+    }
+}
+
+void starpu_task_declare_deps(struct starpu_task* task, unsigned ndeps, ...) {
+    std::vector<starpu_task*> deps(ndeps);
+    va_list ap;
+    va_start(ap, ndeps);
+    for (unsigned i = 0; i < ndeps; ++i) {
+        deps[i] = va_arg(ap, starpu_task*);
+    }
+    va_end(ap);
+    starpu_task_declare_deps_array(task, ndeps, deps.data());
+}
+
+}  // extern "C"

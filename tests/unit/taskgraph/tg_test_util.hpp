@@ -1,0 +1,78 @@
+// Helpers of the task-graph tests: a codelet whose body is a C++ callable, submission in one
+// call, and a fixture that starts the runtime with a given number of workers and policy.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "scheduler/sched.hpp"
+#include "taskgraph/tg.hpp"
+
+namespace mpc::test {
+
+/// cl_arg of the probe codelets: the body to run.
+struct probe {
+    std::function<void(void** buffers)> body;
+};
+
+inline void run_probe(void** buffers, void* arg) { static_cast<probe*>(arg)->body(buffers); }
+
+/// A codelet running a probe, with n buffers whose modes come from each task.
+inline tg::codelet probe_codelet(int nbuffers, const char* name = "probe") {
+    tg::codelet cl;
+    cl.name = name;
+    cl.cpu_funcs[0] = &run_probe;
+    cl.nbuffers = nbuffers;
+    return cl;
+}
+
+/// Submits a task running p on the handles with the modes; returns it (the caller releases it).
+inline tg::task* submit_probe(const tg::codelet& cl, probe* p, std::vector<tg::data*> hs,
+                              std::vector<tg::access_mode> modes, int priority = tg::default_priority,
+                              bool seq = true) {
+    tg::task* t = *tg::task_create();
+    tg::task_desc d;
+    d.cl = &cl;
+    d.handles = hs.data();
+    d.modes = modes.data();
+    d.nbuffers = static_cast<int>(hs.size());
+    d.cl_arg = p;
+    d.priority = priority;
+    d.sequential_consistency = seq;
+    status st = tg::submit(t, d);
+    EXPECT_TRUE(st.ok()) << st.reason();
+    return t;
+}
+
+inline const char* mode_name(tg::access_mode m) {
+    return m == tg::access_read ? "R" : m == tg::access_write ? "W" : "RW";
+}
+
+/// Starts the runtime with GetParam() = (workers, policy); one VP per worker.
+class tg_fixture : public ::testing::TestWithParam<std::tuple<int, const char*>> {
+protected:
+    void SetUp() override {
+        tg::config c;
+        c.ncpus = std::get<0>(GetParam());
+        c.sched = std::get<1>(GetParam());
+        c.config_over_env = true;
+        status st = tg::init(c);
+        ASSERT_TRUE(st.ok()) << st.reason();
+    }
+    void TearDown() override {
+        status st = tg::shutdown();
+        EXPECT_TRUE(st.ok()) << st.reason();
+        EXPECT_FALSE(sched::initialized()) << "shutdown must stop the engine that init started";
+    }
+    int workers() const { return std::get<0>(GetParam()); }
+};
+
+inline std::string param_name(const ::testing::TestParamInfo<std::tuple<int, const char*>>& i) {
+    return std::string(std::get<1>(i.param)) + "_" + std::to_string(std::get<0>(i.param)) + "w";
+}
+
+}  // namespace mpc::test
