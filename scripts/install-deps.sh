@@ -11,6 +11,7 @@ packages=(
   libucx-dev libpmix-dev                        # transports between processes, bootstrap
   openmpi-bin                                   # mpirun: a PMIx launcher for the tests
   libgtest-dev libgmock-dev libbenchmark-dev    # tests and micro-benchmarks
+  libstarpu-dev                                 # StarPU 1.3: the task-graph layer's compatibility test
   "$@"
 )
 

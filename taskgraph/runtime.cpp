@@ -12,8 +12,6 @@
 /// 0's worker runs only while the program waits; wake-ups therefore prefer workers on other VPs
 /// than the pusher's, and when there are fewer workers than VPs they take the last VPs.
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -47,7 +45,13 @@ struct alignas(64) worker {
 };
 
 struct runtime {
-    int refs = 0;  ///< nested init() calls; under g_init_lock
+    /// Life cycle, under lifecycle.lock: init() and shutdown() calls nest (refs), and a start or
+    /// a stop runs outside the lock while the phase keeps other callers out. Ranks of one
+    /// process may each call init/shutdown: a rank's init waits for another's stop to finish.
+    enum class phase { idle, starting, up, stopping };
+    detail::gate lifecycle;
+    phase ph = phase::idle;
+    int refs = 0;
     bool started_engine = false;
     int nworkers = 0;
     std::unique_ptr<worker[]> workers;
@@ -66,7 +70,28 @@ struct runtime {
 };
 
 runtime g_rt;
-pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
+/// Takes lifecycle.lock once no start or stop is in progress (may block); returns with it held.
+void lock_settled() noexcept {
+    for (;;) {
+        g_rt.lifecycle.lock.lock();
+        if (g_rt.ph == runtime::phase::idle || g_rt.ph == runtime::phase::up) {
+            return;
+        }
+        g_rt.lifecycle.wait_locked(
+            [] { return g_rt.ph == runtime::phase::idle || g_rt.ph == runtime::phase::up; },
+            "mpc::tg init/shutdown (another start or stop in progress)");
+    }
+}
+
+/// Ends a start or a stop: the new phase, and the callers waiting for it.
+void settle(runtime::phase ph, int refs) noexcept {
+    g_rt.lifecycle.lock.lock();
+    g_rt.ph = ph;
+    g_rt.refs = refs;
+    detail::gate::wakeups w = g_rt.lifecycle.notify_locked();
+    g_rt.lifecycle.lock.unlock();
+    detail::gate::deliver(w);
+}
 
 /// A value from (in order) the config when it wins, MPC_TG_*, STARPU_*, the config.
 status read_ncpus(const config& c, int* out) noexcept {
@@ -363,33 +388,35 @@ void inflight_done() noexcept {
 }  // namespace detail
 
 status init(const config& c) noexcept {
-    pthread_mutex_lock(&g_init_lock);
-    status st;
-    if (g_rt.refs == 0) {
-        st = start(c);
-    }
-    if (st.ok()) {
+    lock_settled();
+    if (g_rt.ph == runtime::phase::up) {
         ++g_rt.refs;
+        g_rt.lifecycle.lock.unlock();
+        return {};
     }
-    pthread_mutex_unlock(&g_init_lock);
+    g_rt.ph = runtime::phase::starting;
+    g_rt.lifecycle.lock.unlock();
+    status st = start(c);
+    settle(st.ok() ? runtime::phase::up : runtime::phase::idle, st.ok() ? 1 : 0);
     return st;
 }
 
 status shutdown() noexcept {
-    pthread_mutex_lock(&g_init_lock);
-    if (g_rt.refs == 0) {
-        pthread_mutex_unlock(&g_init_lock);
-        return {errc::not_initialized, "task runtime not running"};
-    }
-    if (--g_rt.refs > 0) {
-        pthread_mutex_unlock(&g_init_lock);
-        return {};
-    }
-    pthread_mutex_unlock(&g_init_lock);
     if (detail::in_task()) {
         MPC_LOG(error, tg, "shutdown called from inside a task");
         return {errc::busy, "shutdown from a task"};
     }
+    lock_settled();
+    if (g_rt.ph != runtime::phase::up) {
+        g_rt.lifecycle.lock.unlock();
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    if (--g_rt.refs > 0) {
+        g_rt.lifecycle.lock.unlock();
+        return {};
+    }
+    g_rt.ph = runtime::phase::stopping;
+    g_rt.lifecycle.lock.unlock();
     status st = wait_for_all();
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
@@ -400,9 +427,10 @@ status shutdown() noexcept {
         g_rt.started_engine = false;
         if (status f = sched::finalize(); !f.ok()) {
             MPC_LOG(error, tg, "cannot stop the engine: %s", f.reason());
-            return f;
+            st = f;
         }
     }
+    settle(runtime::phase::idle, 0);
     return st;
 }
 

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Source compatibility of MPC's StarPU 1.3 API: every example of this folder, unchanged, is
 #  1. built with `pkg-config starpu-1.3` against MPC (the build tree's starpu-1.3.pc) and run;
-#  2. built against Debian's StarPU (libstarpu-dev) and run, the reference the sources follow.
-# Usage: starpu_compat.sh SRC_DIR SCRATCH_DIR MPC_PKGCONFIG_DIR MPC_LIB_DIR
+#  2. built with mpc_cc (privatized, <starpu.h> through include/starpu.h) and run directly and
+#     as 2 ranks of mpc_run, each rank calling starpu_init/starpu_shutdown on the shared runtime;
+#  3. built against Debian's StarPU (libstarpu-dev) and run, the reference the sources follow.
+# Usage: starpu_compat.sh SRC_DIR SCRATCH_DIR MPC_PKGCONFIG_DIR MPC_LIB_DIR MPC_CC MPC_RUN
 # Exit 77 (skip) when Debian's StarPU is not installed, after checking MPC's side.
 set -eu
-src=$1 scratch=$2 mpc_pc=$3 mpc_lib=$4
+src=$1 scratch=$2 mpc_pc=$3 mpc_lib=$4 mpc_cc=$5 mpc_run=$6
 cc=${CC:-cc}
 rm -rf "$scratch"
 mkdir -p "$scratch/mpc" "$scratch/starpu"
@@ -19,6 +21,12 @@ for prog in vector_scal task_graph; do
   out=$(LD_LIBRARY_PATH=$mpc_lib STARPU_NCPU=2 "$scratch/mpc/$prog") || fail "$prog (MPC) exited with $?"
   echo "$out" | grep -q "$prog: .*: OK" || fail "$prog (MPC) printed: $out"
   echo "MPC:    $out"
+  "$mpc_cc" -o "$scratch/mpc/$prog.mpc_cc" "$src/$prog.c" -lm || fail "$prog.c does not build with mpc_cc"
+  out=$("$scratch/mpc/$prog.mpc_cc") || fail "$prog (mpc_cc) exited with $?"
+  echo "$out" | grep -q "$prog: .*: OK" || fail "$prog (mpc_cc) printed: $out"
+  out=$("$mpc_run" -n 2 -c 2 "$scratch/mpc/$prog.mpc_cc") || fail "$prog (mpc_cc, mpc_run -n 2) exited with $?"
+  [ "$(echo "$out" | grep -c "$prog: .*: OK")" = 2 ] || fail "$prog (mpc_run -n 2) printed: $out"
+  echo "mpc_cc, 2 ranks: OK"
 done
 
 if ! pkg-config --exists starpu-1.3 2>/dev/null; then

@@ -387,4 +387,51 @@ TEST(Config, NestedInitAndRunningEngine) {
     ASSERT_TRUE(sched::finalize().ok());
 }
 
+// Several ULTs (as the ranks of a process do) each init, use and shut down the runtime at their
+// own pace, so that one's init comes while another's shutdown waits for its tasks: the start
+// must wait for the stop to end (refs nest; a runtime is never started twice at once).
+TEST(Config, InitShutdownFromSeveralUlts) {
+    sched::options o;
+    o.nr_vps = 2;
+    ASSERT_TRUE(sched::init(o).ok());
+    constexpr int nults = 3;
+    constexpr int rounds = 8;
+    std::atomic<int> ok{0};
+    std::vector<sched::ult*> us;
+    for (int u = 0; u < nults; ++u) {
+        us.push_back(*sched::spawn([&ok, u] {
+            sched::sleep_for(std::chrono::microseconds(150 * u));
+            for (int round = 0; round < rounds; ++round) {
+                tg::config c;
+                c.ncpus = 2;
+                c.config_over_env = true;
+                if (!tg::init(c).ok()) {
+                    return;
+                }
+                std::atomic<int> ran{0};
+                probe p{[&](void**) {
+                    sched::sleep_for(std::chrono::microseconds(50));
+                    ran.fetch_add(1);
+                }};
+                tg::codelet cl = probe_codelet(0);
+                for (int i = 0; i < 8; ++i) {
+                    tg::task_release(submit_probe(cl, &p, {}, {}));
+                }
+                // Shut down with the tasks in flight: the last shutdown waits for them.
+                bool down = tg::shutdown().ok();
+                while (ran.load() < 8) {  // another ULT's runtime may still run them
+                    sched::sleep_for(std::chrono::microseconds(20));
+                }
+                ok.fetch_add(down ? 1 : 0);
+            }
+        }));
+    }
+    for (sched::ult* u : us) {
+        ASSERT_TRUE(sched::join(u).ok());
+    }
+    EXPECT_EQ(ok.load(), nults * rounds);
+    EXPECT_FALSE(tg::running());
+    ASSERT_TRUE(sched::finalize().ok());
+}
+
 }  // namespace
