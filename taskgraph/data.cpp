@@ -10,6 +10,9 @@
 /// quadratic number of edges. Finished tasks are dropped from the reader list when it grows, so
 /// a handle that is only read does not keep every reader alive.
 ///
+/// Without sequential consistency a handle is arbitrated instead (arbiter.cpp): tasks on it run
+/// in any order, but never at the same time in conflicting modes.
+///
 /// Acquisition by the application is a task without a function (task_kind::acquire): it takes
 /// dependencies like any task, is "granted" instead of being scheduled, and completes at
 /// release(), which lets the tasks that wait for it go.
@@ -82,21 +85,6 @@ void infer(data* d, access_mode mode, task* t) noexcept {
     }
 }
 
-/// The mode of t's accesses to its i-th buffer, combined with its other buffers on the same
-/// handle; -1 when an earlier buffer names the same handle (it was handled there).
-int combined_mode(const task* t, int i) noexcept {
-    unsigned m = t->bufs[i].mode;
-    for (int j = 0; j < t->nbuffers; ++j) {
-        if (t->bufs[j].d == t->bufs[i].d) {
-            if (j < i) {
-                return -1;
-            }
-            m |= t->bufs[j].mode;
-        }
-    }
-    return static_cast<int>(m);
-}
-
 void drop_history(data* d) noexcept {
     if (d->last_writer != nullptr) {
         detail::task_unref(d->last_writer);
@@ -111,6 +99,19 @@ void drop_history(data* d) noexcept {
 }  // namespace
 
 namespace detail {
+
+int combined_mode(const task* t, int i) noexcept {
+    unsigned m = t->bufs[i].mode;
+    for (int j = 0; j < t->nbuffers; ++j) {
+        if (t->bufs[j].d == t->bufs[i].d) {
+            if (j < i) {
+                return -1;
+            }
+            m |= t->bufs[j].mode;
+        }
+    }
+    return static_cast<int>(m);
+}
 
 status attach_buffers(task* t, bool infer_deps) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
@@ -138,6 +139,18 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         ++d->users;
         if (infer_deps && d->seq) {
             infer(d, static_cast<access_mode>(m), t);
+        } else {
+            if (!d->seq) {
+                // The history stops at the switch: what came before still goes first.
+                if (d->last_writer != nullptr) {
+                    detail::add_dependency(d->last_writer, t);
+                }
+                for (task* r : d->readers) {
+                    detail::add_dependency(r, t);
+                }
+            }
+            t->bufs[i].arbitrated = true;  // no order on it: exclusion at run time instead
+            t->has_arbitrated = true;
         }
         d->g.lock.unlock();
     }
@@ -199,10 +212,10 @@ void* interface_of(data* d) noexcept { return &d->iface; }
 interface_id interface_of_kind(const data* d) noexcept { return d->id; }
 
 void set_sequential_consistency(data* d, bool on) noexcept {
+    // The history is kept: tasks submitted while the flag is off wait for the tasks submitted
+    // before (and are arbitrated among themselves); tasks submitted after it is switched back
+    // on follow that history, not the tasks submitted while it was off (docs/taskgraph.md).
     spin_guard g(d->g.lock);
-    if (!on) {
-        drop_history(d);  // tasks submitted later must not wait for the earlier ones
-    }
     d->seq = on;
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "scheduler/queues.hpp"
 #include "taskgraph/gate.hpp"
 #include "taskgraph/tg.hpp"
 
@@ -23,6 +24,7 @@ namespace mpc::tg {
 struct buffer {
     data* d;
     access_mode mode;
+    bool arbitrated = false;  ///< taken at run time (no inferred order on it): see arbitrate()
 };
 
 enum class task_kind : std::uint8_t { normal, acquire };
@@ -51,7 +53,13 @@ struct task {
     detail::gate g;              ///< guards state, granted, succs; task_wait() waits here
     std::vector<task*> succs;    ///< each holds a reference
 
-    task* next = nullptr;        ///< free for the policy holding the task (intrusive queues)
+    task* next = nullptr;  ///< link of the one queue holding the task: a policy's, or a handle's waiters
+
+    // Arbitration (handles without sequential consistency): the task takes its arbitrated
+    // handles in address order before it is ready; arb_last is the last one taken.
+    bool has_arbitrated = false;
+    std::uintptr_t arb_last = 0;
+    access_mode arb_wait_mode = access_none;  ///< the mode it waits for, in a handle's waiters
 };
 
 struct data {
@@ -71,6 +79,11 @@ struct data {
     task* last_writer = nullptr;   ///< referenced
     std::vector<task*> readers;    ///< readers since last_writer, referenced
     std::vector<task*> acquired;   ///< the application's open acquisitions, referenced
+
+    // Arbitration: who holds the data now, and the tasks waiting for it (FIFO).
+    int arb_readers = 0;
+    bool arb_writer = false;
+    sched::detail::fifo<task> arb_waiters;
 };
 
 namespace detail {
@@ -79,8 +92,13 @@ void task_ref(task* t) noexcept;
 void task_unref(task* t) noexcept;
 /// succ waits for pred unless pred is done. Locks pred.
 void add_dependency(task* pred, task* succ) noexcept;
-/// Drops one unmet dependency of t; the last one makes t ready.
+/// Drops one unmet dependency of t; the last one makes t ready (after arbitration).
 void dependency_met(task* t) noexcept;
+/// t may run: granted (acquisition), completed (empty task) or handed to the policy.
+void now_ready(task* t) noexcept;
+/// The mode of t's accesses to its i-th buffer, combined with its other buffers on the same
+/// handle; -1 when an earlier buffer names the same handle (it stands for both).
+int combined_mode(const task* t, int i) noexcept;
 /// Runs t's function on the calling worker, then completes it.
 void execute(task* t) noexcept;
 /// Ends t: callback, waiters, successors, handles, in-flight count; drops the runtime's ref.
@@ -94,6 +112,12 @@ void detach_buffers(task* t) noexcept;
 
 /// Hands a ready task to the policy and wakes a worker for it.
 void push_ready(task* t) noexcept;
+/// Takes t's arbitrated handles (from where it stopped); once it holds them all, t is ready
+/// (scheduled, or granted for an acquisition). Otherwise t waits in a handle's queue and
+/// continues when that handle is released.
+void arbitrate(task* t) noexcept;
+/// Gives back t's arbitrated handles and continues the tasks that were waiting for them.
+void release_arbitrated(task* t) noexcept;
 /// True when the caller runs inside a task or callback (blocking calls would deadlock).
 bool in_task() noexcept;
 /// The submission counter and in-flight accounting of the runtime.

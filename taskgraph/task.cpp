@@ -36,6 +36,14 @@ void dependency_met(task* t) noexcept {
     if (t->ndeps.fetch_sub(1, std::memory_order_acq_rel) != 1) {
         return;
     }
+    if (t->has_arbitrated) {
+        arbitrate(t);
+    } else {
+        now_ready(t);
+    }
+}
+
+void now_ready(task* t) noexcept {
     if (t->kind == task_kind::acquire) {
         t->g.lock.lock();
         t->granted = true;
@@ -78,6 +86,9 @@ void complete(task* t) noexcept {
     gate::wakeups w = t->g.notify_locked();
     t->g.lock.unlock();
     gate::deliver(w);
+    if (t->has_arbitrated) {
+        release_arbitrated(t);  // before detach: unregister may free a handle once unused
+    }
     detach_buffers(t);
     // Successors after the handles: an empty successor completes right here, and its own
     // successors recurse; chains of empty tasks are short in practice (synchronisation points).
@@ -139,6 +150,8 @@ status fill(task* t, const task_desc& d) noexcept {
         t->bufs[i] = {d.handles[i], m};
     }
     t->nbuffers = d.nbuffers;
+    t->has_arbitrated = false;
+    t->arb_last = 0;
     t->fn = d.cl != nullptr ? d.cl->cpu_funcs[0] : nullptr;
     t->cl_arg = d.cl_arg;
     t->priority = d.priority;

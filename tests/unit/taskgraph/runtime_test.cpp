@@ -27,40 +27,49 @@ TEST_P(Runtime, CallbacksAndWaitForAll) {
     std::atomic<int> callbacks{0};
     std::atomic<int> callback_before_task{0};
     std::atomic<int> from_callbacks{0};
-    probe body{[&](void**) { ran.fetch_add(1); }};
     tg::codelet cl = probe_codelet(0);
-    struct cb_state {
-        std::atomic<int>* ran;
+    probe child{[&](void**) { from_callbacks.fetch_add(1); }};
+    // One record per task: its body marks it, its callback checks the mark.
+    struct per_task {
+        std::atomic<int> done{0};
+        probe body;
         std::atomic<int>* callbacks;
         std::atomic<int>* before;
-        std::atomic<int>* from_cb;
         tg::codelet* cl;
         probe* child;
     };
-    probe child{[&](void**) { from_callbacks.fetch_add(1); }};
-    cb_state st{&ran, &callbacks, &callback_before_task, &from_callbacks, &cl, &child};
+    std::vector<per_task> recs(n);
     auto cb = [](void* a) {
-        auto* s = static_cast<cb_state*>(a);
-        if (s->ran->load() <= s->callbacks->load()) {
-            s->before->fetch_add(1);  // a callback may only follow its task
+        auto* r = static_cast<per_task*>(a);
+        if (r->done.load() != 1) {
+            r->before->fetch_add(1);  // a callback may only follow its task
         }
-        if (s->callbacks->fetch_add(1) % 100 == 0) {  // a callback may submit tasks
+        if (r->callbacks->fetch_add(1) % 100 == 0) {  // a callback may submit tasks
             tg::task* t = *tg::task_create();
             tg::task_desc d;
-            d.cl = s->cl;
-            d.cl_arg = s->child;
+            d.cl = r->cl;
+            d.cl_arg = r->child;
             EXPECT_TRUE(tg::submit(t, d).ok());
             tg::task_release(t);
         }
     };
     tg::task* last = nullptr;
     for (int i = 0; i < n; ++i) {
+        per_task& r = recs[i];
+        r.body.body = [&r, &ran](void**) {
+            r.done.fetch_add(1);
+            ran.fetch_add(1);
+        };
+        r.callbacks = &callbacks;
+        r.before = &callback_before_task;
+        r.cl = &cl;
+        r.child = &child;
         tg::task* t = *tg::task_create();
         tg::task_desc d;
         d.cl = &cl;
-        d.cl_arg = &body;
+        d.cl_arg = &r.body;
         d.callback = cb;
-        d.callback_arg = &st;
+        d.callback_arg = &r;
         ASSERT_TRUE(tg::submit(t, d).ok());
         if (i == n - 1) {
             last = t;
@@ -70,6 +79,7 @@ TEST_P(Runtime, CallbacksAndWaitForAll) {
     }
     ASSERT_TRUE(tg::task_wait(last).ok());
     EXPECT_TRUE(tg::task_finished(last));
+    EXPECT_GE(callbacks.load(), 1);
     tg::task_release(last);
     ASSERT_TRUE(tg::wait_for_all().ok());
     EXPECT_EQ(ran.load(), n);
