@@ -33,6 +33,7 @@
 #include "mpi_compat/runtime.hpp"
 #include "network/bootstrap.hpp"
 #include "network/layout.hpp"
+#include "network/shm.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::mpi::remote {
@@ -48,7 +49,10 @@ enum control_tag : int {
 
 struct state {
     std::unique_ptr<net::bootstrap> boot;
-    std::unique_ptr<net::transport> tr;
+    std::unique_ptr<net::transport> tr;    ///< the router: each peer's transport (router below)
+    std::unique_ptr<net::shm_transport> shm;  ///< to the processes of this node (null: none)
+    std::unique_ptr<net::transport> ucx;  ///< to the others (null: none), from the UCX module
+    std::vector<net::transport*> route;   ///< the transport of each process (null: not yet, or me)
     std::optional<net::layout> lay;
     int me = 0;  ///< this process (also world_state::proc_index, for the communicators)
     int progress_handle = -1;
@@ -79,6 +83,50 @@ state& g = g_storage.s;
 using detail::g_active;
 
 int process_of(int world_rank) noexcept { return g.lay->process_of(world_rank); }
+
+/// The transport remote.cpp and the engine see: each peer process's messages go through one
+/// transport (the shared-memory one for the processes of this node that it could reach, UCX
+/// for the others), so that MPI's order between two processes holds; a message is released or
+/// fetched by the transport that delivered it (incoming::owner).
+class router final : public net::transport {
+public:
+    const std::vector<std::byte>& address() const noexcept override { return none_; }
+    status connect(int, const void*, std::size_t) noexcept override {
+        return {errc::unsupported, "connect the transports themselves"};
+    }
+    status send(int peer, const net::envelope& env, const void* data, std::size_t len,
+                net::completion* c) noexcept override {
+        return g.route[static_cast<std::size_t>(peer)]->send(peer, env, data, len, c);
+    }
+    void release(net::incoming& msg) noexcept override { msg.owner()->release(msg); }
+    status fetch(net::incoming& msg, void* buf, std::size_t cap, net::completion* c) noexcept override {
+        return msg.owner()->fetch(msg, buf, cap, c);
+    }
+    int progress() noexcept override {
+        return (g.shm != nullptr ? g.shm->progress() : 0) + (g.ucx != nullptr ? g.ucx->progress() : 0);
+    }
+    int event_fd() const noexcept override { return -1; }  // the watcher polls both transports'
+    bool arm() noexcept override { return false; }
+    bool peer_failed(int peer) const noexcept override {
+        const net::transport* t = via(peer);
+        return t != nullptr && t->peer_failed(peer);
+    }
+    std::string route(int peer) const override {
+        const net::transport* t = via(peer);
+        return t != nullptr ? t->route(peer) : std::string();
+    }
+    status shutdown() noexcept override {
+        status a = g.shm != nullptr ? g.shm->shutdown() : status{};
+        status b = g.ucx != nullptr ? g.ucx->shutdown() : status{};
+        return !a ? a : b;
+    }
+
+private:
+    static const net::transport* via(int peer) noexcept {
+        return static_cast<std::size_t>(peer) < g.route.size() ? g.route[static_cast<std::size_t>(peer)] : nullptr;
+    }
+    std::vector<std::byte> none_;
+};
 
 [[noreturn]] void fatal(const char* what, int rank, const char* reason) noexcept {
     std::fprintf(stderr, "mpc: process %d: %s (rank %d): %s\n", g.me, what, rank, reason);
@@ -258,6 +306,11 @@ bool poll_fds(struct pollfd* fds, nfds_t n) noexcept {
     }
 }
 
+/// Arms both transports' event fds: false when one has events pending (progress first).
+bool arm_transports() noexcept {
+    return (g.shm == nullptr || g.shm->arm()) && (g.ucx == nullptr || g.ucx->arm());
+}
+
 /// The transport's event watcher. While a VP is awake, the VPs progress the transport (their
 /// idle loop polls it); this thread sleeps until every VP sleeps (on_all_asleep), then progresses
 /// what is pending itself, arms the event fd and sleeps on it, so that a message from another
@@ -280,18 +333,24 @@ void watch_events() noexcept {
                 pause_ns = 0;
                 continue;
             }
-            if (!g.tr->arm()) {  // events pending that progress did not take (yet)
+            if (!arm_transports()) {  // events pending that progress did not take (yet)
                 pause_ns = pause_ns == 0 ? 1000 : std::min(pause_ns * 2, 1000000L);
                 const struct timespec ts = {0, pause_ns};
                 nanosleep(&ts, nullptr);
                 continue;
             }
             pause_ns = 0;
-            struct pollfd fds[2] = {{g.tr->event_fd(), POLLIN, 0}, {g.idle_efd, POLLIN, 0}};
-            if (!poll_fds(fds, 2) || stopped()) {
+            struct pollfd fds[3] = {{g.idle_efd, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
+            nfds_t nfds = 1;
+            for (net::transport* t : {static_cast<net::transport*>(g.shm.get()), g.ucx.get()}) {
+                if (t != nullptr) {
+                    fds[nfds++].fd = t->event_fd();
+                }
+            }
+            if (!poll_fds(fds, nfds) || stopped()) {
                 return;
             }
-            if ((fds[1].revents & POLLIN) != 0) {
+            if ((fds[0].revents & POLLIN) != 0) {
                 drain(g.idle_efd);  // a VP woke and slept again meanwhile
             }
         }
@@ -366,7 +425,9 @@ struct startup_watch {
     std::thread t;
     std::atomic<int> connecting{-1};  ///< the process start() is connecting to, -1: none
 };
-startup_watch g_watch;
+/// Never destroyed, as the state above: a process that fails between start() and check_peers()
+/// exits with the watchdog's std::thread still joinable (its destructor would call terminate).
+startup_watch& g_watch = *new startup_watch;
 
 std::int64_t connect_timeout_s() noexcept {
     auto knob = config::get_int("MPC_NET_CONNECT_TIMEOUT");
@@ -450,6 +511,126 @@ void check_peers() noexcept {
     stop_watch();
 }
 
+/// Whether processes a and b talk through shared memory, from every process's list of the
+/// peers its shm transport could connect (both must have reached the other).
+bool pair_uses_shm(const std::vector<net::blob>& ok, int a, int b) {
+    auto has = [&](int x, int y) {
+        const net::blob& v = ok[static_cast<std::size_t>(x)];
+        return static_cast<std::size_t>(y) < v.size() && v[static_cast<std::size_t>(y)] == std::byte{1};
+    };
+    return a != b && has(a, b) && has(b, a);
+}
+
+/// The shared-memory transport to the other processes of this node (MPC_NET_SHM): every process
+/// takes part in the two all-gathers (its address, then the peers it reached), so that each pair
+/// agrees on its transport. use_shm[p] (for every p): whether p is reached through it; whether
+/// any pair of the job is not (UCX is needed then) is use_shm[nprocs].
+status connect_shm(int nprocs, std::vector<char>& use_shm) noexcept {
+    const auto n = static_cast<std::size_t>(nprocs);
+    use_shm.assign(n + 1, 0);
+    const int my_node = g.node_of_proc[static_cast<std::size_t>(g.me)];
+    const bool neighbours = std::count(g.node_of_proc.begin(), g.node_of_proc.end(), my_node) > 1;
+    auto knob = config::get_bool("MPC_NET_SHM");
+    if (neighbours && knob && *knob) {
+        net::shm_options o;
+        o.max_peers = nprocs;
+        o.index = g.me;
+        o.on_recv = &on_recv;
+        auto t = net::shm_transport::create(o);
+        if (t) {
+            g.shm = std::move(*t);
+        } else {
+            MPC_LOG(warn, net, "process %d: no shared-memory transport (%s): UCX for every process", g.me,
+                    t.error().reason());
+        }
+    }
+    static const std::vector<std::byte> no_address;
+    std::vector<net::blob> addrs;
+    if (status st = g.boot->allgather(g.shm != nullptr ? g.shm->address() : no_address, addrs); !st) {
+        return st;
+    }
+    std::vector<std::byte> reached(n, std::byte{0});
+    for (std::size_t p = 0; p < n && g.shm != nullptr; ++p) {
+        if (static_cast<int>(p) != g.me && g.node_of_proc[p] == my_node && !addrs[p].empty()) {
+            g_watch.connecting.store(static_cast<int>(p), std::memory_order_release);
+            reached[p] = g.shm->connect(static_cast<int>(p), addrs[p].data(), addrs[p].size()) ? std::byte{1}
+                                                                                                : std::byte{0};
+        }
+    }
+    g_watch.connecting.store(-1, std::memory_order_release);
+    std::vector<net::blob> ok;
+    if (status st = g.boot->allgather(reached, ok); !st) {
+        return st;
+    }
+    for (int a = 0; a < nprocs; ++a) {
+        for (int b = 0; b < nprocs; ++b) {
+            const bool shm = pair_uses_shm(ok, a, b);
+            if (a == g.me && b != a) {
+                use_shm[static_cast<std::size_t>(b)] = shm ? 1 : 0;
+                if (shm) {
+                    g.route[static_cast<std::size_t>(b)] = g.shm.get();
+                } else if (g.shm != nullptr) {
+                    g.shm->disconnect(b);  // UCX both ways for this pair
+                }
+            }
+            use_shm[n] |= (a != b && !shm) ? 1 : 0;
+        }
+    }
+    if (g.shm != nullptr && std::count(use_shm.begin(), use_shm.end() - 1, 1) == 0) {
+        g.shm.reset();  // nobody to poll
+    }
+    return {};
+}
+
+/// UCX to the processes not reached through shared memory: every process takes part in the
+/// address all-gather when any pair of the job needs UCX; a process loads the module only when
+/// it needs it. False after printing the reason.
+bool connect_ucx(int nprocs, const std::vector<char>& use_shm) noexcept {
+    const auto n = static_cast<std::size_t>(nprocs);
+    if (use_shm[n] == 0) {
+        return true;  // every pair shares memory
+    }
+    bool mine = false;
+    for (std::size_t p = 0; p < n; ++p) {
+        mine |= static_cast<int>(p) != g.me && use_shm[p] == 0;
+    }
+    if (mine) {
+        net::ucx_options o;
+        o.max_peers = nprocs;
+        o.on_recv = &on_recv;
+        auto t = net::load_transport(o);
+        if (!t) {
+            stop_watch();
+            std::fprintf(stderr, "mpc: process %d: %s\n", g.me, t.error().reason());
+            g.boot->abort(2, "no transport");
+            return false;
+        }
+        g.ucx = std::move(*t);
+    }
+    static const std::vector<std::byte> no_address;
+    std::vector<net::blob> addrs;
+    if (status st = g.boot->allgather(g.ucx != nullptr ? g.ucx->address() : no_address, addrs); !st) {
+        stop_watch();
+        std::fprintf(stderr, "mpc: process %d: exchanging transport addresses failed: %s\n", g.me, st.reason());
+        return false;
+    }
+    for (int p = 0; p < nprocs; ++p) {
+        if (p == g.me || use_shm[static_cast<std::size_t>(p)] != 0) {
+            continue;  // ranks of this process talk through the engine directly
+        }
+        const net::blob& a = addrs[static_cast<std::size_t>(p)];
+        g_watch.connecting.store(p, std::memory_order_release);
+        if (status st = g.ucx->connect(p, a.data(), a.size()); !st) {
+            stop_watch();
+            std::fprintf(stderr, "mpc: %s cannot connect to %s: %s\n", describe_process(g.me).c_str(),
+                         describe_process(p).c_str(), st.reason());
+            g.boot->abort(1, "cannot connect");
+            return false;
+        }
+        g.route[static_cast<std::size_t>(p)] = g.ucx.get();
+    }
+    return true;
+}
 }  // namespace
 
 const char* node_name() noexcept {
@@ -512,21 +693,6 @@ bool start(int nranks, int* first, int* count) noexcept {
     *first = g.lay->first_rank(g.me);
     *count = g.lay->rank_count(g.me);
 
-    net::ucx_options o;
-    o.max_peers = nprocs;
-    o.on_recv = &on_recv;
-    auto t = net::load_transport(o);
-    if (!t) {
-        std::fprintf(stderr, "mpc: process %d: %s\n", g.me, t.error().reason());
-        g.boot->abort(2, "no transport");
-        return false;
-    }
-    g.tr = std::move(*t);
-    std::vector<net::blob> addrs;
-    if (status st = g.boot->allgather(g.tr->address(), addrs); !st) {
-        std::fprintf(stderr, "mpc: process %d: exchanging transport addresses failed: %s\n", g.me, st.reason());
-        return false;
-    }
     if (status st = number_nodes(nprocs); !st) {
         std::fprintf(stderr, "mpc: process %d: exchanging node names failed: %s\n", g.me, st.reason());
         return false;
@@ -538,19 +704,16 @@ bool start(int nranks, int* first, int* count) noexcept {
         g.boot->abort(2, "no thread");
         return false;
     }
-    for (int p = 0; p < nprocs; ++p) {
-        if (p == g.me) {
-            continue;  // ranks of this process talk through the engine directly
-        }
-        const net::blob& a = addrs[static_cast<std::size_t>(p)];
-        g_watch.connecting.store(p, std::memory_order_release);
-        if (status st = g.tr->connect(p, a.data(), a.size()); !st) {
-            stop_watch();
-            std::fprintf(stderr, "mpc: %s cannot connect to %s: %s\n", describe_process(g.me).c_str(),
-                         describe_process(p).c_str(), st.reason());
-            g.boot->abort(1, "cannot connect");
-            return false;
-        }
+    g.route.assign(static_cast<std::size_t>(nprocs), nullptr);
+    g.tr = std::make_unique<router>();
+    std::vector<char> use_shm;
+    if (status st = connect_shm(nprocs, use_shm); !st) {
+        stop_watch();
+        std::fprintf(stderr, "mpc: process %d: connecting the processes of its node failed: %s\n", g.me, st.reason());
+        return false;
+    }
+    if (!connect_ucx(nprocs, use_shm)) {
+        return false;
     }
     g_watch.connecting.store(-1, std::memory_order_release);
     g_active = true;

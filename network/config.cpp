@@ -14,6 +14,14 @@ MPC_CONFIG_TABLE(net, {
      "UCX transport: report a dead peer process through UCX (UCP_ERR_HANDLING_MODE_PEER); UCX 1.13 then "
      "uses no shared-memory transport between processes (TCP only); the launcher detects dead processes "
      "either way"},
+    {"MPC_NET_SHM", ::mpc::config::knob_type::boolean, "1",
+     "processes of one node talk through the shared-memory transport (rings in memfd segments, CMA for "
+     "large messages) instead of UCX"},
+    {"MPC_NET_SHM_EAGER", ::mpc::config::knob_type::size, "8192",
+     "shared-memory transport: messages up to this many bytes are copied through the ring; larger ones "
+     "are read by the receiver straight from the sender's buffer (CMA, process_vm_readv)"},
+    {"MPC_NET_SHM_RING", ::mpc::config::knob_type::size, "262144",
+     "shared-memory transport: bytes of the receive ring of each pair of processes of a node"},
     {"MPC_NET_CONNECT_TIMEOUT", ::mpc::config::knob_type::integer, "30",
      "seconds a process of a multi-process job waits at start-up for a first message from every other "
      "process before it reports those it cannot reach (and over which transport) and ends the job"},

@@ -19,6 +19,8 @@
 namespace mpc::net {
 
 class ucx_transport;
+class shm_transport;
+class transport;
 
 /// A caller-owned record of one send or fetch; it must stay valid (and unmoved) until `fn` ran.
 /// `fn` runs exactly once for every send()/fetch() that returned ok, with the final status.
@@ -49,10 +51,16 @@ public:
         kept_ = persistent_ || rndv_;
         return kept_;
     }
+    /// The transport that delivered the message: release() and fetch() go to it.
+    transport* owner() const noexcept { return owner_; }
 
 private:
     friend class ucx_transport;
+    friend class shm_transport;
+    transport* owner_ = nullptr;
     void* data_ = nullptr;
+    std::uint64_t token_ = 0;  ///< transport-specific (shm: the sender's completion record)
+    int peer_ = -1;            ///< transport-specific (shm: the sending process)
     std::size_t length_ = 0;
     bool rndv_ = false;
     bool persistent_ = false;

@@ -47,6 +47,7 @@ status ucx_transport::install_am_handler() noexcept {
         envelope env;
         std::memcpy(&env, header, sizeof env);
         incoming msg;
+        msg.owner_ = self;
         msg.data_ = data;
         msg.length_ = length;
         msg.rndv_ = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;

@@ -55,8 +55,9 @@ static void write_file(const char* dir, const char* name, long value) {
 }
 
 /* Writes DIR/shm.<rank>: the shared memory this process has mapped, one object a line:
- * "posix /dev/shm/NAME" (a file under /dev/shm, unlinked or not) or "sysv SHMID" (the inode
- * of a SysV segment's mapping is its id). fault.sh checks that none is left after the job. */
+ * "posix /dev/shm/NAME" (a file under /dev/shm, unlinked or not), "sysv SHMID" (the inode
+ * of a SysV segment's mapping is its id) or "memfd NAME" (MPC's shared-memory transport: no
+ * name in any file system, gone with its last mapping). fault.sh checks that none is left. */
 static void write_shm_list(const char* dir, int rank) {
     char path[4096], tmp[4096 + 32], line[4096 + 256], file[4096];
     snprintf(path, sizeof path, "%s/shm.%d", dir, rank);
@@ -81,6 +82,8 @@ static void write_shm_list(const char* dir, int rank) {
             fprintf(f, "posix %s\n", file);
         } else if (strncmp(file, "/SYSV", 5) == 0) {
             fprintf(f, "sysv %lu\n", inode);
+        } else if (strncmp(file, "/memfd:", 7) == 0) {
+            fprintf(f, "memfd %s\n", file + 7);
         }
     }
     fclose(maps);

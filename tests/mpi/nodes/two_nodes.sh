@@ -8,7 +8,8 @@
 # UCX_TLS=tcp: UCX takes two namespaces of one kernel for one machine (same boot id), so it would
 # pick its shared-memory transports between them, whose wake-up signals (abstract unix sockets)
 # do not cross network namespaces; between real nodes only TCP (or a fabric) exists. Checks: the
-# job's status is 0; every connection UCX made is a TCP one (MPC_LOG_LEVEL=net:debug names them);
+# job's status is 0; every connection is a TCP one (UCX) or MPC's own shared memory, at least one
+# is TCP, and shared memory joins only processes of one node (MPC_LOG_LEVEL=net:debug names them);
 # the two veths carried at least B bytes (default 1).
 #   --blocked   no packet crosses between the nodes (sim_nodes.sh block): the job must end
 #               within seconds with status 2 and a line naming the process it cannot reach
@@ -74,9 +75,20 @@ fi
 [ $status -eq 0 ] || fail "exit status $status"
 conns=$(grep -c "debug net: connected to peer" "$out")
 [ "$conns" -gt 0 ] || fail "no connection logged"
-if grep "debug net: connected to peer" "$out" | grep -v "over tcp/" >/dev/null; then
-    fail "a connection that is not over TCP: $(grep 'connected to peer' "$out" | grep -v 'over tcp/' | head -1)"
+if grep "debug net: connected to peer" "$out" | grep -v "over tcp/" | grep -v "over shared memory" >/dev/null; then
+    fail "a connection neither over TCP nor over shared memory: $(grep 'connected to peer' "$out" |
+        grep -v 'over tcp/' | grep -v 'over shared memory' | head -1)"
 fi
+tcp=$(grep -c "debug net: connected to peer [0-9]* over tcp/" "$out")
+[ "$tcp" -gt 0 ] || fail "no connection over TCP"
+procs=$(for a in "$@"; do [ "${prev:-}" = "-p" ] && echo "$a"; prev=$a; done)
+shm=$(grep "debug net: connected to peer [0-9]* over shared memory" "$out" |
+    sed 's/.*connected to peer \([0-9]*\) over shared memory (from process \([0-9]*\)).*/\1 \2/')
+echo "$shm" | while read -r peer me; do
+    [ -n "$peer" ] || continue
+    [ $((peer * 2 / procs)) -eq $((me * 2 / procs)) ] ||
+        { echo "FAIL: processes $me and $peer of different nodes connected over shared memory"; exit 1; }
+done || exit 1
 total=0
 for n in 0 1; do
     sent=$(sh "$sim" tx "$name" $n)
@@ -84,4 +96,4 @@ for n in 0 1; do
     total=$((total + sent))
 done
 [ "$total" -ge "$min_bytes" ] || fail "the nodes sent $total bytes to each other, expected at least $min_bytes"
-echo "OK: $conns connections, all over TCP"
+echo "OK: $conns connections, $tcp over TCP, the others over shared memory inside a node"

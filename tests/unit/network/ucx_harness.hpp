@@ -28,18 +28,48 @@ struct arrival {
     std::vector<std::byte> bytes;  // eager data copied in the handler when not kept
 };
 
-/// One transport and what it received.
-struct side {
-    std::unique_ptr<ucx_transport> t;
+/// A transport of type T and what its receive handler recorded (the UCX and shm tests).
+template <class T>
+struct recorder {
+    std::unique_ptr<T> t;
     std::mutex mu;
     std::deque<arrival> arrived;
+
+    /// Progresses until pred() holds; false after 60 s (a hang guard, not a timing check).
+    bool wait(const std::function<bool()>& pred) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (!pred()) {
+            t->progress();
+            if (std::chrono::steady_clock::now() > deadline) {
+                return false;
+            }
+        }
+        return true;
+    }
+    std::size_t count() {
+        std::lock_guard lk(mu);
+        return arrived.size();
+    }
+    /// Waits for the next message and removes it from the queue.
+    bool next(arrival& out) {
+        if (!wait([&] { return count() > 0; })) {
+            return false;
+        }
+        std::lock_guard lk(mu);
+        out = std::move(arrived.front());
+        arrived.pop_front();
+        return true;
+    }
+};
+
+/// One UCX transport and what it received.
+struct side : recorder<ucx_transport> {
     bool keep_eager = false;
     /// UCP_ERR_HANDLING_MODE_PEER (TCP only between processes); the other tests use UCX's
     /// shared-memory transports.
     bool detect_failure = false;
     int failed_peer = -1;
     int failures = 0;
-
     static void on_recv(void* arg, const envelope& env, incoming& msg) noexcept {
         auto* s = static_cast<side*>(arg);
         std::lock_guard lk(s->mu);
@@ -76,32 +106,6 @@ struct side {
         t = std::move(r.value());
         return {};
     }
-
-    /// Progresses until pred() holds; false after 60 s (a hang guard, not a timing check).
-    bool wait(const std::function<bool()>& pred) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        while (!pred()) {
-            t->progress();
-            if (std::chrono::steady_clock::now() > deadline) {
-                return false;
-            }
-        }
-        return true;
-    }
-    std::size_t count() {
-        std::lock_guard lk(mu);
-        return arrived.size();
-    }
-    /// Waits for the next message and removes it from the queue.
-    bool next(arrival& out) {
-        if (!wait([&] { return count() > 0; })) {
-            return false;
-        }
-        std::lock_guard lk(mu);
-        out = std::move(arrived.front());
-        arrived.pop_front();
-        return true;
-    }
 };
 
 /// A completion that records its status (from whichever thread progressed).
@@ -118,6 +122,25 @@ struct done_flag : completion {
         };
     }
 };
+
+/// An envelope with every field set from `seq` (the transports carry it unchanged).
+inline envelope make_env(std::uint32_t seq, std::size_t size) {
+    envelope e;
+    e.context_id = 0x10000u + seq;
+    e.source = static_cast<std::int32_t>(seq * 3 + 1);
+    e.dest = -static_cast<std::int32_t>(seq) - 7;
+    e.tag = static_cast<std::int32_t>(seq * 1000 + 5);
+    e.size = size;
+    e.seq = seq;
+    e.kind = (seq % 2) != 0 ? msg_kind::rendezvous : msg_kind::eager;
+    e.flags = static_cast<std::uint8_t>(seq & env_flag_sync);
+    e.reserved[0] = static_cast<std::uint8_t>(seq);
+    e.reserved[1] = static_cast<std::uint8_t>(~seq);
+    e.source_world = static_cast<std::int32_t>(seq + 11);
+    e.reserved2 = seq * 7;
+    e.cookie = 0xabcdef0000000000ULL + seq;
+    return e;
+}
 
 /// Byte i of a test payload for message `seq`.
 inline std::byte pattern(std::uint32_t seq, std::size_t i) {

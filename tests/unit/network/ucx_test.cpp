@@ -16,21 +16,6 @@ namespace {
 constexpr int parent_id = 0;
 constexpr int child_id = 1;
 
-envelope make_env(std::uint32_t seq, std::size_t size) {
-    envelope e;
-    e.context_id = 0x10000u + seq;
-    e.source = static_cast<std::int32_t>(seq * 3 + 1);
-    e.dest = -static_cast<std::int32_t>(seq) - 7;
-    e.tag = static_cast<std::int32_t>(seq * 1000 + 5);
-    e.size = size;
-    e.seq = seq;
-    e.kind = (seq % 2) != 0 ? msg_kind::rendezvous : msg_kind::eager;
-    e.flags = static_cast<std::uint8_t>(seq & env_flag_sync);
-    e.reserved[0] = static_cast<std::uint8_t>(seq);
-    e.reserved[1] = static_cast<std::uint8_t>(~seq);
-    return e;
-}
-
 bool same_env(const envelope& a, const envelope& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// Sends and progresses until the send completed successfully.

@@ -1,0 +1,150 @@
+/// \file
+/// The shared-memory transport between the processes of one node (issue 7): a ring per
+/// (sender process -> receiver process) pair in memory the receiver owns, single copy through
+/// CMA (process_vm_readv) for large messages. Part of libmpc (no UCX); remote.cpp routes the
+/// peers of this process's node through it and the others through UCX.
+///
+/// Design (docs/architecture.md, "Network: shared memory between the processes of a node"):
+/// - **Memory.** Each process creates one memfd segment (memfd_create: nothing in the file
+///   system, gone with the last process that maps it) holding a header and one receive ring per
+///   possible sender. Its address (pid, memfd, eventfd, a random token, the address of a probe
+///   word) goes through the bootstrap's all-gather; a sender maps the segment by opening
+///   /proc/<pid>/fd/<memfd> (UCX's "proc link") and checks the token.
+/// - **Rings.** Slots are cache lines. A message starts with a line holding the 48-byte
+///   envelope, then a 64-bit flag word (message type in the top byte, the slot's absolute
+///   position + 1 below, written last with release), then 8 payload bytes; a longer eager
+///   payload continues in the next lines (contiguous: a message that does not fit before the
+///   ring's end is preceded by a pad record). So an envelope with up to 8 bytes is one line. The
+///   receiver checks only the flag of the line at its consumer position; it zeroes the flag word
+///   of the payload lines it consumed, so stale data never looks like a message. One producer
+///   per ring: the sending VPs of a process serialize on a spin lock per peer.
+/// - **Flow control.** The consumer position sits on its own line (the ring's control line),
+///   written by the receiver after each message and read by the sender only when its cached
+///   copy says the ring is full. A send that does not fit is queued (in order, behind any
+///   earlier queued send) and finished by progress(); the sender sets `waiting` on the control
+///   line, and the receiver wakes it (eventfd) after freeing space.
+/// - **Rendezvous** (from the eager limit, MPC_NET_SHM_EAGER): a one-line request (envelope,
+///   buffer address, the sender's completion record); fetch() reads the data with
+///   process_vm_readv straight into the receive buffer and answers with a one-line `fin` in the
+///   reverse ring, which completes the sender's send. A connect() first reads the peer's probe
+///   word with process_vm_readv: without CMA permission (Yama, containers) it fails with
+///   `unsupported` and the caller uses another transport for that peer.
+/// - **Sleep.** arm() sets a `sleeping` word in this process's segment (then re-checks the
+///   rings); a sender that sees it after publishing writes to the receiver's eventfd (its copy,
+///   from pidfd_getfd: an eventfd cannot be reopened through /proc).
+///
+/// Threading: send(), fetch(), release() and progress() are safe from several threads; one
+/// progress() at a time drains the rings (another returns 0 at once). connect() and
+/// disconnect() are for start-up, before the first progress(). Callbacks run inside progress()
+/// (or inside send()/fetch() when the operation completes at once): they must not yield, block
+/// or call progress().
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lib/status.hpp"
+#include "network/transport.hpp"
+
+namespace mpc::net {
+
+/// Creation parameters of the shared-memory transport.
+struct shm_options {
+    int max_peers = 0;  ///< peer ids are 0 .. max_peers-1 (process indices of the job)
+    int index = -1;     ///< this process's id (the ring it writes in a peer's segment)
+    recv_handler on_recv = nullptr;
+    void* recv_arg = nullptr;
+    std::size_t ring_bytes = 0;  ///< bytes of each receive ring (0: MPC_NET_SHM_RING)
+    std::size_t eager_max = 0;   ///< largest eager payload (0: MPC_NET_SHM_EAGER)
+};
+
+/// What address() holds (host byte order; for tests that forge addresses).
+struct shm_address {
+    std::uint64_t magic;
+    std::uint64_t token;       ///< random; also in the segment's header and the probe word
+    std::uint64_t probe_addr;  ///< address of a word holding `token` (the CMA probe)
+    std::uint64_t seg_bytes;
+    std::int32_t pid;
+    std::int32_t memfd;
+    std::int32_t efd;
+    std::int32_t index;
+    std::uint32_t rings;
+    std::uint32_t slots;  ///< lines per ring
+};
+
+/// One process's shared-memory transport. Not movable.
+class shm_transport final : public transport {
+public:
+    /// Creates the segment and the eventfd. Errors: invalid_argument, no_memory, internal
+    /// (a system call failed; logged with errno's text).
+    static result<std::unique_ptr<shm_transport>> create(const shm_options& opts) noexcept;
+    ~shm_transport() override;
+    shm_transport(const shm_transport&) = delete;
+    shm_transport& operator=(const shm_transport&) = delete;
+
+    const std::vector<std::byte>& address() const noexcept override { return address_; }
+    /// Maps the peer's segment, gets a copy of its eventfd, probes CMA. Start-up only. Errors:
+    /// invalid_argument (bad address), unsupported (the peer cannot be reached through shared
+    /// memory and CMA: use another transport for it).
+    status connect(int peer, const void* addr, std::size_t len) noexcept override;
+    /// Forgets a connected peer (start-up only: the caller chose another transport for it).
+    void disconnect(int peer) noexcept;
+    /// Eager (copied into the ring; c->fn runs before send returns unless the ring is full) up
+    /// to the eager limit, rendezvous above (c->fn runs when the receiver fetched or released
+    /// the message). Never blocks.
+    status send(int peer, const envelope& env, const void* data, std::size_t len, completion* c) noexcept override;
+    void release(incoming& msg) noexcept override;
+    /// Kept rendezvous messages only (eager data is not kept: incoming::keep() returns false
+    /// for it, the handler copies). Completes before returning.
+    status fetch(incoming& msg, void* buf, std::size_t cap, completion* c) noexcept override;
+    int progress() noexcept override;
+    int event_fd() const noexcept override { return efd_; }
+    bool arm() noexcept override;
+    bool peer_failed(int peer) const noexcept override;
+    std::string route(int peer) const override;
+    status shutdown() noexcept override;
+
+    /// The largest eager payload.
+    std::size_t eager_max() const noexcept { return eager_max_; }
+
+    struct ring;    ///< a receive ring in a segment (shm.cpp)
+    struct peer;    ///< the state about one peer process (shm.cpp)
+    struct queued;  ///< a send waiting for ring space (shm.cpp)
+
+private:
+    shm_transport() = default;
+    status init(const shm_options& opts) noexcept;
+    peer* find(int id) const noexcept;
+    ring* rx_ring(int sender) const noexcept;
+    bool rx_ready(const peer& p) const noexcept;
+    int drain_ring(peer& p) noexcept;
+    std::size_t handle(peer& p, std::byte* first, std::uint64_t type) noexcept;
+    int drain_queue(peer& p) noexcept;
+    status post(peer& p, const queued& q, bool* written) noexcept;
+    bool try_write(peer& p, const queued& q) noexcept;
+    void notify(peer& p) noexcept;
+    void send_fin(peer& p, std::uint64_t token, bool ok) noexcept;
+    bool tx_can_move(peer& p) noexcept;
+    bool peer_dead(peer& p) noexcept;
+    void fail_queue(peer& p) noexcept;
+
+    shm_options opts_{};
+    std::size_t eager_max_ = 0;
+    std::uint32_t slots_ = 0;  ///< lines per ring (a power of two)
+    std::size_t ring_stride_ = 0;
+    std::byte* seg_ = nullptr;  ///< this process's segment
+    std::size_t seg_bytes_ = 0;
+    int memfd_ = -1;
+    int efd_ = -1;
+    std::uint64_t probe_word_ = 0;  ///< holds the token: what peers read to probe CMA
+    std::vector<std::byte> address_;
+    std::unique_ptr<peer*[]> peers_;
+    std::vector<peer*> polled_;  ///< connected peers, in id order
+    std::atomic<bool> progressing_{false};
+    std::atomic<int> queued_peers_{0};  ///< peers with queued sends
+};
+
+}  // namespace mpc::net

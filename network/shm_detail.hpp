@@ -1,0 +1,103 @@
+/// \file
+/// Internals of the shared-memory transport shared by shm.cpp and shm_io.cpp: the segment and
+/// ring layout, the per-peer state.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+
+#include "lib/spinlock.hpp"
+#include "lib/status.hpp"
+#include "network/shm.hpp"
+
+namespace mpc::net {
+
+namespace shm_detail {
+
+constexpr std::size_t line = 64;
+/// A message's first line: the envelope, the flag word, then 8 bytes (payload, or its length).
+constexpr std::size_t flag_off = sizeof(envelope);
+constexpr std::size_t data_off = flag_off + 8;
+static_assert(data_off == 56);
+/// The flag word: the message type in the top byte, the line's absolute position + 1 below.
+constexpr int type_shift = 56;
+constexpr std::uint64_t pos_mask = (std::uint64_t{1} << type_shift) - 1;
+enum msg_type : std::uint64_t {
+    t_eager = 1,  ///< payload at data_off (its length is the envelope's size)
+    t_eager_len = 2,  ///< payload length (u64) at data_off, payload from the next line
+    t_rts = 3,    ///< rendezvous request: buffer address at data_off, completion record at line + 0
+    t_fin = 4,    ///< rendezvous done: completion record at data_off, status in envelope::size
+    t_pad = 5,    ///< skip to the ring's end
+};
+
+constexpr std::uint64_t seg_magic = 0x4d50'4353'4547'4d54ULL;
+constexpr std::size_t header_bytes = 2 * line;
+
+/// The first two lines of a segment.
+struct seg_header {
+    std::uint64_t magic = 0;
+    std::uint64_t token = 0;
+    std::uint32_t rings = 0;
+    std::uint32_t slots = 0;
+    /// Set by arm() while the owner may sleep on its eventfd: a sender then signals it.
+    alignas(line) std::atomic<std::uint32_t> sleeping{0};
+};
+static_assert(sizeof(seg_header) <= header_bytes);
+
+inline std::atomic_ref<std::uint64_t> flag_of(std::byte* first_line) noexcept {
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(first_line + flag_off));
+}
+
+/// Logs "what: errno's text" and returns errc::internal.
+status sys_error(const char* what) noexcept;
+
+}  // namespace shm_detail
+
+/// A receive ring: the control line, then the slots.
+struct shm_transport::ring {
+    alignas(shm_detail::line) std::atomic<std::uint64_t> head{0};  ///< consumer position (receiver writes)
+    std::atomic<std::uint32_t> waiting{0};  ///< the sender has queued sends: wake it after consuming
+    std::byte* slot(std::uint64_t pos, std::uint32_t mask) noexcept {
+        return reinterpret_cast<std::byte*>(this) + shm_detail::line + (pos & mask) * shm_detail::line;
+    }
+};
+static_assert(sizeof(shm_transport::ring) == shm_detail::line);
+
+/// A send waiting for ring space (or a fin).
+struct shm_transport::queued {
+    std::uint64_t type = 0;
+    envelope env{};
+    const void* data = nullptr;
+    std::size_t len = 0;
+    completion* c = nullptr;  ///< eager: run once written; rts: travels in the request
+    std::uint64_t extra = 0;  ///< fin: the completion record it names
+};
+
+/// One connected peer process.
+struct shm_transport::peer {
+    int id = -1;
+    pid_t pid = 0;
+    int pidfd = -1;
+    int efd = -1;  ///< our copy of its eventfd
+    std::byte* seg = nullptr;  ///< its segment
+    std::size_t seg_bytes = 0;
+    shm_detail::seg_header* hdr = nullptr;
+    ring* tx = nullptr;  ///< our ring in its segment
+    ring* rx = nullptr;  ///< its ring in our segment
+    std::atomic<bool> failed{false};
+    // Sending side, under `lock`.
+    spinlock lock;
+    std::uint64_t tail = 0;
+    std::uint64_t cached_head = 0;
+    std::deque<queued> queue;
+    std::atomic<bool> has_queue{false};
+    unsigned stalls = 0;
+    // Receiving side, under the transport's progressing_ flag.
+    std::atomic<std::uint64_t> rx_head{0};
+};
+
+}  // namespace mpc::net

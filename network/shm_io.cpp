@@ -1,0 +1,387 @@
+/// \file
+/// The message paths of the shared-memory transport: writing a message into a peer's ring
+/// (or queueing it while the ring is full), draining this process's rings, rendezvous through
+/// CMA. Design and ring format in shm.hpp.
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "lib/log.hpp"
+#include "network/shm_detail.hpp"
+
+namespace mpc::net {
+
+using namespace shm_detail;
+
+namespace {
+
+/// errc::internal with "what: errno's text" as the reason (status keeps a pointer: per thread).
+status errno_status(const char* what) noexcept {
+    thread_local char why[200];
+    std::snprintf(why, sizeof why, "%s: %s", what, std::strerror(errno));
+    return {errc::internal, why};
+}
+
+}  // namespace
+
+status shm_detail::sys_error(const char* what) noexcept {
+    status st = errno_status(what);
+    MPC_LOG(error, net, "%s", st.reason());
+    return st;
+}
+
+namespace {
+
+void wake_fd(int fd) noexcept {
+    const std::uint64_t one = 1;
+    ssize_t n = ::write(fd, &one, sizeof one);
+    (void)n;  // a full counter already wakes the reader
+}
+
+}  // namespace
+
+/// Writes `q` at the ring's tail (behind a pad record when it would cross the ring's end); false
+/// when the ring has no room. Under p.lock.
+bool shm_transport::try_write(peer& p, const queued& q) noexcept {
+    const std::uint32_t mask = slots_ - 1;
+    std::uint64_t type = q.type;
+    std::size_t start = data_off;
+    if (type == t_eager && q.len != q.env.size) {
+        type = t_eager_len;
+        start = line;
+    }
+    const std::size_t lines = type == t_rts ? 2 : (start + q.len + line - 1) / line;
+    const std::uint64_t pos = p.tail & mask;
+    const std::uint64_t pad = pos + lines > slots_ ? slots_ - pos : 0;
+    if (p.tail + pad + lines - p.cached_head > slots_) {
+        p.cached_head = p.tx->head.load(std::memory_order_acquire);
+        if (p.tail + pad + lines - p.cached_head > slots_) {
+            return false;
+        }
+    }
+    if (pad != 0) {
+        flag_of(p.tx->slot(p.tail, mask)).store((std::uint64_t{t_pad} << type_shift) | (p.tail + 1),
+                                                std::memory_order_release);
+        p.tail += pad;
+    }
+    std::byte* s = p.tx->slot(p.tail, mask);
+    std::memcpy(s, &q.env, sizeof(envelope));
+    switch (type) {
+    case t_eager:
+        if (q.len != 0) {
+            std::memcpy(s + data_off, q.data, q.len);
+        }
+        break;
+    case t_eager_len: {
+        const std::uint64_t n = q.len;
+        std::memcpy(s + data_off, &n, sizeof n);
+        if (q.len != 0) {
+            std::memcpy(s + line, q.data, q.len);
+        }
+        break;
+    }
+    case t_rts: {
+        const std::uint64_t a = reinterpret_cast<std::uintptr_t>(q.data);
+        const std::uint64_t c = reinterpret_cast<std::uintptr_t>(q.c);
+        std::memcpy(s + data_off, &a, sizeof a);
+        std::memcpy(s + line, &c, sizeof c);
+        break;
+    }
+    default:  // t_fin
+        std::memcpy(s + data_off, &q.extra, sizeof q.extra);
+        break;
+    }
+    flag_of(s).store((type << type_shift) | (p.tail + 1), std::memory_order_release);
+    p.tail += lines;
+    return true;
+}
+
+/// After publishing: signals the receiver if it may be asleep (the fence pairs with arm()'s).
+void shm_transport::notify(peer& p) noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (p.hdr->sleeping.load(std::memory_order_relaxed) != 0) {
+        wake_fd(p.efd);
+    }
+}
+
+/// Writes `q` now, or queues it behind earlier queued sends (progress() writes it later).
+status shm_transport::post(peer& p, const queued& q, bool* written) noexcept {
+    bool ok = false;
+    p.lock.lock();
+    if (p.queue.empty()) {
+        ok = try_write(p, q);
+    }
+    if (!ok) {
+        try {
+            p.queue.push_back(q);
+        } catch (...) {
+            p.lock.unlock();
+            return {errc::no_memory, "queueing a send to a full shared-memory ring"};
+        }
+        if (p.queue.size() == 1) {
+            p.has_queue.store(true, std::memory_order_relaxed);
+            queued_peers_.fetch_add(1, std::memory_order_relaxed);
+            p.tx->waiting.store(1, std::memory_order_relaxed);
+        }
+    }
+    p.lock.unlock();
+    if (ok) {
+        notify(p);
+    }
+    *written = ok;
+    return {};
+}
+
+status shm_transport::send(int id, const envelope& env, const void* data, std::size_t len, completion* c) noexcept {
+    peer* p = find(id);
+    if (p == nullptr) {
+        return {errc::invalid_argument, "send to a peer that is not connected"};
+    }
+    if (c == nullptr || c->fn == nullptr || (data == nullptr && len != 0)) {
+        return {errc::invalid_argument, "send without a completion or without data"};
+    }
+    if (p->failed.load(std::memory_order_acquire)) {
+        return {errc::internal, "send to a peer process that ended"};
+    }
+    c->header = env;
+    queued q;
+    q.type = len > eager_max_ ? t_rts : t_eager;
+    q.env = env;
+    q.data = data;
+    q.len = len;
+    q.c = c;
+    bool written = false;
+    if (status st = post(*p, q, &written); !st) {
+        return st;
+    }
+    if (written && q.type == t_eager) {
+        c->fn(c, {});
+    }
+    return {};
+}
+
+void shm_transport::send_fin(peer& p, std::uint64_t token, bool ok) noexcept {
+    queued q;
+    q.type = t_fin;
+    q.env.size = ok ? 0 : 1;
+    q.extra = token;
+    bool written = false;
+    if (status st = post(p, q, &written); !st) {
+        MPC_LOG(error, net, "cannot answer a rendezvous of peer %d: %s", p.id, st.reason());
+    }
+}
+
+/// Writes the queued sends that fit now; gives up on a peer whose process ended.
+int shm_transport::drain_queue(peer& p) noexcept {
+    int n = 0;
+    for (;;) {
+        p.lock.lock();
+        if (p.queue.empty()) {
+            p.lock.unlock();
+            break;
+        }
+        const queued q = p.queue.front();
+        if (!try_write(p, q)) {
+            const bool dead = (++p.stalls % 4096) == 0 && peer_dead(p);
+            p.lock.unlock();
+            if (dead) {
+                fail_queue(p);
+            }
+            break;
+        }
+        p.queue.pop_front();
+        p.stalls = 0;
+        if (p.queue.empty()) {
+            p.has_queue.store(false, std::memory_order_relaxed);
+            queued_peers_.fetch_sub(1, std::memory_order_relaxed);
+        }
+        p.lock.unlock();
+        notify(p);
+        if (q.type == t_eager) {
+            q.c->fn(q.c, {});
+        }
+        ++n;
+    }
+    return n;
+}
+
+/// The peer's process ended with sends queued for it: they fail (the owner's completion sees
+/// an error; the launcher is ending the job).
+void shm_transport::fail_queue(peer& p) noexcept {
+    std::deque<queued> lost;
+    p.lock.lock();
+    lost.swap(p.queue);
+    if (p.has_queue.exchange(false, std::memory_order_relaxed)) {
+        queued_peers_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    p.lock.unlock();
+    MPC_LOG(debug, net, "peer %d ended with %zu sends queued for it", p.id, lost.size());
+    for (const queued& q : lost) {
+        if (q.c != nullptr) {
+            q.c->fn(q.c, {errc::internal, "the receiving process ended"});
+        }
+    }
+}
+
+/// With sends queued: asks the receiver for a wake-up, then whether the first fits now.
+bool shm_transport::tx_can_move(peer& p) noexcept {
+    p.lock.lock();
+    bool fits = false;
+    if (!p.queue.empty()) {
+        p.tx->waiting.store(1, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // against drain_ring's
+        const std::uint64_t saved = p.cached_head;
+        p.cached_head = p.tx->head.load(std::memory_order_acquire);
+        fits = p.cached_head != saved;  // the receiver consumed since the last attempt
+    }
+    p.lock.unlock();
+    return fits;
+}
+
+/// Handles the message whose first line is `first`; returns its number of lines.
+std::size_t shm_transport::handle(peer& p, std::byte* first, std::uint64_t type) noexcept {
+    envelope env;
+    std::memcpy(&env, first, sizeof env);
+    incoming msg;
+    msg.owner_ = this;
+    msg.peer_ = p.id;
+    std::size_t lines = 1;
+    switch (type) {
+    case t_eager:
+        msg.data_ = first + data_off;
+        msg.length_ = static_cast<std::size_t>(env.size);
+        lines = (data_off + msg.length_ + line - 1) / line;
+        break;
+    case t_eager_len: {
+        std::uint64_t n = 0;
+        std::memcpy(&n, first + data_off, sizeof n);
+        msg.data_ = first + line;
+        msg.length_ = static_cast<std::size_t>(n);
+        lines = 1 + (msg.length_ + line - 1) / line;
+        break;
+    }
+    case t_rts: {
+        std::uint64_t a = 0;
+        std::memcpy(&a, first + data_off, sizeof a);
+        std::memcpy(&msg.token_, first + line, sizeof msg.token_);
+        msg.data_ = reinterpret_cast<void*>(static_cast<std::uintptr_t>(a));
+        msg.length_ = static_cast<std::size_t>(env.size);
+        msg.rndv_ = true;
+        lines = 2;
+        break;
+    }
+    case t_fin: {
+        std::uint64_t c = 0;
+        std::memcpy(&c, first + data_off, sizeof c);
+        auto* done = reinterpret_cast<completion*>(static_cast<std::uintptr_t>(c));
+        done->fn(done, env.size == 0 ? status{} : status{errc::internal, "the receiver could not read the message"});
+        return 1;
+    }
+    default:
+        MPC_LOG(error, net, "shm ring of peer %d: unknown message type %llu", p.id,
+                static_cast<unsigned long long>(type));
+        return 1;
+    }
+    if (opts_.on_recv != nullptr) {
+        opts_.on_recv(opts_.recv_arg, env, msg);
+    } else {
+        MPC_LOG(warn, net, "dropped a message from rank %d: no receive handler", env.source);
+    }
+    if (msg.rndv_ && !msg.kept_ && msg.token_ != 0) {
+        send_fin(p, msg.token_, true);  // dropped, neither kept nor fetched: the sender completes
+    }
+    return lines;
+}
+
+/// Handles the messages waiting in peer p's ring (at most a batch).
+int shm_transport::drain_ring(peer& p) noexcept {
+    const std::uint32_t mask = slots_ - 1;
+    std::uint64_t head = p.rx_head.load(std::memory_order_relaxed);
+    int n = 0;
+    for (; n < 64; ++n) {
+        std::byte* s = p.rx->slot(head, mask);
+        const std::uint64_t f = flag_of(s).load(std::memory_order_acquire);
+        if ((f & pos_mask) != head + 1) {
+            break;
+        }
+        const std::uint64_t type = f >> type_shift;
+        std::size_t lines = slots_ - (head & mask);  // t_pad
+        if (type != t_pad) {
+            lines = handle(p, s, type);
+            for (std::size_t i = 1; i < lines; ++i) {  // stale payload must never look like a flag
+                flag_of(p.rx->slot(head + i, mask)).store(0, std::memory_order_relaxed);
+            }
+        }
+        head += lines;
+        p.rx_head.store(head, std::memory_order_relaxed);
+        p.rx->head.store(head, std::memory_order_release);
+    }
+    if (n > 0) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // against tx_can_move's
+        if (p.rx->waiting.load(std::memory_order_relaxed) != 0) {
+            p.rx->waiting.store(0, std::memory_order_relaxed);
+            wake_fd(p.efd);
+        }
+    }
+    return n;
+}
+
+void shm_transport::release(incoming& msg) noexcept {
+    if (!msg.kept_) {
+        return;
+    }
+    msg.kept_ = false;
+    if (msg.rndv_ && msg.token_ != 0) {
+        if (peer* p = find(msg.peer_); p != nullptr) {
+            send_fin(*p, msg.token_, true);  // the sender completes without a transfer
+        }
+        msg.token_ = 0;
+    }
+}
+
+status shm_transport::fetch(incoming& msg, void* buf, std::size_t cap, completion* c) noexcept {
+    if (!msg.kept_ || !msg.rndv_) {
+        return {errc::invalid_argument, "fetch of a message that was not kept"};
+    }
+    if (cap < msg.length_ || (buf == nullptr && msg.length_ != 0)) {
+        return {errc::invalid_argument, "fetch into a buffer smaller than the message"};
+    }
+    if (c == nullptr || c->fn == nullptr) {
+        return {errc::invalid_argument, "fetch without a completion"};
+    }
+    peer* p = find(msg.peer_);
+    if (p == nullptr) {
+        return {errc::invalid_argument, "fetch from a peer that is not connected"};
+    }
+    msg.kept_ = false;
+    const std::uint64_t token = msg.token_;
+    msg.token_ = 0;
+    std::size_t done = 0;
+    while (done < msg.length_) {
+        struct iovec l = {static_cast<char*>(buf) + done, msg.length_ - done};
+        struct iovec r = {static_cast<char*>(msg.data_) + done, msg.length_ - done};
+        const ssize_t n = ::process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n == 0) {
+                errno = EFAULT;
+            }
+            // Most likely the sender died: the caller waits for the launcher (no error line here).
+            status st = errno_status("process_vm_readv of a rendezvous message");
+            MPC_LOG(debug, net, "peer %d: %s", p->id, st.reason());
+            send_fin(*p, token, false);
+            return st;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    send_fin(*p, token, true);
+    c->fn(c, {});
+    return {};
+}
+
+}  // namespace mpc::net
