@@ -1,5 +1,5 @@
 /// \file
-/// Data handles: registration of the variable, vector and matrix interfaces, the per-handle
+/// Data handles: registration of the variable, vector, matrix and block interfaces, the per-handle
 /// access history that turns the submission order into dependencies, acquisition by the
 /// application, and unregistration.
 ///
@@ -96,6 +96,25 @@ void drop_history(data* d) noexcept {
     d->readers.clear();
 }
 
+/// Whether d looks like a registered handle (the check reads d: it catches a handle unregistered
+/// while its memory is still mapped, not every stale pointer).
+status live(const data* d, const char* call) noexcept {
+    if (d == nullptr || d->magic != data::live_magic) {
+        MPC_LOG(error, tg, "%s: not a registered handle (unregistered already?)", call);
+        return {errc::invalid_argument, "not a registered handle"};
+    }
+    return {};
+}
+
+/// Frees a handle nobody uses any more.
+void destroy(data* d) noexcept {
+    d->g.lock.lock();  // the last detach_buffers() may still be unlocking
+    drop_history(d);
+    d->magic = 0;
+    d->g.lock.unlock();
+    delete d;
+}
+
 }  // namespace
 
 namespace detail {
@@ -165,11 +184,16 @@ void detach_buffers(task* t) noexcept {
         data* d = t->bufs[i].d;
         d->g.lock.lock();
         gate::wakeups w;
-        if (--d->users == 0) {
+        bool last = --d->users == 0;
+        bool free_it = last && d->free_when_unused;
+        if (last && !free_it) {
             w = d->g.notify_locked();
         }
         d->g.lock.unlock();  // unregister() may free d from here on
         gate::deliver(w);
+        if (free_it) {
+            destroy(d);  // unregister_submit() left it to the last user
+        }
     }
 }
 
@@ -208,6 +232,22 @@ status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx
     return st;
 }
 
+status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ldz, std::uint32_t nx,
+                      std::uint32_t ny, std::uint32_t nz, std::size_t elemsize) noexcept {
+    // Rows must not overlap, nor planes: a plane spans ldy * (ny - 1) + nx elements.
+    if (ldy < nx || (nz > 1 && ny > 0 && static_cast<std::uint64_t>(ldz) < static_cast<std::uint64_t>(ldy) * (ny - 1) + nx)) {
+        MPC_LOG(error, tg, "register_block: leading dimensions ldy %u, ldz %u too small for %u x %u x %u", ldy, ldz,
+                nx, ny, nz);
+        return {errc::invalid_argument, "block leading dimensions too small"};
+    }
+    status st = new_handle(out, interface_id::block);
+    if (st.ok()) {
+        auto p = reinterpret_cast<std::uintptr_t>(ptr);
+        (*out)->iface.blk = {interface_id::block, p, p, 0, nx, ny, nz, ldy, ldz, elemsize};
+    }
+    return st;
+}
+
 void* interface_of(data* d) noexcept { return &d->iface; }
 interface_id interface_of_kind(const data* d) noexcept { return d->id; }
 
@@ -224,8 +264,8 @@ void set_default_sequential_consistency(bool on) noexcept { g_default_seq.store(
 bool default_sequential_consistency() noexcept { return g_default_seq.load(std::memory_order_relaxed); }
 
 status acquire(data* d, access_mode mode) noexcept {
-    if (d == nullptr || d->magic != data::live_magic) {
-        return {errc::invalid_argument, "acquire: not a registered handle"};
+    if (status st = live(d, "acquire"); !st.ok()) {
+        return st;
     }
     if ((mode & access_rw) == 0 || (mode & ~access_rw) != 0) {
         MPC_LOG(error, tg, "acquire: access mode %u not supported (R, W, RW)", mode);
@@ -260,8 +300,8 @@ status acquire(data* d, access_mode mode) noexcept {
 }
 
 status release(data* d) noexcept {
-    if (d == nullptr || d->magic != data::live_magic) {
-        return {errc::invalid_argument, "release: not a registered handle"};
+    if (status st = live(d, "release"); !st.ok()) {
+        return st;
     }
     d->g.lock.lock();
     if (d->acquired.empty()) {
@@ -278,9 +318,8 @@ status release(data* d) noexcept {
 }
 
 status unregister(data* d) noexcept {
-    if (d == nullptr || d->magic != data::live_magic) {
-        MPC_LOG(error, tg, "unregister: not a registered handle (unregistered twice?)");
-        return {errc::invalid_argument, "not a registered handle"};
+    if (status st = live(d, "unregister"); !st.ok()) {
+        return st;
     }
     if (detail::in_task()) {
         MPC_LOG(error, tg, "data unregister called from inside a task or callback: it would wait for ever for the "
@@ -300,11 +339,27 @@ status unregister(data* d) noexcept {
     }
     d->unregistering = true;  // no task may name it from now on
     d->g.wait_locked([d] { return d->users == 0; }, "mpc::tg::unregister");
-    d->g.lock.lock();  // the last detach_buffers() has unlocked: nothing touches d any more
-    drop_history(d);
-    d->magic = 0;
+    destroy(d);
+    return {};
+}
+
+status unregister_submit(data* d) noexcept {
+    if (status st = live(d, "unregister_submit"); !st.ok()) {
+        return st;
+    }
+    d->g.lock.lock();
+    if (d->unregistering) {
+        d->g.lock.unlock();
+        MPC_LOG(error, tg, "unregister_submit of a handle that is being unregistered");
+        return {errc::busy, "handle being unregistered"};
+    }
+    d->unregistering = true;
+    bool now = d->users == 0;
+    d->free_when_unused = !now;
     d->g.lock.unlock();
-    delete d;
+    if (now) {
+        destroy(d);
+    }
     return {};
 }
 

@@ -70,11 +70,13 @@ struct data {
         variable_interface var;
         vector_interface vec;
         matrix_interface mat;
+        block_interface blk;
     } iface{};
 
     detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
     bool seq = true;
     bool unregistering = false;
+    bool free_when_unused = false;  ///< unregister_submit(): the last user frees the handle
     long users = 0;  ///< submitted, unfinished tasks and acquisitions naming this handle
     task* last_writer = nullptr;   ///< referenced
     std::vector<task*> readers;    ///< readers since last_writer, referenced

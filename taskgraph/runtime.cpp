@@ -12,6 +12,7 @@
 /// 0's worker runs only while the program waits; wake-ups therefore prefer workers on other VPs
 /// than the pusher's, and when there are fewer workers than VPs they take the last VPs.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -64,8 +65,9 @@ struct runtime {
     std::atomic<std::uint64_t> seq{0};
     std::atomic<unsigned> wake_cursor{0};
 
-    detail::gate all_done;  ///< guards inflight and alive for waiters
+    detail::gate all_done;  ///< guards inflight, notify_at and alive for waiters
     long inflight = 0;
+    long notify_at = 0;  ///< wake waiters when inflight drops to this (wait_for_n_submitted)
     int alive = 0;  ///< worker ULTs not yet ended
 };
 
@@ -378,8 +380,9 @@ void inflight_add() noexcept {
 void inflight_done() noexcept {
     g_rt.all_done.lock.lock();
     gate::wakeups wk;
-    if (--g_rt.inflight == 0) {
+    if (--g_rt.inflight <= g_rt.notify_at) {
         wk = g_rt.all_done.notify_locked();
+        g_rt.notify_at = 0;  // the woken waiters set it again if they still wait
     }
     g_rt.all_done.lock.unlock();
     gate::deliver(wk);
@@ -452,6 +455,27 @@ status wait_for_all() noexcept {
     }
     g_rt.all_done.lock.lock();
     g_rt.all_done.wait_locked([] { return g_rt.inflight == 0; }, "mpc::tg::wait_for_all");
+    return {};
+}
+
+status wait_for_n_submitted(long n) noexcept {
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "wait_for_n_submitted called from inside a task or callback: it may wait for ever");
+        return {errc::busy, "blocking call from a task"};
+    }
+    if (n < 0) {
+        return {errc::invalid_argument, "negative task count"};
+    }
+    g_rt.all_done.lock.lock();
+    g_rt.all_done.wait_locked(
+        [n] {
+            if (g_rt.inflight <= n) {
+                return true;
+            }
+            g_rt.notify_at = std::max(g_rt.notify_at, n);
+            return false;
+        },
+        "mpc::tg::wait_for_n_submitted");
     return {};
 }
 

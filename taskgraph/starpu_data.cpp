@@ -40,10 +40,21 @@ MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, ny);
 MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, ld);
 MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, elemsize);
 MPC_SAME_FIELD(starpu_matrix_interface, matrix_interface, allocsize);
+static_assert(sizeof(starpu_block_interface) == sizeof(block_interface));
+MPC_SAME_FIELD(starpu_block_interface, block_interface, ptr);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, dev_handle);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, offset);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, nx);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, ny);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, nz);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, ldy);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, ldz);
+MPC_SAME_FIELD(starpu_block_interface, block_interface, elemsize);
 #undef MPC_SAME_FIELD
 static_assert(static_cast<int>(STARPU_VARIABLE_INTERFACE_ID) == static_cast<int>(interface_id::variable) &&
               static_cast<int>(STARPU_VECTOR_INTERFACE_ID) == static_cast<int>(interface_id::vector) &&
-              static_cast<int>(STARPU_MATRIX_INTERFACE_ID) == static_cast<int>(interface_id::matrix));
+              static_cast<int>(STARPU_MATRIX_INTERFACE_ID) == static_cast<int>(interface_id::matrix) &&
+              static_cast<int>(STARPU_BLOCK_INTERFACE_ID) == static_cast<int>(interface_id::block));
 static_assert(+STARPU_R == +access_read && +STARPU_W == +access_write && +STARPU_RW == +access_rw);
 static_assert(STARPU_NMAXBUFS == max_buffers && STARPU_MAXIMPLEMENTATIONS == max_implementations &&
               STARPU_NMAXWORKERS == max_workers);
@@ -100,6 +111,14 @@ void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, ui
     registered(handle, "starpu_matrix_data_register", st, d);
 }
 
+void starpu_block_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ldy,
+                                uint32_t ldz, uint32_t nx, uint32_t ny, uint32_t nz, size_t elemsize) {
+    check_home(home_node, "starpu_block_data_register");
+    data* d = nullptr;
+    mpc::status st = register_block(&d, reinterpret_cast<void*>(ptr), ldy, ldz, nx, ny, nz, elemsize);
+    registered(handle, "starpu_block_data_register", st, d);
+}
+
 enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t handle) {
     return static_cast<starpu_data_interface_id>(interface_of_kind(core(handle)));
 }
@@ -135,9 +154,39 @@ size_t starpu_matrix_get_elemsize(starpu_data_handle_t h) {
     return iface<matrix_interface>(h, interface_id::matrix, "starpu_matrix_get_elemsize")->elemsize;
 }
 
+uint32_t starpu_block_get_nx(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_nx")->nx;
+}
+uint32_t starpu_block_get_ny(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_ny")->ny;
+}
+uint32_t starpu_block_get_nz(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_nz")->nz;
+}
+uint32_t starpu_block_get_local_ldy(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_local_ldy")->ldy;
+}
+uint32_t starpu_block_get_local_ldz(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_local_ldz")->ldz;
+}
+uintptr_t starpu_block_get_local_ptr(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_local_ptr")->ptr;
+}
+size_t starpu_block_get_elemsize(starpu_data_handle_t h) {
+    return iface<block_interface>(h, interface_id::block, "starpu_block_get_elemsize")->elemsize;
+}
+
 void starpu_data_unregister(starpu_data_handle_t handle) {
     if (mpc::status st = unregister(core(handle)); !st.ok()) {
         starpu::fatal("starpu_data_unregister", st.reason());
+    }
+}
+
+void starpu_data_unregister_no_coherency(starpu_data_handle_t handle) { starpu_data_unregister(handle); }
+
+void starpu_data_unregister_submit(starpu_data_handle_t handle) {
+    if (mpc::status st = unregister_submit(core(handle)); !st.ok()) {
+        starpu::fatal("starpu_data_unregister_submit", st.reason());
     }
 }
 

@@ -257,6 +257,8 @@ int starpu_task_wait_array(struct starpu_task** tasks, unsigned nb_tasks) {
 
 int starpu_task_wait_for_all(void) { return starpu::errno_of(wait_for_all()); }
 
+int starpu_task_wait_for_n_submitted(unsigned n) { return starpu::errno_of(wait_for_n_submitted(n)); }
+
 int starpu_task_finished(struct starpu_task* task) {
     auto* core = static_cast<mpc::tg::task*>(task->starpu_private);
     return core != nullptr && task_finished(core) ? 1 : 0;

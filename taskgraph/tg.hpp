@@ -42,7 +42,7 @@ inline constexpr std::uint32_t where_cpu = 1u << 1;
 enum access_mode : unsigned { access_none = 0, access_read = 1, access_write = 2, access_rw = 3 };
 
 /// Kinds of data interface; the numbers are StarPU's interface ids.
-enum class interface_id : int { matrix = 0, vector = 2, variable = 5 };
+enum class interface_id : int { matrix = 0, block = 1, vector = 2, variable = 5 };
 
 // The interfaces a codelet receives in buffers[i]. Their layouts are StarPU 1.3's, so that
 // STARPU_VECTOR_GET_PTR and friends read them (checked by static_asserts in starpu_data.cpp).
@@ -74,6 +74,19 @@ struct matrix_interface {
     std::uint32_t ld;  ///< elements between the starts of two rows
     std::size_t elemsize;
     std::size_t allocsize;
+};
+
+struct block_interface {
+    interface_id id;
+    std::uintptr_t ptr;
+    std::uintptr_t dev_handle;
+    std::size_t offset;
+    std::uint32_t nx;   ///< elements per row (contiguous)
+    std::uint32_t ny;   ///< rows per plane
+    std::uint32_t nz;   ///< planes
+    std::uint32_t ldy;  ///< elements between the starts of two rows
+    std::uint32_t ldz;  ///< elements between the starts of two planes
+    std::size_t elemsize;
 };
 
 /// A CPU implementation: buffers[i] points to the interface of the task's i-th handle.
@@ -133,10 +146,15 @@ status register_variable(data** out, void* ptr, std::size_t size) noexcept;
 status register_vector(data** out, void* ptr, std::uint32_t nx, std::size_t elemsize) noexcept;
 status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx, std::uint32_t ny,
                        std::size_t elemsize) noexcept;
+status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ldz, std::uint32_t nx,
+                      std::uint32_t ny, std::uint32_t nz, std::size_t elemsize) noexcept;
 /// Waits until no submitted task uses d any more (may block), then frees the handle.
 /// errc::busy, with a logged reason, when the application holds d acquired or when called from
 /// inside a task (that would wait forever).
 status unregister(data* d) noexcept;
+/// Lets d go once no submitted task uses it any more (now if none does); does not wait. No
+/// task may name d afterwards. errc::busy (logged) when d is already being unregistered.
+status unregister_submit(data* d) noexcept;
 /// The interface a codelet would receive.
 void* interface_of(data* d) noexcept;
 interface_id interface_of_kind(const data* d) noexcept;
@@ -193,6 +211,9 @@ bool task_finished(const task* t) noexcept;
 bool task_submitted(const task* t) noexcept;
 /// Waits until every submitted task has finished, including tasks submitted meanwhile.
 status wait_for_all() noexcept;
+/// Waits until at most n submitted tasks have not finished (may block): lets a submission loop
+/// keep a bounded number of tasks in flight.
+status wait_for_n_submitted(long n) noexcept;
 /// Tasks submitted and not finished.
 long tasks_in_flight() noexcept;
 

@@ -28,6 +28,13 @@ enum starpu_data_access_mode {
  * acquired, or from inside a task, is an error: the program stops with a message. */
 void starpu_data_unregister(starpu_data_handle_t handle);
 
+/** starpu_data_unregister() without bringing the data back to main memory: the same here, main
+ * memory being the only one. */
+void starpu_data_unregister_no_coherency(starpu_data_handle_t handle);
+/** Forgets the handle once no submitted task uses it any more; does not wait. No task may name
+ * it afterwards. */
+void starpu_data_unregister_submit(starpu_data_handle_t handle);
+
 /** Takes the data for the application in the given mode, in submission order: waits until
  * every earlier conflicting task has finished. Returns 0, or -EDEADLK when called from a task
  * or callback. */

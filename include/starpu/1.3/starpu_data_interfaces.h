@@ -1,4 +1,4 @@
-/* StarPU 1.3 API on MPC: the variable, vector and matrix data interfaces, with StarPU's
+/* StarPU 1.3 API on MPC: the variable, vector, matrix and block data interfaces, with StarPU's
  * layouts and accessor macros. Codelets receive pointers to these structures in buffers[].
  * Only main memory exists (home node STARPU_MAIN_RAM), so dev_handle equals ptr and offset is 0. */
 #ifndef MPC_STARPU_DATA_INTERFACES_H
@@ -17,6 +17,7 @@ extern "C" {
 enum starpu_data_interface_id {
     STARPU_UNKNOWN_INTERFACE_ID = -1,
     STARPU_MATRIX_INTERFACE_ID = 0,
+    STARPU_BLOCK_INTERFACE_ID = 1,
     STARPU_VECTOR_INTERFACE_ID = 2,
     STARPU_VARIABLE_INTERFACE_ID = 5
 };
@@ -96,6 +97,40 @@ size_t starpu_matrix_get_elemsize(starpu_data_handle_t handle);
 #define STARPU_MATRIX_GET_LD(interface) (((struct starpu_matrix_interface *)(interface))->ld)
 #define STARPU_MATRIX_GET_ELEMSIZE(interface) (((struct starpu_matrix_interface *)(interface))->elemsize)
 #define STARPU_MATRIX_GET_ALLOCSIZE(interface) (((struct starpu_matrix_interface *)(interface))->allocsize)
+
+/* ---- block: nz planes of ny rows of nx elements; rows ldy, planes ldz elements apart --------- */
+struct starpu_block_interface {
+    enum starpu_data_interface_id id;
+    uintptr_t ptr;
+    uintptr_t dev_handle;
+    size_t offset;
+    uint32_t nx;
+    uint32_t ny;
+    uint32_t nz;
+    uint32_t ldy;
+    uint32_t ldz;
+    size_t elemsize;
+};
+
+void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ldy,
+                                uint32_t ldz, uint32_t nx, uint32_t ny, uint32_t nz, size_t elemsize);
+uint32_t starpu_block_get_nx(starpu_data_handle_t handle);
+uint32_t starpu_block_get_ny(starpu_data_handle_t handle);
+uint32_t starpu_block_get_nz(starpu_data_handle_t handle);
+uint32_t starpu_block_get_local_ldy(starpu_data_handle_t handle);
+uint32_t starpu_block_get_local_ldz(starpu_data_handle_t handle);
+uintptr_t starpu_block_get_local_ptr(starpu_data_handle_t handle);
+size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_BLOCK_GET_PTR(interface) (((struct starpu_block_interface *)(interface))->ptr)
+#define STARPU_BLOCK_GET_DEV_HANDLE(interface) (((struct starpu_block_interface *)(interface))->dev_handle)
+#define STARPU_BLOCK_GET_OFFSET(interface) (((struct starpu_block_interface *)(interface))->offset)
+#define STARPU_BLOCK_GET_NX(interface) (((struct starpu_block_interface *)(interface))->nx)
+#define STARPU_BLOCK_GET_NY(interface) (((struct starpu_block_interface *)(interface))->ny)
+#define STARPU_BLOCK_GET_NZ(interface) (((struct starpu_block_interface *)(interface))->nz)
+#define STARPU_BLOCK_GET_LDY(interface) (((struct starpu_block_interface *)(interface))->ldy)
+#define STARPU_BLOCK_GET_LDZ(interface) (((struct starpu_block_interface *)(interface))->ldz)
+#define STARPU_BLOCK_GET_ELEMSIZE(interface) (((struct starpu_block_interface *)(interface))->elemsize)
 
 #ifdef __cplusplus
 }

@@ -157,6 +157,9 @@ int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU_WARN_UNUSED_RESULT;
 /** Waits until every submitted task has finished. Returns 0, or -EDEADLK from a task. */
 int starpu_task_wait_for_all(void);
+/** Waits until at most n submitted tasks have not finished: keeps a submission loop's tasks in
+ * flight bounded. Returns 0, or -EDEADLK from a task. */
+int starpu_task_wait_for_n_submitted(unsigned n);
 /** 1 when the (non-detached) task has finished, 0 otherwise. */
 int starpu_task_finished(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Tasks submitted and not finished. */

@@ -324,6 +324,53 @@ TEST_F(StarPU, MatrixInterfaceWorkersMemory) {
     EXPECT_EQ(starpu_free(m), 0);
 }
 
+// A sub-block of a 3-D array (rows 8 apart, planes 50 apart): the macros, the getters, and a
+// task that touches exactly the sub-block.
+void mark_block(void* buffers[], void* /*cl_arg*/) {
+    auto* b = reinterpret_cast<int*>(STARPU_BLOCK_GET_PTR(buffers[0]));
+    unsigned nx = STARPU_BLOCK_GET_NX(buffers[0]), ny = STARPU_BLOCK_GET_NY(buffers[0]);
+    unsigned nz = STARPU_BLOCK_GET_NZ(buffers[0]);
+    unsigned ldy = STARPU_BLOCK_GET_LDY(buffers[0]), ldz = STARPU_BLOCK_GET_LDZ(buffers[0]);
+    for (unsigned k = 0; k < nz; ++k) {
+        for (unsigned j = 0; j < ny; ++j) {
+            for (unsigned i = 0; i < nx; ++i) {
+                b[k * ldz + j * ldy + i] += static_cast<int>(1 + i + 10 * j + 100 * k);
+            }
+        }
+    }
+}
+
+TEST_F(StarPU, BlockInterface) {
+    std::vector<int> a(4 * 50, 0);
+    starpu_data_handle_t h;
+    // 5 x 4 x 3 starting at plane 1, row 1, column 2.
+    starpu_block_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a.data() + 50 + 8 + 2), 8, 50, 5, 4,
+                               3, sizeof(int));
+    EXPECT_EQ(starpu_data_get_interface_id(h), STARPU_BLOCK_INTERFACE_ID);
+    EXPECT_EQ(starpu_block_get_nz(h), 3u);
+    EXPECT_EQ(starpu_block_get_local_ldz(h), 50u);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = mark_block;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_RW;
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, 0), 0);
+    starpu_data_unregister_submit(h);  // goes once the task has run
+    ASSERT_EQ(starpu_task_wait_for_n_submitted(0), 0);
+    int touched = 0;
+    for (int k = 0; k < 4; ++k) {
+        for (int j = 0; j < 50 / 8 + 1 && k * 50 + j * 8 < 200; ++j) {
+            for (int i = 0; i < 8 && k * 50 + j * 8 + i < 200; ++i) {
+                int v = a[k * 50 + j * 8 + i];
+                bool inside = k >= 1 && k < 4 && j >= 1 && j < 5 && i >= 2 && i < 7;
+                int expect = inside ? 1 + (i - 2) + 10 * (j - 1) + 100 * (k - 1) : 0;
+                EXPECT_EQ(v, expect) << k << "," << j << "," << i;
+                touched += v != 0 ? 1 : 0;
+            }
+        }
+    }
+    EXPECT_EQ(touched, 60);
+}
+
 // ---- misuse ---------------------------------------------------------------------------------
 
 TEST_F(StarPU, MisuseReturnsErrors) {
