@@ -106,6 +106,16 @@ void execute(task* t) noexcept;
 /// Ends t: callback, waiters, successors, handles, in-flight count; drops the runtime's ref.
 void complete(task* t) noexcept;
 
+/// Waits (may block) until t is done, whether or not it has been submitted yet.
+void wait_done(task* t) noexcept;
+/// errc::busy (logged) when tag `id` is carried by a task already or has been notified.
+status tag_check(std::uint64_t id, const char* task_name) noexcept;
+/// Before t (carrying `id`) is submitted: makes t wait for the tags `id` depends on, and the
+/// tag's completion point wait for t. errc::busy (logged) when the tag is carried already.
+status tag_attach(task* t, std::uint64_t id) noexcept;
+/// After t was submitted with tag_attach(): the tag is done once t ends.
+void tag_attached(std::uint64_t id) noexcept;
+
 /// Enters t's accesses into the handles' histories (inferred dependencies) and counts t as a
 /// user of each. errc::busy (logged) when a handle is being unregistered; then nothing is done.
 status attach_buffers(task* t, bool infer) noexcept;

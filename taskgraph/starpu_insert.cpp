@@ -68,6 +68,9 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
             t->callback_arg = va_arg(ap, void*);
         } else if (key == STARPU_CALLBACK_ARG) {
             t->callback_arg = va_arg(ap, void*);
+        } else if (key == STARPU_TAG) {
+            t->tag_id = va_arg(ap, starpu_tag_t);
+            t->use_tag = 1;
         } else if (key == STARPU_PRIORITY) {
             t->priority = va_arg(ap, int);
         } else if (key == STARPU_NAME) {

@@ -171,6 +171,8 @@ int submit(starpu_task* t) noexcept {
     d.callback_arg = t;
     d.sequential_consistency = t->sequential_consistency != 0;
     d.name = t->name;
+    d.use_tag = t->use_tag != 0;
+    d.tag = t->tag_id;
     const bool sync = t->synchronous != 0;
     if (status st = tg::submit(core, d); !st.ok()) {
         return errno_of(st);
@@ -292,5 +294,47 @@ void starpu_task_declare_deps(struct starpu_task* task, unsigned ndeps, ...) {
     va_end(ap);
     starpu_task_declare_deps_array(task, ndeps, deps.data());
 }
+
+void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t* array) {
+    if (mpc::status st = tag_declare_deps(id, array, static_cast<int>(ndeps)); !st.ok()) {
+        starpu::fatal("starpu_tag_declare_deps", st.reason());
+    }
+}
+
+void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...) {
+    std::vector<starpu_tag_t> deps(ndeps);
+    va_list ap;
+    va_start(ap, ndeps);
+    for (unsigned i = 0; i < ndeps; ++i) {
+        deps[i] = va_arg(ap, starpu_tag_t);
+    }
+    va_end(ap);
+    starpu_tag_declare_deps_array(id, ndeps, deps.data());
+}
+
+int starpu_tag_wait(starpu_tag_t id) { return starpu::errno_of(tag_wait(id)); }
+
+int starpu_tag_wait_array(unsigned ntags, starpu_tag_t* id) {
+    for (unsigned i = 0; i < ntags; ++i) {
+        if (int rc = starpu_tag_wait(id[i]); rc != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+void starpu_tag_notify_from_apps(starpu_tag_t id) {
+    if (mpc::status st = tag_notify(id); !st.ok()) {
+        starpu::fatal("starpu_tag_notify_from_apps", st.reason());
+    }
+}
+
+void starpu_tag_restart(starpu_tag_t id) {
+    if (mpc::status st = tag_restart(id); !st.ok()) {
+        starpu::fatal("starpu_tag_restart", st.reason());
+    }
+}
+
+void starpu_tag_remove(starpu_tag_t id) { tag_remove(id); }
 
 }  // extern "C"

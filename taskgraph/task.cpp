@@ -213,6 +213,9 @@ status submit(task* t, const task_desc& d) noexcept {
         return {errc::invalid_argument, "task submitted twice"};
     }
     status st = fill(t, d);
+    if (st.ok() && d.use_tag) {
+        st = tag_check(d.tag, t->name);  // before the buffers: their history cannot be undone
+    }
     if (st.ok()) {
         st = attach_buffers(t, d.sequential_consistency);
     }
@@ -222,10 +225,19 @@ status submit(task* t, const task_desc& d) noexcept {
         t->g.lock.unlock();
         return st;
     }
+    if (d.use_tag) {
+        if (status ts = tag_attach(t, d.tag); !ts.ok()) {
+            // Only a race with another submission carrying the same tag, or no memory, gets here.
+            MPC_LOG(error, tg, "task %s runs without its tag: %s", t->name, ts.reason());
+        }
+    }
     t->seq = next_seq();
     task_ref(t);  // the runtime's, dropped by complete()
     inflight_add();
     dependency_met(t);  // the submission guard
+    if (d.use_tag) {
+        tag_attached(d.tag);
+    }
     return {};
 }
 
@@ -256,6 +268,11 @@ status task_wait(task* t) noexcept {
     }
     t->g.wait_locked([t] { return t->state == task_state::done; }, "mpc::tg::task_wait");
     return {};
+}
+
+void detail::wait_done(task* t) noexcept {
+    t->g.lock.lock();
+    t->g.wait_locked([t] { return t->state == task_state::done; }, "mpc::tg::tag_wait");
 }
 
 }  // namespace mpc::tg

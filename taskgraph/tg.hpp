@@ -189,6 +189,8 @@ struct task_desc {
     void* callback_arg = nullptr;
     bool sequential_consistency = true;  ///< false: this task takes no inferred dependency
     const char* name = nullptr;          ///< shown in errors; the codelet's name by default
+    bool use_tag = false;                ///< the task carries tag `tag` (see tags below)
+    std::uint64_t tag = 0;
 };
 
 /// A new task, not yet submitted; the caller owns one reference (task_release()).
@@ -216,5 +218,23 @@ status wait_for_all() noexcept;
 status wait_for_n_submitted(long n) noexcept;
 /// Tasks submitted and not finished.
 long tasks_in_flight() noexcept;
+
+// --------------------------------------------------------------------------------------------
+// Tags (StarPU's): a 64-bit name for the end of a task, or of something the application
+// notifies. A tag is done when its task (task_desc::use_tag) has finished, or when
+// tag_notify() is called; tags may depend on other tags, and then their task waits for those.
+
+using tag_t = std::uint64_t;
+
+/// Tag `id`'s task will wait for each tag of `deps` to be done. Declare before submitting it.
+status tag_declare_deps(tag_t id, const tag_t* deps, int ndeps) noexcept;
+/// Waits until tag `id` is done (may block; errc::busy from inside a task).
+status tag_wait(tag_t id) noexcept;
+/// Marks tag `id` done (for tags without a task). errc::busy if it is done or carried by a task.
+status tag_notify(tag_t id) noexcept;
+/// Makes a done tag reusable: its next task, or notification, is waited for anew.
+status tag_restart(tag_t id) noexcept;
+/// Forgets tag `id` (its dependencies included).
+void tag_remove(tag_t id) noexcept;
 
 }  // namespace mpc::tg

@@ -41,6 +41,9 @@ typedef void (*starpu_cpu_func_t)(void **, void *);
 struct starpu_perfmodel;
 struct starpu_task;
 
+/** A tag: the name of a task's end (starpu_task_dep.h). */
+typedef uint64_t starpu_tag_t;
+
 struct starpu_codelet {
     /** Where it can run (STARPU_CPU); 0: deduced from the implementations given. */
     uint32_t where;
@@ -75,9 +78,12 @@ struct starpu_task {
     /** Runs on the worker once the task has run, before starpu_task_wait() returns. */
     void (*callback_func)(void *);
     void *callback_arg;
+    /** With use_tag, the task carries tag_id: the tag is done when the task ends. */
+    starpu_tag_t tag_id;
     /** free() cl_arg / callback_arg when the task is destroyed. */
     unsigned cl_arg_free : 1;
     unsigned callback_arg_free : 1;
+    unsigned use_tag : 1;
     /** 0: the task takes no inferred dependency on its data. */
     unsigned sequential_consistency : 1;
     /** starpu_task_submit() returns once the task has finished. */
@@ -96,7 +102,7 @@ struct starpu_task {
     {                                                                                                        \
         .name = NULL, .cl = NULL, .nbuffers = 0, .dyn_handles = NULL, .dyn_modes = NULL, .cl_arg = NULL,    \
         .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, .cl_arg_free = 0,                    \
-        .callback_arg_free = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1, .destroy = 0,  \
+        .callback_arg_free = 0, .use_tag = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1, .destroy = 0,  \
         .priority = 0, .magic = 42, .starpu_private = NULL                                                   \
     }
 

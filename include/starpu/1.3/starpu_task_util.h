@@ -1,7 +1,7 @@
 /* StarPU 1.3 API on MPC: starpu_task_insert() and packed codelet arguments.
  *
- * The argument keys keep StarPU's values. Keys of features not implemented yet (tags,
- * execute-on-worker/node, flops, scheduling contexts, prologue callbacks, ...) are not
+ * The argument keys keep StarPU's values. Keys of features not implemented yet (execute-on-
+ * worker/node, flops, scheduling contexts, prologue callbacks, ...) are not
  * declared: using one does not compile. */
 #ifndef MPC_STARPU_TASK_UTIL_H
 #define MPC_STARPU_TASK_UTIL_H
@@ -28,6 +28,8 @@ extern "C" {
 #define STARPU_CALLBACK_ARG (4 << STARPU_MODE_SHIFT)
 /** followed by an int: the priority */
 #define STARPU_PRIORITY (5 << STARPU_MODE_SHIFT)
+/** followed by a starpu_tag_t: the tag the task carries */
+#define STARPU_TAG (10 << STARPU_MODE_SHIFT)
 /** followed by an array of handles and their number (int), accessed in the codelet's modes */
 #define STARPU_DATA_ARRAY (8 << STARPU_MODE_SHIFT)
 /** followed by an array of struct starpu_data_descr and its length (int) */

@@ -363,6 +363,78 @@ TEST_P(Deps, SwitchingOffKeepsEarlierOrder) {
     ASSERT_TRUE(tg::unregister(hg).ok());
 }
 
+// Tags: tag dependencies declared before the tasks, tasks submitted in reverse order, a tag
+// notified by the application, tag_wait, and the refusals (a tag carried twice, dependencies
+// declared too late), restart.
+TEST_P(Deps, Tags) {
+    const tg::tag_t base = 1000 + 100 * static_cast<tg::tag_t>(workers());
+    std::atomic<int> clock{0};
+    int stamp[3] = {0, 0, 0};
+    probe p[3];
+    for (int i = 0; i < 3; ++i) {
+        p[i].body = [&, i](void**) {
+            sched::sleep_for(std::chrono::microseconds(300));
+            stamp[i] = clock.fetch_add(1) + 1;
+        };
+    }
+    tg::tag_t t0 = base, t1 = base + 1, t2 = base + 2, gate_tag = base + 3, gated = base + 4;
+    ASSERT_TRUE(tg::tag_declare_deps(t1, &t0, 1).ok());
+    ASSERT_TRUE(tg::tag_declare_deps(t2, &t1, 1).ok());
+    tg::codelet cl = probe_codelet(0);
+    std::vector<tg::task*> ts;
+    for (int i = 2; i >= 0; --i) {
+        tg::task* t = *tg::task_create();
+        tg::task_desc d;
+        d.cl = &cl;
+        d.cl_arg = &p[i];
+        d.use_tag = true;
+        d.tag = base + static_cast<tg::tag_t>(i);
+        ASSERT_TRUE(tg::submit(t, d).ok());
+        ts.push_back(t);
+    }
+    ASSERT_TRUE(tg::tag_wait(t2).ok());
+    EXPECT_EQ(stamp[0], 1);
+    EXPECT_EQ(stamp[1], 2);
+    EXPECT_EQ(stamp[2], 3);
+
+    // A task carrying the tag t0 again is refused until the tag is restarted.
+    tg::task* again = *tg::task_create();
+    tg::task_desc d;
+    d.cl = &cl;
+    d.cl_arg = &p[0];
+    d.use_tag = true;
+    d.tag = t0;
+    EXPECT_EQ(tg::submit(again, d).code(), errc::busy);
+    EXPECT_EQ(tg::tag_declare_deps(t0, &t2, 1).code(), errc::invalid_argument);
+    ASSERT_TRUE(tg::tag_restart(t0).ok());
+    ASSERT_TRUE(tg::submit(again, d).ok());
+    ASSERT_TRUE(tg::tag_wait(t0).ok());
+    ts.push_back(again);
+
+    // A task waiting for a tag the application notifies.
+    ASSERT_TRUE(tg::tag_declare_deps(gated, &gate_tag, 1).ok());
+    std::atomic<int> ran{0};
+    probe pg{[&](void**) { ran.store(1); }};
+    tg::task* g = *tg::task_create();
+    d.cl_arg = &pg;
+    d.tag = gated;
+    ASSERT_TRUE(tg::submit(g, d).ok());
+    ts.push_back(g);
+    sched::sleep_for(20ms);
+    EXPECT_EQ(ran.load(), 0) << "a task ran before the tag it waits for was notified";
+    ASSERT_TRUE(tg::tag_notify(gate_tag).ok());
+    EXPECT_EQ(tg::tag_notify(gate_tag).code(), errc::busy) << "notified twice";
+    ASSERT_TRUE(tg::tag_wait(gated).ok());
+    EXPECT_EQ(ran.load(), 1);
+    ASSERT_TRUE(tg::wait_for_all().ok());
+    for (tg::task* t : ts) {
+        tg::task_release(t);
+    }
+    for (tg::tag_t t = base; t <= gated; ++t) {
+        tg::tag_remove(t);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Workers, Deps,
                          ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")),
                          param_name);

@@ -6,6 +6,7 @@
 #include <starpu.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -260,6 +261,50 @@ TEST_F(StarPU, DeclaredDependencies) {
     }
     for (auto* ti : t) {
         starpu_task_destroy(ti);
+    }
+}
+
+// Tags through the C API: STARPU_TAG in starpu_task_insert, use_tag/tag_id on a task structure,
+// starpu_tag_declare_deps with starpu_tag_t varargs, tag_wait_array, notify_from_apps.
+void stamp_packed(void* buffers[], void* cl_arg) {
+    int* slot = nullptr;
+    starpu_codelet_unpack_args(cl_arg, &slot);
+    stamp(buffers, slot);
+}
+
+TEST_F(StarPU, Tags) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = stamp;
+    cl.nbuffers = 0;
+    starpu_codelet cl_packed{};
+    cl_packed.cpu_funcs[0] = stamp_packed;
+    cl_packed.nbuffers = 0;
+    g_clock = 0;
+    int s[2] = {0, 0};
+    int* sb = &s[0];
+    const starpu_tag_t a = 0x100000001ULL, b = 0x100000002ULL, c = 0x100000003ULL, app = 0x100000004ULL;
+    starpu_tag_declare_deps(c, 2, a, b);  // 64-bit varargs
+    starpu_tag_t app_dep[1] = {app};
+    starpu_tag_declare_deps_array(b, 1, app_dep);
+    starpu_task* tc = starpu_task_create();  // c: waits for a and b
+    tc->cl = &cl;
+    tc->cl_arg = &s[1];
+    tc->use_tag = 1;
+    tc->tag_id = c;
+    ASSERT_EQ(starpu_task_submit(tc), 0);
+    // b: waits for the application's tag
+    ASSERT_EQ(starpu_task_insert(&cl_packed, STARPU_TAG, b, STARPU_VALUE, &sb, sizeof sb, 0), 0);
+    mpc::sched::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(s[0] + s[1], 0) << "tasks ran before the tags they wait for";
+    starpu_tag_notify_from_apps(a);
+    starpu_tag_notify_from_apps(app);
+    starpu_tag_t all[3] = {a, b, c};
+    ASSERT_EQ(starpu_tag_wait_array(3, all), 0);
+    EXPECT_EQ(s[0], 1) << "b runs first";
+    EXPECT_EQ(s[1], 2) << "c follows b";
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    for (starpu_tag_t t : {a, b, c, app}) {
+        starpu_tag_remove(t);
     }
 }
 

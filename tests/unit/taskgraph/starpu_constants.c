@@ -14,6 +14,7 @@ int main(void)
 	printf("STARPU_CALLBACK_WITH_ARG %lld\n", (long long)(STARPU_CALLBACK_WITH_ARG));
 	printf("STARPU_CALLBACK_ARG %lld\n", (long long)(STARPU_CALLBACK_ARG));
 	printf("STARPU_PRIORITY %lld\n", (long long)(STARPU_PRIORITY));
+	printf("STARPU_TAG %lld\n", (long long)(STARPU_TAG));
 	printf("STARPU_DATA_ARRAY %lld\n", (long long)(STARPU_DATA_ARRAY));
 	printf("STARPU_DATA_MODE_ARRAY %lld\n", (long long)(STARPU_DATA_MODE_ARRAY));
 	printf("STARPU_NAME %lld\n", (long long)(STARPU_NAME));
