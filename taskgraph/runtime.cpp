@@ -12,7 +12,6 @@
 /// 0's worker runs only while the program waits; wake-ups therefore prefer workers on other VPs
 /// than the pusher's, and when there are fewer workers than VPs they take the last VPs.
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -65,9 +64,15 @@ struct runtime {
     std::atomic<std::uint64_t> seq{0};
     std::atomic<unsigned> wake_cursor{0};
 
-    detail::gate all_done;  ///< guards inflight, notify_at and alive for waiters
-    long inflight = 0;
-    long notify_at = 0;  ///< wake waiters when inflight drops to this (wait_for_n_submitted)
+    /// Waiters for the in-flight count (wait_for_all, wait_for_n_submitted) and for the workers'
+    /// end (alive, under its lock). The count itself is an atomic: a task's end takes the lock
+    /// only when it brings the count down to the highest threshold a waiter registered
+    /// (notify_at; -1: nobody waits). A waiter stores its threshold before reading the count and
+    /// an ending task decrements before reading the threshold, both sequentially consistent, so
+    /// one of them sees the other.
+    detail::gate all_done;
+    std::atomic<long> inflight{0};
+    std::atomic<long> notify_at{-1};
     int alive = 0;  ///< worker ULTs not yet ended
 };
 
@@ -341,7 +346,7 @@ status start(const config& c) noexcept {
     g_rt.policy_name = pe->name;
     g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
     g_rt.stopping.store(false, std::memory_order_relaxed);
-    g_rt.inflight = 0;
+    g_rt.inflight.store(0, std::memory_order_relaxed);
     if (status st = start_workers(ncpus > 0 ? ncpus : sched::nr_vps()); !st.ok()) {
         stop_workers();
         if (g_rt.started_engine) {
@@ -372,17 +377,18 @@ bool in_task() noexcept { return this_worker() != nullptr; }
 
 std::uint64_t next_seq() noexcept { return g_rt.seq.fetch_add(1, std::memory_order_relaxed); }
 
-void inflight_add() noexcept {
-    spin_guard g(g_rt.all_done.lock);
-    ++g_rt.inflight;
-}
+void inflight_add() noexcept { g_rt.inflight.fetch_add(1, std::memory_order_relaxed); }
 
 void inflight_done() noexcept {
+    long left = g_rt.inflight.fetch_sub(1, std::memory_order_seq_cst) - 1;
+    if (left > g_rt.notify_at.load(std::memory_order_seq_cst)) {
+        return;  // nobody waits for this count
+    }
     g_rt.all_done.lock.lock();
     gate::wakeups wk;
-    if (--g_rt.inflight <= g_rt.notify_at) {
+    if (g_rt.inflight.load(std::memory_order_seq_cst) <= g_rt.notify_at.load(std::memory_order_relaxed)) {
         wk = g_rt.all_done.notify_locked();
-        g_rt.notify_at = 0;  // the woken waiters set it again if they still wait
+        g_rt.notify_at.store(-1, std::memory_order_relaxed);  // the woken re-register if they still wait
     }
     g_rt.all_done.lock.unlock();
     gate::deliver(wk);
@@ -453,9 +459,7 @@ status wait_for_all() noexcept {
         MPC_LOG(error, tg, "wait_for_all called from inside a task or callback: it would wait for ever");
         return {errc::busy, "blocking call from a task"};
     }
-    g_rt.all_done.lock.lock();
-    g_rt.all_done.wait_locked([] { return g_rt.inflight == 0; }, "mpc::tg::wait_for_all");
-    return {};
+    return wait_for_n_submitted(0);
 }
 
 status wait_for_n_submitted(long n) noexcept {
@@ -469,19 +473,16 @@ status wait_for_n_submitted(long n) noexcept {
     g_rt.all_done.lock.lock();
     g_rt.all_done.wait_locked(
         [n] {
-            if (g_rt.inflight <= n) {
-                return true;
+            // Threshold first, then the count (see runtime::all_done).
+            if (g_rt.notify_at.load(std::memory_order_relaxed) < n) {
+                g_rt.notify_at.store(n, std::memory_order_seq_cst);
             }
-            g_rt.notify_at = std::max(g_rt.notify_at, n);
-            return false;
+            return g_rt.inflight.load(std::memory_order_seq_cst) <= n;
         },
-        "mpc::tg::wait_for_n_submitted");
+        n == 0 ? "mpc::tg::wait_for_all" : "mpc::tg::wait_for_n_submitted");
     return {};
 }
 
-long tasks_in_flight() noexcept {
-    spin_guard g(g_rt.all_done.lock);
-    return g_rt.inflight;
-}
+long tasks_in_flight() noexcept { return g_rt.inflight.load(std::memory_order_relaxed); }
 
 }  // namespace mpc::tg
