@@ -10,7 +10,7 @@
 #   sim_nodes.sh block NAME        each side's neighbour entry for the other points to a MAC
 #                                  nobody has: no packet crosses any more
 #   sim_nodes.sh run NAME NODE CMD...  runs CMD on node NODE (0 or 1), with SIM_NODE_DEV set to
-#                                  that node's veth
+#                                  that node's veth, on that node's half of the CPUs
 #   sim_nodes.sh wrap NAME CMD...  for `mpc_run --wrap`: the first half of the processes
 #                                  (MPC_PROC_INDEX < MPC_PROC_COUNT / 2) on node 0, the rest on 1
 #   sim_nodes.sh tx NAME NODE      bytes node NODE sent over its veth so far
@@ -22,6 +22,16 @@ cmd=${1:-}
 name=${2:-}
 [ -n "$cmd" ] && [ -n "$name" ] || { echo "usage: $0 up|down|block|run|wrap|tx NAME ..." >&2; exit 2; }
 shift 2
+
+# The CPUs of node N: its half of the allowed ones (both halves = all of them with one CPU), as
+# if the nodes were machines of their own (peers that bind "to the first core of the node"
+# would otherwise put both nodes' processes on one core).
+node_cpus() {
+    n=$(getconf _NPROCESSORS_ONLN)  # not nproc: a wrapped process may be bound to one CPU already
+    if [ "$n" -lt 2 ]; then echo 0; return; fi
+    half=$((n / 2))
+    if [ "$1" -eq 0 ]; then echo "0-$((half - 1))"; else echo "$half-$((n - 1))"; fi
+}
 
 case $cmd in
     up)
@@ -69,7 +79,8 @@ case $cmd in
         fi
         SIM_NODE_DEV=${name}v$node
         export SIM_NODE_DEV
-        exec ip netns exec "$name$node" unshare --uts sh -c "hostname mpcsim$node && exec \"\$@\"" sh "$@" ;;
+        exec ip netns exec "$name$node" unshare --uts taskset -c "$(node_cpus $node)" \
+            sh -c "hostname mpcsim$node && exec \"\$@\"" sh "$@" ;;
     agent)
         while [ "${1#-}" != "$1" ]; do shift; done  # ssh options (-x)
         case $1 in
@@ -78,7 +89,8 @@ case $cmd in
             *) echo "$0 agent: unknown host '$1'" >&2; exit 255 ;;
         esac
         shift
-        exec ip netns exec "$name$node" unshare --uts sh -c "hostname mpcsim$node && $*" ;;
+        exec ip netns exec "$name$node" unshare --uts taskset -c "$(node_cpus $node)" \
+            sh -c "hostname mpcsim$node && $*" ;;
     tx)
         ip netns exec "$name$1" cat "/sys/class/net/${name}v$1/statistics/tx_bytes" ;;
     *)

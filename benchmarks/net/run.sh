@@ -9,7 +9,10 @@
 # two processes on two simulated nodes (scripts/sim_nodes.sh: two network namespaces joined by a
 # veth pair, a host name each), every implementation over TCP through the veth: ours and MPICH
 # (ch4:ucx) with UCX_TLS=tcp, Open MPI with its TCP BTL; the peers launched as on a cluster (their
-# mpirun on node 0, an rsh agent that enters node 1 for the remote daemon). Rows "2 nodes, TCP".
+# mpirun on node 0, an rsh agent that enters node 1 for the remote daemon). Each simulated node
+# has half of the CPUs (sim_nodes.sh); Open MPI runs with --bind-to none there, since its default
+# binding puts each node's process on the machine's core 0, the same core for both nodes (4 ms
+# per message: scheduler ticks). Rows "2 nodes, TCP".
 #
 # Environment: BENCH_NET_ONLY="mpc ucx openmpi mpich nodes" (a subset) runs only those ("nodes":
 # the two-node rows of the implementations named).
@@ -79,7 +82,7 @@ if wanted nodes; then
         [[ -n $mpc_exe ]] && UCX_TLS=tcp bench_exec net-nodes-mpc "$(command -v timeout)" -k 5 "$limit_s" \
             "$BENCH_MPC_RUN" -n 2 -p 2 --wrap "sh $sim wrap $nodes" "$mpc_exe" --impl mpc "${na[@]}"
         [[ -n $ompi_exe ]] && bench_exec net-nodes-openmpi "$(command -v timeout)" -k 5 "$limit_s" \
-            sh "$sim" run "$nodes" 0 mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$agent" \
+            sh "$sim" run "$nodes" 0 mpirun.openmpi --allow-run-as-root --bind-to none --mca plm_rsh_agent "$agent" \
             --mca pml ob1 --mca btl self,tcp --host 10.213.0.1,10.213.0.2 -np 2 "$ompi_exe" --impl openmpi "${na[@]}"
         [[ -n $mpich_exe ]] && bench_exec net-nodes-mpich "$(command -v timeout)" -k 5 "$limit_s" \
             sh "$sim" run "$nodes" 0 mpirun.mpich -genv UCX_TLS tcp -launcher ssh -launcher-exec "$agent" \
