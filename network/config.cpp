@@ -25,6 +25,10 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_CONNECT_TIMEOUT", ::mpc::config::knob_type::integer, "30",
      "seconds a process of a multi-process job waits at start-up for a first message from every other "
      "process before it reports those it cannot reach (and over which transport) and ends the job"},
+    {"MPC_NET_BUSY_SPIN_US", ::mpc::config::knob_type::integer, "0",
+     "while the transport holds sends or fetches in flight, idle VPs keep polling it (no sleep) for up to "
+     "this many microseconds after its last event (lower latency for large messages over TCP, less "
+     "bandwidth where the kernel's TCP work shares the core); 0: they sleep after MPC_SCHED_SPIN_US"},
     {"MPC_BOOTSTRAP_FD", ::mpc::config::knob_type::integer, "-1",
      "set by mpc_run -p for each process it starts: the socket to the launcher (-1: no launcher socket; "
      "not for users)"},

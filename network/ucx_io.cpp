@@ -1,6 +1,7 @@
 /// \file
 /// The message paths of the UCX transport: send (ucp_am_send_nbx with the envelope as header),
 /// the receive handler, and keep/release/fetch of arrived messages. Design notes in ucx.hpp.
+#include <atomic>
 #include <cstring>
 
 #include "lib/log.hpp"
@@ -14,6 +15,18 @@ constexpr unsigned am_id = 0;  // one active-message id: the envelope says the r
 
 void complete(completion* c, ucs_status_t st) noexcept { c->fn(c, detail::to_status(st)); }
 
+/// UCX requests started and not completed, for busy(). One count for the module: the request
+/// callbacks only get the completion record, and a process has one transport (tests with two
+/// see each other's requests: busy() is a hint for polling, not a correctness matter).
+std::atomic<int> g_inflight{0};
+
+/// The callbacks of requests that started() counted.
+void request_done(void* req, completion* c, ucs_status_t st) noexcept {
+    ucp_request_free(req);  // released once the callback returns
+    g_inflight.fetch_sub(1, std::memory_order_relaxed);
+    complete(c, st);
+}
+
 /// What a started UCX operation returned: done at once (the completion runs now), an error (it
 /// never runs), or a request (its callback will run it).
 status started(ucs_status_ptr_t r, completion* c, const char* what) noexcept {
@@ -24,6 +37,9 @@ status started(ucs_status_ptr_t r, completion* c, const char* what) noexcept {
     if (UCS_PTR_IS_ERR(r)) {
         return detail::ucx_error(what, UCS_PTR_STATUS(r));
     }
+    // A request: counted until its callback runs (it may have run already, inside the call
+    // that started it, and decremented first: the count is only ever read as "nonzero").
+    g_inflight.fetch_add(1, std::memory_order_relaxed);
     return {};
 }
 
@@ -83,12 +99,13 @@ status ucx_transport::send(int id, const envelope& env, const void* data, std::s
     prm.flags = (rndv_thresh_ != 0 && len >= rndv_thresh_) ? UCP_AM_SEND_FLAG_RNDV : 0;
     prm.user_data = c;
     prm.cb.send = [](void* req, ucs_status_t st, void* user) {
-        ucp_request_free(req);  // released once this callback returns
-        complete(static_cast<completion*>(user), st);
+        request_done(req, static_cast<completion*>(user), st);
     };
     return started(ucp_am_send_nbx(p->ep, am_id, &c->header, sizeof(envelope), data, len, &prm), c,
                    "ucp_am_send_nbx");
 }
+
+bool ucx_transport::busy() const noexcept { return g_inflight.load(std::memory_order_relaxed) > 0; }
 
 void ucx_transport::release(incoming& msg) noexcept {
     if (!msg.kept_) {
@@ -121,8 +138,7 @@ status ucx_transport::fetch(incoming& msg, void* buf, std::size_t cap, completio
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     prm.user_data = c;
     prm.cb.recv_am = [](void* req, ucs_status_t st, std::size_t, void* user) {
-        ucp_request_free(req);
-        complete(static_cast<completion*>(user), st);
+        request_done(req, static_cast<completion*>(user), st);
     };
     return started(ucp_am_recv_data_nbx(worker_, msg.data_, buf, msg.length_, &prm), c, "ucp_am_recv_data_nbx");
 }
