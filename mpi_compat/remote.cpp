@@ -29,6 +29,7 @@
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
+#include "lib/tsan.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/runtime.hpp"
 #include "network/bootstrap.hpp"
@@ -245,9 +246,12 @@ void on_fetched(net::completion* c, status st) noexcept {
 /// The transport's receive handler (runs inside progress()).
 void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
     switch (env.kind) {
-    case net::msg_kind::ack:
-        send_event(reinterpret_cast<request*>(static_cast<std::uintptr_t>(env.cookie)));
+    case net::msg_kind::ack: {
+        auto* r = reinterpret_cast<request*>(static_cast<std::uintptr_t>(env.cookie));
+        tsan_acquire(r);  // the edge from send() runs through the receiving process
+        send_event(r);
         return;
+    }
     case net::msg_kind::control:
         if (env.tag == ctl_done) {
             g.done_peers.fetch_add(1, std::memory_order_acq_rel);
@@ -263,6 +267,7 @@ void on_recv(void*, const net::envelope& env, net::incoming& msg) noexcept {
             send_control(process_of(env.source_world), a);
         } else if (env.tag == ctl_cancel_reply) {
             auto* r = reinterpret_cast<request*>(static_cast<std::uintptr_t>(env.cookie));
+            tsan_acquire(r);  // see send()
             std::atomic_ref<int>(r->net_cancel).store(env.size != 0 ? 1 : 2, std::memory_order_release);
         }
         return;
@@ -862,6 +867,9 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
         pack_data(data, r->net_tmp, data.bytes);
         p = r->net_tmp;
     }
+    // The ack of a synchronous send and a cancel's reply come back through the other process,
+    // maybe to another thread of this one (the watcher): a happens-before edge TSan cannot see.
+    tsan_release(r);
     if (status st = g.tr->send(process_of(dest_world), env, p, data.bytes, &r->netc); !st) {
         lost_peer("cannot send to", dest_world, st.reason());
     }
@@ -877,6 +885,7 @@ bool cancel_send(request* r) noexcept {
     net::envelope c = control_envelope(ctl_cancel, sent.source_world, sent.dest, sent.cookie);
     c.seq = sent.seq;
     const bool sync = (sent.flags & net::env_flag_sync) != 0;
+    tsan_release(r);  // the reply comes through the other process (see send())
     send_control(process_of(sent.dest), c);
     int answer = 0;
     while ((answer = std::atomic_ref<int>(r->net_cancel).load(std::memory_order_acquire)) == 0) {
