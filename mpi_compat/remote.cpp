@@ -500,22 +500,29 @@ void stop_watch() noexcept {
     }
 }
 
-/// Checks that every other process can be reached: sends each a ctl_hello and waits, progressing,
-/// until one came from each (a message both ways on every connection; UCX's TCP connections
-/// may open only at the first message), then stops the start-up watchdog.
-void check_peers() noexcept {
+/// Sends control message `tag` (with `cookie`) to every other process, then progresses the
+/// transport from this thread (napping when it has nothing to do) until `heard` counts one such
+/// message from each of them (the handler counts them).
+void tell_all_and_wait(int tag, std::uint64_t cookie, const std::atomic<int>& heard) noexcept {
     const int nprocs = g.lay->processes();
     for (int p = 0; p < nprocs; ++p) {
         if (p != g.me) {
-            send_control(p, control_envelope(ctl_hello, -1, -1, static_cast<std::uint64_t>(g.me)));
+            send_control(p, control_envelope(tag, -1, -1, cookie));
         }
     }
-    while (g.hellos.load(std::memory_order_acquire) < nprocs - 1) {
+    while (heard.load(std::memory_order_acquire) < nprocs - 1) {
         if (g.tr->progress() == 0) {
             struct timespec ts = {0, 20000};
             nanosleep(&ts, nullptr);
         }
     }
+}
+
+/// Checks that every other process can be reached: sends each a ctl_hello and waits, progressing,
+/// until one came from each (a message both ways on every connection; UCX's TCP connections
+/// may open only at the first message), then stops the start-up watchdog.
+void check_peers() noexcept {
+    tell_all_and_wait(ctl_hello, static_cast<std::uint64_t>(g.me), g.hellos);
     stop_watch();
 }
 
@@ -796,18 +803,7 @@ void finish() noexcept {
     if (g_active) {
         // Every rank here has returned; peers may still need this process to progress (their
         // receives of its eager data over TCP, closes). Tell every process, then wait for all.
-        const int nprocs = g.lay->processes();
-        for (int p = 0; p < nprocs; ++p) {
-            if (p != g.me) {
-                send_control(p, control_envelope(ctl_done, -1, -1, 0));
-            }
-        }
-        while (g.done_peers.load(std::memory_order_acquire) < nprocs - 1) {
-            if (g.tr->progress() == 0) {
-                struct timespec ts = {0, 20000};
-                nanosleep(&ts, nullptr);
-            }
-        }
+        tell_all_and_wait(ctl_done, 0, g.done_peers);
         if (g.progress_handle >= 0) {
             sched::unregister_progress(g.progress_handle).ignore();
             g.progress_handle = -1;
