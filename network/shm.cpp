@@ -5,6 +5,7 @@
 #include "network/shm.hpp"
 
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -30,6 +31,23 @@ using namespace shm_detail;
 namespace {
 
 constexpr std::uint64_t address_magic = 0x4d50'4353'484d'4144ULL;
+
+/// Registers this process for global expedited membarrier (shm.hpp, "Sleep"): true when the
+/// kernel has it and MPC_NET_SHM_MEMBARRIER allows it.
+bool register_membarrier() noexcept {
+    auto on = config::get_bool("MPC_NET_SHM_MEMBARRIER");
+    if (!on || !*on) {
+        return false;
+    }
+    long cmds = ::syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ||
+        ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) != 0) {
+        MPC_LOG(debug, net, "no global expedited membarrier (%s): senders fence each message",
+                cmds < 0 ? std::strerror(errno) : "not offered");
+        return false;
+    }
+    return true;
+}
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
@@ -101,6 +119,8 @@ status shm_transport::init(const shm_options& opts) noexcept {
     }
     probe_word_ = token;
     auto* h = new (seg_) seg_header{};
+    asym_ = register_membarrier();
+    h->asym = asym_ ? 1 : 0;
     h->magic = seg_magic;
     h->token = token;
     h->rings = static_cast<std::uint32_t>(opts.max_peers);
@@ -225,6 +245,7 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
         errno = EINVAL;
         return no_shm(id, "its segment (wrong token)");
     }
+    p->fence = !(asym_ && p->hdr->asym != 0);  // both registered: the sleeper's membarrier covers us
     p->tx = reinterpret_cast<ring*>(p->seg + header_bytes + static_cast<std::size_t>(opts_.index) * ring_stride_);
     p->rx = rx_ring(id);
     peers_[id] = p;
@@ -282,15 +303,36 @@ int shm_transport::progress() noexcept {
     return n;
 }
 
+/// Between the sleeper's store of `sleeping` and its re-check of the rings: a barrier that
+/// also orders the senders' publication before their load of `sleeping` (shm.hpp, "Sleep").
+/// False when it could not be made: then do not sleep.
+bool shm_transport::full_barrier_with_senders() noexcept {
+    if (!asym_) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // against the senders' fence (notify)
+        return true;
+    }
+    if (::syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {
+        return true;
+    }
+    // Registered at start, so not expected. Senders skip their fences on our word: a message
+    // published just now may be invisible to the re-check, so never sleep without the barrier
+    // (the caller then polls with pauses of at most 1 ms instead of sleeping).
+    static std::atomic<bool> told{false};
+    if (!told.exchange(true)) {
+        MPC_LOG(warn, net, "membarrier failed (%s): idle processes poll instead of sleeping", std::strerror(errno));
+    }
+    return false;
+}
+
 bool shm_transport::arm() noexcept {
     std::uint64_t v = 0;
     while (::read(efd_, &v, sizeof v) > 0) {  // consume earlier wake-ups
     }
     auto* h = reinterpret_cast<seg_header*>(seg_);
     h->sleeping.store(1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // against the senders' fence (notify)
+    const bool barrier = full_barrier_with_senders();
     for (peer* p : polled_) {
-        if (rx_ready(*p) || (p->has_queue.load(std::memory_order_relaxed) && tx_can_move(*p))) {
+        if (!barrier || rx_ready(*p) || (p->has_queue.load(std::memory_order_relaxed) && tx_can_move(*p))) {
             h->sleeping.store(0, std::memory_order_relaxed);
             return false;
         }

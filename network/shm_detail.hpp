@@ -43,6 +43,10 @@ struct seg_header {
     std::uint64_t token = 0;
     std::uint32_t rings = 0;
     std::uint32_t slots = 0;
+    /// 1 when the owner issues membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) between setting
+    /// `sleeping` and re-checking its rings: a sender registered for it may then publish and read
+    /// `sleeping` without a fence of its own (shm.hpp, "Sleep").
+    std::uint32_t asym = 0;
     /// Set by arm() while the owner may sleep on its eventfd: a sender then signals it.
     alignas(line) std::atomic<std::uint32_t> sleeping{0};
 };
@@ -89,6 +93,7 @@ struct shm_transport::peer {
     ring* tx = nullptr;  ///< our ring in its segment
     ring* rx = nullptr;  ///< its ring in our segment
     std::atomic<bool> failed{false};
+    bool fence = true;  ///< notify() needs its fence (see seg_header::asym)
     // Sending side, under `lock`.
     spinlock lock;
     std::uint64_t tail = 0;

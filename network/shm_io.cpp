@@ -100,9 +100,12 @@ bool shm_transport::try_write(peer& p, const queued& q) noexcept {
     return true;
 }
 
-/// After publishing: signals the receiver if it may be asleep (the fence pairs with arm()'s).
+/// After publishing: signals the receiver if it may be asleep (the fence, or the receiver's
+/// membarrier, pairs with arm()'s barrier: shm.hpp, "Sleep").
 void shm_transport::notify(peer& p) noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (p.fence) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
     if (p.hdr->sleeping.load(std::memory_order_relaxed) != 0) {
         wake_fd(p.efd);
     }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <thread>
 
+#include "../env_guard.hpp"
 #include "network/shm.hpp"
 #include "ucx_harness.hpp"
 
@@ -327,6 +328,71 @@ TEST(ShmProcesses, EventFdWakesASleepingReceiver) {
     ASSERT_TRUE(sync_byte(c.fd()));
     expect_exit_ok(c);
 }
+
+/// Sleeps racing sends: a forked sender publishes messages at irregular short intervals while
+/// the receiver drains, arms and sleeps on its event fd over and over. A wake-up lost between
+/// a publication and the sleeper's re-check leaves the receiver asleep with a message waiting:
+/// the poll's 20 s limit fails the test. Run with the senders' fences (MPC_NET_SHM_MEMBARRIER=0)
+/// and without them (the sleeper's membarrier orders both sides). It checks the protocol
+/// (flags, re-check, eventfd) over ~16,000 sleeps; the store-load reordering window the barriers
+/// close is a few nanoseconds wide, too narrow for this test to hit reliably without them.
+class ShmSleepRace : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ShmSleepRace, NoWakeUpIsLost) {
+    mpc::test::env_guard knob("MPC_NET_SHM_MEMBARRIER", GetParam());
+    constexpr int count = 20000;
+    child_process c([](int fd) {
+        shm_side s;
+        if (!child_open(s, fd)) {
+            return 10;
+        }
+        std::uint64_t x = 88172645463325252ULL;  // xorshift: gaps of 0 to ~4000 spins
+        for (int i = 0; i < count; ++i) {
+            done_flag d;
+            if (!s.t->send(0, make_env(static_cast<std::uint32_t>(i), 4), &i, 4, &d) || !d.done.load()) {
+                return 11;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for (std::uint64_t k = x % 4096; k > 0; --k) {
+                asm volatile("pause");
+            }
+        }
+        return wait_byte(fd) ? 0 : 12;
+    });
+    shm_side s;
+    parent_open(s, c);
+    if (std::string(GetParam()) == "1") {
+        EXPECT_TRUE(s.t->uses_membarrier()) << "this kernel offers MEMBARRIER_CMD_GLOBAL_EXPEDITED";
+    } else {
+        EXPECT_FALSE(s.t->uses_membarrier());
+    }
+    int sleeps = 0;
+    while (s.count() < static_cast<std::size_t>(count)) {
+        if (s.t->progress() > 0 || !s.t->arm()) {
+            continue;
+        }
+        ++sleeps;
+        struct pollfd pf = {s.t->event_fd(), POLLIN, 0};
+        ASSERT_EQ(::poll(&pf, 1, 20000), 1) << "asleep with " << s.count() << " of " << count
+                                            << " messages received: a lost wake-up";
+    }
+    for (int i = 0; i < count; ++i) {
+        arrival a;
+        ASSERT_TRUE(s.next(a));
+        ASSERT_EQ(a.env.seq, static_cast<std::uint32_t>(i));
+    }
+    RecordProperty("sleeps", sleeps);
+    EXPECT_GT(sleeps, 0) << "the receiver never slept: the race was not exercised";
+    ASSERT_TRUE(sync_byte(c.fd()));
+    expect_exit_ok(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Barriers, ShmSleepRace, ::testing::Values("1", "0"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                             return std::string(i.param) == "1" ? "Membarrier" : "SenderFences";
+                         });
 
 TEST_F(shm_pair, ArmRefusesWhileAMessageWaits) {
     open();
