@@ -23,6 +23,9 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_SHM_MEMBARRIER", ::mpc::config::knob_type::boolean, "1",
      "shared-memory transport: a process about to sleep issues membarrier(GLOBAL_EXPEDITED) so that its "
      "senders publish messages without a fence each (where the kernel offers it); 0: a fence per message"},
+    {"MPC_NET_SHM_SPLIT", ::mpc::config::knob_type::size, "131072",
+     "shared-memory transport: rendezvous messages of at least this many bytes are copied by both "
+     "processes at once (the receiver reads chunks, the sender writes others); 0: the receiver alone"},
     {"MPC_NET_SHM_RING", ::mpc::config::knob_type::size, "262144",
      "shared-memory transport: bytes of the receive ring of each pair of processes of a node"},
     {"MPC_NET_CONNECT_TIMEOUT", ::mpc::config::knob_type::integer, "30",

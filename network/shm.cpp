@@ -49,6 +49,11 @@ bool register_membarrier() noexcept {
     return true;
 }
 
+/// The shared-copy descriptors of a segment with `rings` rings: offset and size.
+std::size_t xfer_area_bytes(int rings) noexcept {
+    return static_cast<std::size_t>(rings) * xfers_per_peer * sizeof(xfer);
+}
+
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 /// The largest power of two <= n (n > 0).
@@ -94,12 +99,17 @@ status shm_transport::init(const shm_options& opts) noexcept {
         }
         eager = *k;
     }
+    if (auto k = config::get_size("MPC_NET_SHM_SPLIT"); k) {
+        split_min_ = *k;
+    } else {
+        return k.error();
+    }
     slots_ = floor_pow2(std::max<std::size_t>(ring_bytes / line, 64));
     // Any message must fit in an empty ring behind a pad record: two of the largest at most.
     const std::size_t max_lines = slots_ / 2;
     eager_max_ = std::min(eager, (max_lines - 1) * line - data_off);
     ring_stride_ = line + static_cast<std::size_t>(slots_) * line;
-    seg_bytes_ = round_up(header_bytes + static_cast<std::size_t>(opts.max_peers) * ring_stride_, 4096);
+    seg_bytes_ = round_up(xfer_area(opts.max_peers) + xfer_area_bytes(opts.max_peers), 4096);
     peers_.reset(new (std::nothrow) peer*[static_cast<std::size_t>(opts.max_peers)]());
     if (!peers_) {
         return {errc::no_memory, "shm transport peer table"};
@@ -159,6 +169,10 @@ shm_transport::peer* shm_transport::find(int id) const noexcept {
     return peers_[id];
 }
 
+std::size_t shm_transport::xfer_area(int rings) const noexcept {
+    return header_bytes + static_cast<std::size_t>(rings) * ring_stride_;
+}
+
 shm_transport::ring* shm_transport::rx_ring(int sender) const noexcept {
     return reinterpret_cast<ring*>(seg_ + header_bytes + static_cast<std::size_t>(sender) * ring_stride_);
 }
@@ -194,7 +208,8 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
     }
     std::memcpy(&a, addr, sizeof a);
     if (a.magic != address_magic || a.index != id || a.rings <= static_cast<std::uint32_t>(opts_.index) ||
-        a.slots != slots_ || a.seg_bytes < header_bytes + (static_cast<std::uint64_t>(opts_.index) + 1) * ring_stride_) {
+        a.rings > (1u << 20) || a.slots != slots_ ||
+        a.seg_bytes < xfer_area(static_cast<int>(a.rings)) + xfer_area_bytes(static_cast<int>(a.rings))) {
         return {errc::invalid_argument, "not a matching address made by shm_transport::address()"};
     }
     if (find(id) != nullptr) {
@@ -248,6 +263,9 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
     p->fence = !(asym_ && p->hdr->asym != 0);  // both registered: the sleeper's membarrier covers us
     p->tx = reinterpret_cast<ring*>(p->seg + header_bytes + static_cast<std::size_t>(opts_.index) * ring_stride_);
     p->rx = rx_ring(id);
+    p->tx_xfers = reinterpret_cast<xfer*>(seg_ + xfer_area(opts_.max_peers)) + static_cast<std::size_t>(id) * xfers_per_peer;
+    p->rx_xfers = reinterpret_cast<xfer*>(p->seg + xfer_area(static_cast<int>(a.rings))) +
+                  static_cast<std::size_t>(opts_.index) * xfers_per_peer;
     peers_[id] = p;
     polled_.insert(std::upper_bound(polled_.begin(), polled_.end(), p,
                                     [](const peer* x, const peer* y) { return x->id < y->id; }),

@@ -160,6 +160,102 @@ TEST_F(shm_pair, RendezvousFetchedAfterArrivalTooSmallRefusedReleaseCompletes) {
     EXPECT_TRUE(sent2.ok && sent2.calls.load() == 1);
 }
 
+/// Shared copies (MPC_NET_SHM_SPLIT): a sender that does not progress during the fetch leaves
+/// every chunk to the receiver; one that progresses meanwhile (another thread) copies some of
+/// them itself. Every byte lands either way; sizes not a multiple of the chunk; a descriptor
+/// freed by the fin is reused by later sends (more sends than descriptors).
+TEST_F(shm_pair, SharedCopiesLandEveryByteWhoeverCopies) {
+    open();
+    const std::size_t n = 64 * 64 * 1024 + 4321;  // 65 chunks, the last one short
+    std::vector<std::byte> data = payload(7, n);
+    std::vector<std::byte> out(n);
+
+    // The sender does not progress during the fetch: the receiver copies all 65 chunks.
+    done_flag sent;
+    ASSERT_TRUE(a.t->send(1, make_env(7, n), data.data(), n, &sent));
+    arrival got;
+    ASSERT_TRUE(b.next(got));
+    done_flag f;
+    ASSERT_TRUE(b.t->fetch(got.msg, out.data(), out.size(), &f).ok());
+    EXPECT_TRUE(f.done.load() && f.ok);
+    EXPECT_TRUE(check_payload(7, out.data(), n));
+    EXPECT_EQ(b.t->shared_chunks(false), 65u);
+    ASSERT_TRUE(a.wait([&] { return sent.done.load(); }));  // handles the cts (nothing left), then the fin
+    EXPECT_TRUE(sent.ok);
+    EXPECT_EQ(a.t->shared_chunks(true), 0u);
+
+    // The sender progresses in another thread meanwhile: it takes chunks too. Attempts with
+    // 16 MiB (256 chunks) until it did, in case that thread is kept off the CPU for a whole
+    // copy on a loaded machine.
+    {
+        const std::size_t big = 256 * 64 * 1024;
+        std::vector<std::byte> bdata = payload(9, big), bout(big);
+        std::atomic<bool> stop{false};
+        std::atomic<std::uint64_t> loops{0};
+        std::thread helper([&] {
+            while (!stop.load()) {
+                a.t->progress();
+                loops.fetch_add(1);
+            }
+        });
+        for (int attempt = 0; attempt < 20 && a.t->shared_chunks(true) == 0; ++attempt) {
+            const std::uint64_t read_before = b.t->shared_chunks(false);
+            done_flag s2;
+            ASSERT_TRUE(a.t->send(1, make_env(8, big), bdata.data(), big, &s2));
+            ASSERT_TRUE(b.next(got));
+            for (std::uint64_t l = loops.load(); loops.load() < l + 2;) {  // the helper is running
+                std::this_thread::yield();
+            }
+            std::fill(bout.begin(), bout.end(), std::byte{0});
+            done_flag f2;
+            status st = b.t->fetch(got.msg, bout.data(), bout.size(), &f2);
+            ASSERT_TRUE(st.ok()) << st.reason();
+            while (!s2.done.load()) {  // the helper handles the fin
+                std::this_thread::yield();
+            }
+            EXPECT_TRUE(check_payload(9, bout.data(), big));
+            EXPECT_EQ(b.t->shared_chunks(false) - read_before + a.t->shared_chunks(true), 256u)
+                << "every chunk copied exactly once";
+        }
+        stop.store(true);
+        helper.join();
+    }
+    EXPECT_GT(a.t->shared_chunks(true), 0u) << "the sender never helped";
+
+    // More sends than descriptors (32 per peer), fetched in reverse order: the first 32 carry
+    // descriptors, the rest are copied by the receiver alone; all complete.
+    const std::size_t m = 3 * 64 * 1024;
+    std::vector<done_flag> many(40);
+    for (std::size_t i = 0; i < many.size(); ++i) {
+        ASSERT_TRUE(a.t->send(1, make_env(static_cast<std::uint32_t>(100 + i), m), data.data(), m, &many[i]));
+    }
+    std::vector<arrival> all(many.size());
+    for (auto& x : all) {
+        ASSERT_TRUE(b.next(x));
+    }
+    for (std::size_t i = all.size(); i-- > 0;) {
+        std::vector<std::byte> o(m);
+        done_flag fi;
+        ASSERT_TRUE(b.t->fetch(all[i].msg, o.data(), o.size(), &fi).ok());
+        EXPECT_TRUE(check_payload(7, o.data(), m));
+    }
+    ASSERT_TRUE(a.wait([&] {
+        for (auto& d : many) {
+            if (!d.done.load()) return false;
+        }
+        return true;
+    }));
+    // The descriptors came back: a new send carries one again and the copy completes.
+    done_flag last;
+    ASSERT_TRUE(a.t->send(1, make_env(200, n), data.data(), n, &last));
+    ASSERT_TRUE(b.next(got));
+    const std::uint64_t before = b.t->shared_chunks(false) + a.t->shared_chunks(true);
+    ASSERT_TRUE(b.t->fetch(got.msg, out.data(), out.size(), &f).ok());
+    ASSERT_TRUE(a.wait([&] { return last.done.load(); }));
+    EXPECT_EQ(b.t->shared_chunks(false) + a.t->shared_chunks(true) - before, 65u);
+    EXPECT_TRUE(check_payload(7, out.data(), n));
+}
+
 TEST_F(shm_pair, BadAddressesAndAPeerWithoutCmaAreRefused) {
     ASSERT_TRUE(a.open(0));
     ASSERT_TRUE(b.open(1));
