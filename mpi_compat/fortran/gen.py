@@ -331,7 +331,10 @@ def main(argv):
     if len(argv) < 3:
         sys.exit("usage: gen.py OUTDIR HEADER...")
     outdir, headers = argv[1], argv[2:]
-    functions, constants, handle_types = api.parse(headers)
+    try:
+        functions, constants, handle_types = api.parse(headers)
+    except (ValueError, OSError) as e:
+        sys.exit(f"gen.py: {e}")
     for f in functions:  # an uppercase symbol must not be a macro of the C headers
         if f.name.upper() in constants:
             sys.exit(f"gen.py: the symbol {f.name.upper()} would clash with a constant")
