@@ -25,6 +25,10 @@ PREDEFINED_KEYVALS = ("MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL",
                       "MPI_LASTUSEDCODE", "MPI_APPNUM")
 # attribute_val of these is the value itself in Fortran (an address-sized or default integer).
 ATTR_GETTERS = {"MPI_Comm_get_attr": "MPI_Aint", "MPI_Attr_get": "MPI_Fint"}
+# Indices into arrays of requests: 0-based in C, 1-based in Fortran (MPI_UNDEFINED stays).
+INDEX_OUT = {"MPI_Waitany": ("index", "1"), "MPI_Testany": ("index", "1"),
+             "MPI_Waitsome": ("array_of_indices", "*(MPI_Fint *)outcount"),
+             "MPI_Testsome": ("array_of_indices", "*(MPI_Fint *)outcount")}
 NO_F08 = {"MPI_Op_create": "a Fortran callback", "MPI_Comm_create_errhandler": "a Fortran callback"}
 
 
@@ -38,6 +42,8 @@ def fortran_params(f):
 def kind_of(f, p):
     if f.name in ATTR_GETTERS and p.name == "attribute_val":
         return "attr_out"
+    if f.name == "MPI_Buffer_detach" and p.name == "buffer_addr":
+        return "addr_out"  # C stores the buffer's address there: not into a Fortran buffer
     return p.kind
 
 
@@ -91,6 +97,11 @@ def c_wrapper(f):
             pre.append(f"if ({n}_c == NULL) {{ rc = MPI_ERR_NO_MEM; goto done_{n}; }}")
             args.append(f"{n}_c")
             post.insert(0, f"mpc_f_str_out({n}, {n}_len, {n}_c, rc);\ndone_{n}:;")
+        elif k == "addr_out":
+            params.append(f"void *{n}")
+            pre.append(f"void *{n}_c = NULL;")
+            pre.append(f"(void){n};")
+            args.append(f"&{n}_c")
         elif k == "attr_out":
             params.append(f"void *{n}")
             pre.append(f"void *{n}_c = NULL;")
@@ -99,6 +110,9 @@ def c_wrapper(f):
                         f"({ATTR_GETTERS[f.name]})mpc_f_attr_value(*{f.params[1].name}, {n}_c); }}")
         else:
             raise SystemExit(f"gen.py: {f.name}: no C wrapper for parameter kind {k}")
+    if f.name in INDEX_OUT:
+        name, count = INDEX_OUT[f.name]
+        post.append(f"if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {{ mpc_f_indices_out((MPI_Fint *){name}, {count}); }}")
     if f.name == "MPI_Info_get":  # at most the Fortran buffer's length
         args[2] = "(*valuelen < (int)value_len ? *valuelen : (int)value_len)"
     lower = f.stem.lower()
@@ -172,6 +186,9 @@ def f_decl(f, p, f08=False, bind=False):
         return [f"character(kind=c_char) :: {n}(*)"] if bind else [f"character(len=*) :: {n}"]
     if k == "funcptr":
         return [f"external :: {n}"]
+    if k == "addr_out":
+        lines = [] if bind else [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}"]
+        return lines + [f"type(*), dimension(*) :: {n}"]
     if k == "attr_out":
         return [f"integer(kind={'MPI_ADDRESS_KIND' if ATTR_GETTERS[f.name] == 'MPI_Aint' else 'c_int'}) :: {n}"]
     raise SystemExit(f"gen.py: {f.name}: no Fortran declaration for parameter kind {k}")

@@ -60,6 +60,17 @@ static inline void mpc_f_logicals_out(MPI_Fint *p, MPI_Fint n) {
         p[i] = p[i] != 0;
     }
 }
+/* Request indices: C counts from 0, Fortran from 1; MPI_UNDEFINED (no request) stays. */
+static inline void mpc_f_indices_out(MPI_Fint *p, MPI_Fint n) {
+    if (n == MPI_UNDEFINED) {
+        return;
+    }
+    for (MPI_Fint i = 0; i < n; ++i) {
+        if (p[i] != MPI_UNDEFINED) {
+            p[i] += 1;
+        }
+    }
+}
 /* An attribute as Fortran sees it: the predefined ones (MPI_TAG_UB...) point to an int, which
  * Fortran gets by value; the others are the value a Fortran program stored. */
 __attribute__((visibility("hidden"))) MPI_Aint mpc_f_attr_value(int keyval, void *attr);

@@ -98,6 +98,13 @@ program use_mpi
     call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
     call check(all(col == mat(:, 1)), 'MPI_Waitall with MPI_STATUSES_IGNORE')
   end if
+  ! MPI_Waitany / MPI_Testany count from 1 in Fortran; MPI_UNDEFINED when nothing is active
+  call MPI_Isend(1, 0, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitany(2, reqs, i, status, ierr)
+  call check(i == 2 .and. reqs(2) == MPI_REQUEST_NULL, 'MPI_Waitany index')
+  call MPI_Recv(j, 0, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call MPI_Testany(2, reqs, i, flag, status, ierr)
+  call check(flag .and. i == MPI_UNDEFINED, 'MPI_Testany without active requests')
   call MPI_Test(reqs(1), flag, status, ierr)
   call check(flag, 'MPI_Test of MPI_REQUEST_NULL')
 
