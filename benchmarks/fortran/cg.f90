@@ -59,6 +59,7 @@ program cg
       achar(9), trim(impl), achar(9), times((reps + 1) / 2), achar(9)//'s'//achar(9), times(1), &
       achar(9), times(reps), achar(9)//'"ranks": ', nranks, achar(9), trim(what)
   end if
+  deallocate(x, r, p, q, b, times)
   call MPI_Finalize(ierr)
 
 contains

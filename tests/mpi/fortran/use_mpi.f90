@@ -154,6 +154,7 @@ program use_mpi
   call MPI_Comm_free(col_comm, ierr)
   call check(col_comm == MPI_COMM_NULL, 'MPI_Comm_free')
 
+  deallocate(gath, a2a_s, a2a_r)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A,I0,A)', 'use_mpi: ', nranks, ' ranks ok'
   call MPI_Finalize(ierr)
