@@ -6,7 +6,7 @@
 !
 !   cg [--impl NAME] [--quick] [--n N] [--iters K]
 ! prints, on rank 0, one line per figure for benchmarks/lib.sh:
-!   ROW cg_time <ranks> <impl> <seconds> s <min> <max> "ranks": <ranks> <description>
+!   ROW cg_time <ranks> <impl> <seconds> s <min> <max> <no extra keys> <description>
 ! The time is the median of 5 solves (3 with --quick) of K iterations each, max over ranks.
 ! Every solve is checked: b = A * ones, so x must approach ones; a solve whose residual did not
 ! drop by 10^3 prints WRONG RESULT.
@@ -55,9 +55,9 @@ program cg
       times((reps + 1) / 2), ' s  residual ', rnorm, '  max |x - 1| ', err
     write (what, '(A,I0,A,I0,A,I0,A)') 'CG on the 7-point Laplacian of a ', n, '^3 grid, ', iters, &
       ' iterations, ', nranks, ' z-slabs: seconds per solve, max over ranks'
-    print '(A,I0,3A,F12.6,A,F12.6,A,F12.6,A,I0,2A)', 'ROW'//achar(9)//'cg_time'//achar(9), nranks, &
+    print '(A,I0,3A,F12.6,A,F12.6,A,F12.6,3A)', 'ROW'//achar(9)//'cg_time'//achar(9), nranks, &
       achar(9), trim(impl), achar(9), times((reps + 1) / 2), achar(9)//'s'//achar(9), times(1), &
-      achar(9), times(reps), achar(9)//'"ranks": ', nranks, achar(9), trim(what)
+      achar(9), times(reps), achar(9), achar(9), trim(what)
   end if
   deallocate(x, r, p, q, b, times)
   call MPI_Finalize(ierr)

@@ -13,6 +13,9 @@ program use_mpi
   character(len=MPI_MAX_ERROR_STRING) :: msg
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub
   complex :: z(2)
+  integer :: si, stype
+  double precision :: sd
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(2)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -81,6 +84,21 @@ program use_mpi
   call check(i == 24, 'MPI_Type_size')
   call MPI_Type_free(newtype, ierr)
   call check(newtype == MPI_DATATYPE_NULL, 'MPI_Type_free')
+
+  ! a struct of two separate variables at absolute addresses, sent from MPI_BOTTOM
+  si = -1
+  sd = -1
+  if (rank == root) then
+    si = 42
+    sd = 2.5d0
+  end if
+  call MPI_Get_address(si, addrs(1), ierr)
+  call MPI_Get_address(sd, addrs(2), ierr)
+  call MPI_Type_create_struct(2, [1, 1], addrs, [MPI_INTEGER, MPI_DOUBLE_PRECISION], stype, ierr)
+  call MPI_Type_commit(stype, ierr)
+  call MPI_Bcast(MPI_BOTTOM, 1, stype, root, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. si == 42 .and. sd == 2.5d0, 'MPI_BOTTOM and a struct type')
+  call MPI_Type_free(stype, ierr)
 
   ! ---- point-to-point with arrays of requests and statuses ----
   reqs = MPI_REQUEST_NULL
