@@ -13,6 +13,8 @@ program use_mpi
   character(len=MPI_MAX_ERROR_STRING) :: msg
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub
   complex :: z(2)
+  integer :: myop
+  external :: absmax
   integer :: si, stype
   double precision :: sd
   integer(kind=MPI_ADDRESS_KIND) :: addrs(2)
@@ -64,6 +66,16 @@ program use_mpi
   z = [cmplx(rank, 1), cmplx(1, rank)]
   call MPI_Allreduce(MPI_IN_PLACE, z, 2, MPI_COMPLEX, MPI_SUM, MPI_COMM_WORLD, ierr)
   call check(z(1) == cmplx(nranks * (nranks - 1) / 2, nranks), 'MPI_COMPLEX sum')
+
+  ! a user operation (a Fortran subroutine called by the C reduction)
+  call MPI_Op_create(absmax, .true., myop, ierr)
+  ivec = [rank, -rank, 2 * rank, 0]
+  call MPI_Allreduce(MPI_IN_PLACE, ivec, 4, MPI_INTEGER, myop, MPI_COMM_WORLD, ierr)
+  call check(all(ivec == [nranks - 1, -(nranks - 1), 2 * (nranks - 1), 0]), 'user operation')
+  call MPI_Op_commutative(myop, flag, ierr)
+  call check(flag, 'MPI_Op_commutative')
+  call MPI_Op_free(myop, ierr)
+  call check(myop == MPI_OP_NULL, 'MPI_Op_free')
 
   ! ---- derived datatypes: a column and a row of a matrix ----
   mat = reshape([(dble(i), i = 1, 15)], [5, 3])
@@ -186,3 +198,14 @@ contains
     end if
   end subroutine check
 end program use_mpi
+
+! The element of larger magnitude (a user reduction, F77 style: every argument by reference).
+subroutine absmax(invec, inoutvec, len, datatype)
+  implicit none
+  integer :: len, datatype, i
+  integer :: invec(len), inoutvec(len)
+  do i = 1, len
+    if (abs(invec(i)) > abs(inoutvec(i))) inoutvec(i) = invec(i)
+  end do
+  if (datatype == -1) print *, 'unexpected datatype'
+end subroutine absmax

@@ -1,13 +1,42 @@
 ! `use mpi_f08`: TYPE(MPI_Comm)... handles, optional ierror, TYPE(MPI_Status), MPI_IN_PLACE,
 ! MPI_STATUS_IGNORE, derived types and errors returned in ierror.
+module f08_callbacks
+  use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+  implicit none
+  integer :: last_error = MPI_SUCCESS
+contains
+  ! the element of larger magnitude (an MPI_User_function of mpi_f08)
+  subroutine absmax(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    if (datatype == MPI_INTEGER) then
+      where (abs(a) > abs(b)) b = a
+    end if
+  end subroutine absmax
+  subroutine remember(comm, error_code)
+    type(MPI_Comm) :: comm
+    integer :: error_code
+    if (comm /= MPI_COMM_NULL) last_error = error_code
+  end subroutine remember
+end module f08_callbacks
+
 program use_mpi_f08
   use mpi_f08
+  use f08_callbacks
   implicit none
   integer :: rank, nranks, i, ierr, cls, n
   type(MPI_Comm) :: dup
   type(MPI_Status) :: st
   type(MPI_Request) :: reqs(2)
   type(MPI_Datatype) :: pair
+  type(MPI_Op) :: myop
+  type(MPI_Errhandler) :: handler
+  integer :: cls2
   double precision :: a(10), b(10), s
   integer :: iv(2)
   logical :: flag
@@ -51,8 +80,21 @@ program use_mpi_f08
   call MPI_Recv(b, 1, MPI_DOUBLE_PRECISION, -7, 0, dup, st, ierr)
   call MPI_Error_class(ierr, cls)
   call check(cls == MPI_ERR_RANK, 'MPI_ERR_RANK in ierror')
+  ! a user error handler (an MPI_Comm_errhandler_function of mpi_f08)
+  call MPI_Comm_create_errhandler(remember, handler)
+  call MPI_Comm_set_errhandler(dup, handler)
+  call MPI_Send(a, 1, MPI_DOUBLE_PRECISION, nranks + 3, 0, dup)
+  call MPI_Error_class(last_error, cls2)
+  call check(cls2 == MPI_ERR_RANK, 'user error handler called with the error code')
+  call MPI_Errhandler_free(handler)
   call MPI_Comm_free(dup)
   call check(dup == MPI_COMM_NULL, 'MPI_Comm_free')
+  ! a user operation
+  call MPI_Op_create(absmax, .true., myop)
+  iv = [rank, -2 * rank]
+  call MPI_Allreduce(MPI_IN_PLACE, iv, 2, MPI_INTEGER, myop, MPI_COMM_WORLD)
+  call check(all(iv == [nranks - 1, -2 * (nranks - 1)]), 'user operation')
+  call MPI_Op_free(myop)
   call check(MPI_Wtime() > 0, 'MPI_Wtime')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(A,I0,A)', 'use_mpi_f08: ', nranks, ' ranks ok'
