@@ -39,6 +39,9 @@ SKIP = {
     "MPI_Attr_put": "attribute values", "MPI_Type_get_attr": "attribute values",
 }
 
+# Subroutines without the trailing ierror argument in Fortran (MPI 3.1 section 14.2.4).
+NO_IERROR = {"MPI_Pcontrol"}
+
 # Fortran-only names for predefined datatypes: aliases of the handle of the same size and kind.
 FORTRAN_TYPE_ALIASES = {
     "MPI_REAL4": "MPI_REAL", "MPI_REAL8": "MPI_DOUBLE_PRECISION",
@@ -135,8 +138,12 @@ class Function:
         return self.name[len("MPI_"):]
 
     @property
-    def has_ierror(self):
+    def is_subroutine(self):
         return self.ret == "int"
+
+    @property
+    def has_ierror(self):
+        return self.is_subroutine and self.name not in NO_IERROR
 
 
 def _strip_comments(text):

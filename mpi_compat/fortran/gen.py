@@ -138,12 +138,12 @@ def c_wrapper(f):
     if needs_sentinels:
         body.append("const struct mpc_f_sentinels *s = mpc_f_sentinels_get();")
     call = f"PMPI_{f.stem}({', '.join(args)})"
-    if f.has_ierror:
+    if f.is_subroutine:
         body.append("int rc = MPI_SUCCESS;")
         body += pre
         body.append(f"rc = {call};")
         body += post
-        body.append("*ierror = rc;")
+        body.append("*ierror = rc;" if f.has_ierror else "(void)rc;")
     else:
         body.append(f"return {call};")
     text = f"/* {f.name} */\n{ret} pmpi_{lower}_({sig_params}) {{\n"
@@ -228,7 +228,7 @@ def f_return_type(f):
 
 def interface(f, indent="    "):
     names = [p.name for p in fortran_params(f)] + (["ierror"] if f.has_ierror else [])
-    head = "subroutine" if f.has_ierror else f"{f_return_type(f)} function"
+    head = "subroutine" if f.is_subroutine else f"{f_return_type(f)} function"
     lines = [wrap(f"{indent}{head} {f.name.upper()}({', '.join(names)})", len(indent)), f"{indent}  import"]
     for p in fortran_params(f):
         lines += [f"{indent}  {d}" for d in f_decl(f, p)]
@@ -268,7 +268,7 @@ def mpif_h(functions, constants):
     out += constant_lines(constants, True)
     out += sentinel_lines(True)
     for f in functions:
-        if not f.has_ierror:
+        if not f.is_subroutine:
             for name in (f.name.upper(), "P" + f.name.upper()):
                 out += [f"      external {name}", f"      {f_return_type(f)} {name}"]
     return "\n".join(out) + "\n"
@@ -292,7 +292,7 @@ def f08_procedure(f):
     names = [p.name for p in fps]
     lower = f.stem.lower()
     hidden = [p.name for p in fps if kind_of(f, p) in ("str_in", "str_out")]
-    head = "subroutine" if f.has_ierror else f"{f_return_type(f)} function"
+    head = "subroutine" if f.is_subroutine else f"{f_return_type(f)} function"
     c_names = names + (["ierror"] if f.has_ierror else []) + [h + "_len" for h in hidden]
     # the BIND(C) interface of the wrapper
     iface = [wrap(f"    {head} c_{lower}({', '.join(c_names)}) bind(C, name=\"pmpi_{lower}_\")", 4), "      import"]
@@ -315,6 +315,8 @@ def f08_procedure(f):
     if f.has_ierror:
         body += ["    integer, optional, intent(out) :: ierror", "    integer :: ierror_",
                  wrap(f"    call c_{lower}({args})", 4), "    if (present(ierror)) ierror = ierror_"]
+    elif f.is_subroutine:
+        body.append(wrap(f"    call c_{lower}({args})", 4))
     else:
         body.append(wrap(f"    {f.name} = c_{lower}({args})", 4))
     body.append(f"  end {head.split()[-1]} {f.name}")

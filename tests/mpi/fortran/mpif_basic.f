@@ -19,6 +19,8 @@
       call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
       call MPI_COMM_SIZE(MPI_COMM_WORLD, nranks, ierr)
       t0 = MPI_WTIME()
+!     profiling control: no ierror argument in Fortran
+      call MPI_PCONTROL(1)
       next = mod(rank + 1, nranks)
       prev = mod(rank + nranks - 1, nranks)
       do i = 1, n
