@@ -239,6 +239,11 @@ def interface(f, indent="    "):
 
 
 # ---- mpif.h and module mpi --------------------------------------------------------------------------
+# LOGICAL constants (MPI 3.1 section 17.1.7): choice buffers are passed as addresses (a
+# non-contiguous section is copied), and no ASYNCHRONOUS protection.
+LOGICAL_CONSTANTS = {"MPI_SUBARRAYS_SUPPORTED": ".false.", "MPI_ASYNC_PROTECTS_NONBLOCKING": ".false."}
+
+
 def constant_lines(constants, f77):
     out = []
     for name, value in constants.items():
@@ -246,6 +251,11 @@ def constant_lines(constants, f77):
             out += [f"      integer {name}", f"      parameter ({name}={value})"]
         else:
             out.append(f"  integer, parameter :: {name} = {value}")
+    for name, value in LOGICAL_CONSTANTS.items():
+        if f77:
+            out += [f"      logical {name}", f"      parameter ({name}={value})"]
+        else:
+            out.append(f"  logical, parameter :: {name} = {value}")
     return out
 
 
@@ -339,6 +349,7 @@ def f08_module(functions, constants, handle_types):
             out.append(f"  type({t}), parameter :: {name} = {t}({value})")
         else:
             out.append(f"  integer, parameter :: {name} = {value}")
+    out += [f"  logical, parameter :: {name} = {value}" for name, value in LOGICAL_CONSTANTS.items()]
     out += sentinel_lines(False, f08=True)
     out.append(F08_ABSTRACT)
     eq = []

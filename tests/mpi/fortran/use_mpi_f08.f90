@@ -96,6 +96,7 @@ program use_mpi_f08
   call check(all(iv == [nranks - 1, -2 * (nranks - 1)]), 'user operation')
   call MPI_Op_free(myop)
   call check(MPI_Wtime() > 0, 'MPI_Wtime')
+  call check(.not. MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(A,I0,A)', 'use_mpi_f08: ', nranks, ' ranks ok'
   call MPI_Finalize()
