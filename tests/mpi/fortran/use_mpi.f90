@@ -14,6 +14,7 @@ program use_mpi
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub
   complex :: z(2)
   integer :: myop
+  logical :: lflags(2)
   external :: absmax
   integer :: si, stype
   double precision :: sd
@@ -66,6 +67,14 @@ program use_mpi
   z = [cmplx(rank, 1), cmplx(1, rank)]
   call MPI_Allreduce(MPI_IN_PLACE, z, 2, MPI_COMPLEX, MPI_SUM, MPI_COMM_WORLD, ierr)
   call check(z(1) == cmplx(nranks * (nranks - 1) / 2, nranks), 'MPI_COMPLEX sum')
+
+  ! LOGICAL reductions
+  lflags = [rank == 0, .true.]
+  call MPI_Allreduce(MPI_IN_PLACE, lflags, 2, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
+  call check((lflags(1) .eqv. nranks == 1) .and. lflags(2), 'MPI_LAND on LOGICAL')
+  lflags = [rank == nranks - 1, .false.]
+  call MPI_Allreduce(MPI_IN_PLACE, lflags, 2, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD, ierr)
+  call check(lflags(1) .and. .not. lflags(2), 'MPI_LOR on LOGICAL')
 
   ! a user operation (a Fortran subroutine called by the C reduction)
   call MPI_Op_create(absmax, .true., myop, ierr)
