@@ -2,6 +2,7 @@
 /// The message paths of the shared-memory transport: writing a message into a peer's ring
 /// (or queueing it while the ring is full), draining this process's rings, rendezvous through
 /// CMA. Design and ring format in shm.hpp.
+#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -506,7 +507,13 @@ status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf, std::uint6
     chunks_read_.fetch_add(copy_chunks(x, p.pid, static_cast<char*>(buf), static_cast<char*>(msg.data_), false),
                            std::memory_order_relaxed);
     for (unsigned spins = 0; x.done.load(std::memory_order_acquire) < x.chunks; ++spins) {
-        cpu_relax();  // the sender is copying its last chunk (tens of microseconds at most)
+        // The sender is copying its last chunk (microseconds), unless its process lost its
+        // core meanwhile (more processes than cores): then give ours up.
+        if (spins < 2048) {
+            cpu_relax();
+        } else {
+            ::sched_yield();
+        }
         if (spins % 4096 == 4095 && peer_dead(p)) {
             return {errc::internal, "the sending process ended during the copy"};
         }
