@@ -163,7 +163,7 @@ constexpr int lost_peer_wait_s = 10;
 /// or the receiver's ack came); the last one completes the request.
 /// The send that this thread is handing to the transport (send()): a completion that runs
 /// for it here runs inside the operation that has not returned the request yet.
-thread_local const request* tl_sending = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local const request* tl_sending = nullptr;
 
 /// One of a remote send's events (the transport is done with the data; the ack of a
 /// synchronous send): the last one completes it. A locked instruction here waits for the ring
