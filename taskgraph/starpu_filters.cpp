@@ -94,6 +94,13 @@ void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_
     if (gathering_node != STARPU_MAIN_RAM) {
         starpu::fatal("starpu_data_unpartition", "the gathering node must be STARPU_MAIN_RAM");
     }
+    // As StarPU: the children's own partitions are gathered first (tiles).
+    for (int i = 0, n = nchildren(core(root_data)); i < n; ++i) {
+        starpu_data_handle_t c = starpu_data_get_child(root_data, static_cast<unsigned>(i));
+        if (nchildren(core(c)) > 0) {
+            starpu_data_unpartition(c, gathering_node);
+        }
+    }
     check(unpartition(core(root_data)), "starpu_data_unpartition");
 }
 

@@ -110,8 +110,10 @@ void starpu_data_register(starpu_data_handle_t* handleptr, int home_node, void* 
     if (home_node != STARPU_MAIN_RAM && home_node != -1) {
         mpc::tg::starpu::fatal("starpu_data_register", "the home node must be STARPU_MAIN_RAM (0) or -1");
     }
-    if (ops->interfaceid == STARPU_UNKNOWN_INTERFACE_ID) {
-        ops->interfaceid = static_cast<starpu_data_interface_id>(starpu_data_interface_get_next_id());
+    if (static_cast<int>(ops->interfaceid) < STARPU_MAX_INTERFACE_ID) {
+        // StarPU asserts the same: the id comes from starpu_data_interface_get_next_id().
+        mpc::tg::starpu::fatal("starpu_data_register", "ops->interfaceid must be set, with "
+                                                       "starpu_data_interface_get_next_id()");
     }
     interface_ops core_ops{ops->interface_size, &custom_allocate, &custom_release, &custom_size, &custom_forget, ops};
     data* d = nullptr;

@@ -39,7 +39,7 @@ struct starpu_data_filter {
  * a handle partitioned already. */
 void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter *f);
 /** Gathers the children back (after every task submitted on them, which it waits for) and
- * frees them. gathering_node must be STARPU_MAIN_RAM. */
+ * frees them, the children's own children first. gathering_node must be STARPU_MAIN_RAM. */
 void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node);
 /** Child i of a partitioned handle; the number of children. */
 starpu_data_handle_t starpu_data_get_child(starpu_data_handle_t handle, unsigned i);

@@ -108,8 +108,9 @@ struct starpu_data_interface_ops {
 
 /** Registers data of a custom interface: data_interface (ops->interface_size bytes, filled with
  * the application's pointers) is handed to ops->register_data_handle. home_node is
- * STARPU_MAIN_RAM, or -1 (the runtime allocates the memory with allocate_data_on_node). An
- * interfaceid of STARPU_UNKNOWN_INTERFACE_ID gets a new id. */
+ * STARPU_MAIN_RAM, or -1 (the runtime allocates the memory with allocate_data_on_node).
+ * ops->interfaceid must have been set with starpu_data_interface_get_next_id() (the program
+ * stops with a message otherwise, as StarPU asserts). */
 void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *data_interface,
                           struct starpu_data_interface_ops *ops);
 /** The handle's interface on a memory node (node 0: the one codelets receive; others: a
