@@ -85,16 +85,16 @@ status mem_reserve(std::size_t bytes, const char* what) noexcept {
     }
     const std::size_t limit = g_limit.load(std::memory_order_relaxed);
     if (bytes > limit) {
-        MPC_LOG(error, tg, "%s needs %zu bytes, more than the runtime's memory limit (%zu bytes)", what, bytes, limit);
+        MPC_LOG(error, tg, "%s: %zu bytes needed, more than the runtime's memory limit (%zu bytes)", what, bytes, limit);
         return {errc::no_memory, "request above the memory limit"};
     }
     if (in_task()) {
-        MPC_LOG(error, tg, "%s needs %zu bytes; the memory limit is reached and a task cannot wait for memory", what,
+        MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit is reached, and a task cannot wait for memory", what,
                 bytes);
         return {errc::no_memory, "memory limit reached (submission from a task)"};
     }
     if (!wait_in_flight(&try_take, &r, "mpc::tg memory limit")) {
-        MPC_LOG(error, tg, "%s needs %zu bytes; the memory limit (%zu bytes, %zu in use) is reached and no task in "
+        MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit (%zu bytes, %zu in use) is reached and no task in "
                            "flight can give memory back", what, bytes, limit, memory_used());
         return {errc::no_memory, "memory limit reached"};
     }
