@@ -70,6 +70,24 @@ void shift(const I* father, I* child, std::size_t bytes) noexcept {
     }
 }
 
+/// Cuts dimension `dim` of the father (less 2 * `shadow`, added back to each part) into part
+/// `id` of `nparts`; elements of that dimension are `stride` elements apart. Returns the child.
+template <class I>
+I* cut(void* father_interface, void* child_interface, std::uint32_t I::*dim, unsigned shadow, std::size_t stride,
+       unsigned id, unsigned nparts, const char* filter) noexcept {
+    auto* fa = static_cast<I*>(father_interface);
+    auto* ch = static_cast<I*>(child_interface);
+    std::size_t first = 0;
+    chunk(fa->*dim - 2 * shadow, nparts, id, &(ch->*dim), &first, filter);
+    ch->*dim += 2 * shadow;
+    shift(fa, ch, first * stride * fa->elemsize);
+    return ch;
+}
+
+void matrix_allocsize(starpu_matrix_interface* m) noexcept {
+    m->allocsize = m->ny == 0 ? 0 : (static_cast<std::size_t>(m->ld) * (m->ny - 1) + m->nx) * m->elemsize;
+}
+
 void apply(starpu_data_handle_t h, std::vector<starpu_data_filter*>::const_iterator first,
            std::vector<starpu_data_filter*>::const_iterator last) noexcept {
     if (first == last) {
@@ -186,74 +204,52 @@ void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts
 
 void starpu_vector_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
                                 unsigned id, unsigned nparts) {
-    auto* fa = static_cast<starpu_vector_interface*>(father_interface);
-    auto* ch = static_cast<starpu_vector_interface*>(child_interface);
-    std::size_t first = 0;
-    chunk(fa->nx, nparts, id, &ch->nx, &first, "starpu_vector_filter_block");
-    shift(fa, ch, first * fa->elemsize);
-    ch->allocsize = ch->nx * fa->elemsize;
+    auto* ch = cut(father_interface, child_interface, &starpu_vector_interface::nx, 0, 1, id, nparts,
+                   "starpu_vector_filter_block");
+    ch->allocsize = ch->nx * ch->elemsize;
 }
 
 void starpu_vector_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
                                        unsigned id, unsigned nparts) {
-    auto* fa = static_cast<starpu_vector_interface*>(father_interface);
-    auto* ch = static_cast<starpu_vector_interface*>(child_interface);
     const unsigned shadow = f->filter_arg;
-    if (2ull * shadow > fa->nx) {
+    if (2ull * shadow > static_cast<starpu_vector_interface*>(father_interface)->nx) {
         starpu::fatal("starpu_vector_filter_block_shadow", "the shadow is wider than the vector");
     }
-    std::size_t first = 0;
-    chunk(fa->nx - 2 * shadow, nparts, id, &ch->nx, &first, "starpu_vector_filter_block_shadow");
-    ch->nx += 2 * shadow;
-    shift(fa, ch, first * fa->elemsize);
-    ch->allocsize = ch->nx * fa->elemsize;
+    auto* ch = cut(father_interface, child_interface, &starpu_vector_interface::nx, shadow, 1, id, nparts,
+                   "starpu_vector_filter_block_shadow");
+    ch->allocsize = ch->nx * ch->elemsize;
 }
 
 void starpu_matrix_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
                                 unsigned id, unsigned nparts) {
-    auto* fa = static_cast<starpu_matrix_interface*>(father_interface);
-    auto* ch = static_cast<starpu_matrix_interface*>(child_interface);
-    std::size_t first = 0;
-    chunk(fa->nx, nparts, id, &ch->nx, &first, "starpu_matrix_filter_block");
-    shift(fa, ch, first * fa->elemsize);
-    ch->allocsize = ch->ny == 0 ? 0 : (static_cast<std::size_t>(ch->ld) * (ch->ny - 1) + ch->nx) * ch->elemsize;
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::nx, 0, 1, id, nparts,
+                         "starpu_matrix_filter_block"));
 }
 
 void starpu_matrix_filter_vertical_block(void* father_interface, void* child_interface,
                                          struct starpu_data_filter* /*f*/, unsigned id, unsigned nparts) {
     auto* fa = static_cast<starpu_matrix_interface*>(father_interface);
-    auto* ch = static_cast<starpu_matrix_interface*>(child_interface);
-    std::size_t first = 0;
-    chunk(fa->ny, nparts, id, &ch->ny, &first, "starpu_matrix_filter_vertical_block");
-    shift(fa, ch, first * fa->ld * fa->elemsize);
-    ch->allocsize = ch->ny == 0 ? 0 : (static_cast<std::size_t>(ch->ld) * (ch->ny - 1) + ch->nx) * ch->elemsize;
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::ny, 0, fa->ld, id, nparts,
+                         "starpu_matrix_filter_vertical_block"));
 }
 
 void starpu_block_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
                                unsigned id, unsigned nparts) {
-    auto* fa = static_cast<starpu_block_interface*>(father_interface);
-    auto* ch = static_cast<starpu_block_interface*>(child_interface);
-    std::size_t first = 0;
-    chunk(fa->nx, nparts, id, &ch->nx, &first, "starpu_block_filter_block");
-    shift(fa, ch, first * fa->elemsize);
+    cut(father_interface, child_interface, &starpu_block_interface::nx, 0, 1, id, nparts, "starpu_block_filter_block");
 }
 
 void starpu_block_filter_vertical_block(void* father_interface, void* child_interface,
                                         struct starpu_data_filter* /*f*/, unsigned id, unsigned nparts) {
     auto* fa = static_cast<starpu_block_interface*>(father_interface);
-    auto* ch = static_cast<starpu_block_interface*>(child_interface);
-    std::size_t first = 0;
-    chunk(fa->ny, nparts, id, &ch->ny, &first, "starpu_block_filter_vertical_block");
-    shift(fa, ch, first * fa->ldy * fa->elemsize);
+    cut(father_interface, child_interface, &starpu_block_interface::ny, 0, fa->ldy, id, nparts,
+        "starpu_block_filter_vertical_block");
 }
 
 void starpu_block_filter_depth_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
                                      unsigned id, unsigned nparts) {
     auto* fa = static_cast<starpu_block_interface*>(father_interface);
-    auto* ch = static_cast<starpu_block_interface*>(child_interface);
-    std::size_t first = 0;
-    chunk(fa->nz, nparts, id, &ch->nz, &first, "starpu_block_filter_depth_block");
-    shift(fa, ch, first * fa->ldz * fa->elemsize);
+    cut(father_interface, child_interface, &starpu_block_interface::nz, 0, fa->ldz, id, nparts,
+        "starpu_block_filter_depth_block");
 }
 
 }  // extern "C"

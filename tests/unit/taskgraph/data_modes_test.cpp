@@ -25,17 +25,6 @@ using Modes = tg_fixture;
 
 long* var_ptr(void* iface) { return reinterpret_cast<long*>(static_cast<tg::variable_interface*>(iface)->ptr); }
 
-struct held {
-    long g = 0;
-    tg::data* h = nullptr;
-    held() {
-        EXPECT_TRUE(tg::register_variable(&h, &g, sizeof g).ok());
-        EXPECT_TRUE(tg::acquire(h, tg::access_write).ok());
-    }
-    void let_go() { EXPECT_TRUE(tg::release(h).ok()); }
-    ~held() { EXPECT_TRUE(tg::unregister(h).ok()); }
-};
-
 // ---- SCRATCH --------------------------------------------------------------------------------
 
 TEST_P(Modes, ScratchIsPrivateAndUnordered) {
@@ -198,12 +187,7 @@ TEST_P(Modes, ReduxMisuseIsRefused) {
     probe p{[](void**) {}};
     tg::data* hs[] = {h};
     tg::access_mode m[] = {tg::access_redux};
-    tg::task_desc d;
-    d.cl = &cl;
-    d.handles = hs;
-    d.modes = m;
-    d.nbuffers = 1;
-    d.cl_arg = &p;
+    tg::task_desc d = one_buffer(&cl, hs, m, &p);
     tg::task* t = *tg::task_create();
     EXPECT_EQ(tg::submit(t, d).code(), errc::invalid_argument) << "no reduction methods";
     ASSERT_TRUE(tg::set_reduction(h, &sum_redux, nullptr, &sum_init, nullptr).ok());

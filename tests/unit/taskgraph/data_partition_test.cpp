@@ -41,17 +41,6 @@ bool pause_until(F f) {
     return f();
 }
 
-struct held {
-    long g = 0;
-    tg::data* h = nullptr;
-    held() {
-        EXPECT_TRUE(tg::register_variable(&h, &g, sizeof g).ok());
-        EXPECT_TRUE(tg::acquire(h, tg::access_write).ok());
-    }
-    void let_go() { EXPECT_TRUE(tg::release(h).ok()); }
-    ~held() { EXPECT_TRUE(tg::unregister(h).ok()); }
-};
-
 TEST_P(Partition, ChildrenFollowParentAndParentFollowsChildren) {
     constexpr std::uint32_t n = 1000;
     std::vector<double> v(n, 1.0);
@@ -93,12 +82,7 @@ TEST_P(Partition, ChildrenFollowParentAndParentFollowsChildren) {
     probe nothing{[](void**) {}};
     tg::data* hs[] = {hv};
     tg::access_mode rw[] = {tg::access_rw};
-    tg::task_desc d;
-    d.cl = &cl1;
-    d.handles = hs;
-    d.modes = rw;
-    d.nbuffers = 1;
-    d.cl_arg = &nothing;
+    tg::task_desc d = one_buffer(&cl1, hs, rw, &nothing);
     tg::task* refused = *tg::task_create();
     EXPECT_EQ(tg::submit(refused, d).code(), errc::busy);
     EXPECT_EQ(tg::unregister(hv).code(), errc::busy);
@@ -230,12 +214,7 @@ TEST_P(Memory, LimitMakesSubmissionsWaitOrFail) {
     tg::codelet cl1 = probe_codelet(1, "too big");
     tg::data* hsv[] = {hs};
     tg::access_mode sm[] = {tg::access_scratch};
-    tg::task_desc d;
-    d.cl = &cl1;
-    d.handles = hsv;
-    d.modes = sm;
-    d.nbuffers = 1;
-    d.cl_arg = &nothing;
+    tg::task_desc d = one_buffer(&cl1, hsv, sm, &nothing);
     tg::task* t = *tg::task_create();
     EXPECT_EQ(tg::submit(t, d).code(), errc::no_memory);
     tg::set_memory_limit(n * sizeof(double));

@@ -13,19 +13,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "starpu_fixture.hpp"
+
 namespace {
 
-class StarPUData : public ::testing::Test {
-protected:
-    void SetUp() override {
-        starpu_conf conf;
-        ASSERT_EQ(starpu_conf_init(&conf), 0);
-        conf.ncpus = 2;
-        conf.precedence_over_environment_variables = 1;
-        ASSERT_EQ(starpu_init(&conf), 0);
-    }
-    void TearDown() override { starpu_shutdown(); }
-};
+using StarPUData = mpc::test::starpu_two_workers;
 
 // ---- filters -----------------------------------------------------------------------------
 
