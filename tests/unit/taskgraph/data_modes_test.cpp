@@ -211,6 +211,7 @@ TEST_P(Modes, CommuteRunsInAnyOrderOneAtATime) {
     std::atomic<int> inside{0};
     std::atomic<int> overlaps{0};
     std::atomic<int> done{0};
+    std::atomic<int> started{0};
     std::atomic<int> before_writer_done{0};
     std::atomic<int> writer_done{0};
     probe writer{[&](void** b) {
@@ -226,6 +227,13 @@ TEST_P(Modes, CommuteRunsInAnyOrderOneAtATime) {
             overlaps.fetch_add(1);
         }
         long v = *var_ptr(b[0]);
+        // The first one to run gives another worker time to start a second one (which only a
+        // missing exclusion allows): up to 50 ms, once.
+        if (started.fetch_add(1) == 0 && workers() > 1) {
+            for (int i = 0; i < 50 && started.load() < 2; ++i) {
+                sched::sleep_for(1ms);
+            }
+        }
         sched::sleep_for(50us);
         *var_ptr(b[0]) = v + 1;
         inside.fetch_sub(1);
