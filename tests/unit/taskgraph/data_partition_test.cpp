@@ -175,7 +175,8 @@ TEST_P(Memory, WatermarksBoundTasksInFlight) {
             }
         }
     });
-    sched::sleep_for(30ms);
+    EXPECT_TRUE(pause_until([&] { return submitted.load() >= 8; }));
+    sched::sleep_for(30ms);  // a submission past the watermark would have happened by now
     EXPECT_EQ(submitted.load(), 8) << "the submission must wait at the high watermark";
     g.let_go();
     EXPECT_TRUE(pause_until([&] { return submitted.load() == 30; }));
@@ -201,6 +202,7 @@ TEST_P(Memory, LimitMakesSubmissionsWaitOrFail) {
             submitted.fetch_add(1);
         }
     });
+    EXPECT_TRUE(pause_until([&] { return submitted.load() >= 2; }));
     sched::sleep_for(30ms);
     EXPECT_EQ(submitted.load(), 2) << "a third scratch buffer does not fit: its submission waits";
     EXPECT_EQ(tg::memory_used(), 2 * n * sizeof(double));
