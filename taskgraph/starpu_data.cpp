@@ -308,6 +308,51 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
     }
 }
 
+namespace {
+void release_cb(void* h) { starpu_data_release(static_cast<starpu_data_handle_t>(h)); }
+}  // namespace
+
+void starpu_data_invalidate_submit(starpu_data_handle_t handle) {
+    if (mpc::status st = acquire_async(core(handle), access_write, &release_cb, handle); !st.ok()) {
+        starpu::fatal("starpu_data_invalidate_submit", st.reason());
+    }
+}
+
+void starpu_data_invalidate(starpu_data_handle_t handle) {
+    if (int rc = starpu_data_acquire(handle, STARPU_W); rc != 0) {
+        starpu::fatal("starpu_data_invalidate", "cannot take the data (called from a task?)");
+    }
+    starpu_data_release(handle);
+}
+
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
+    if (!valid_node(static_cast<int>(node), "starpu_data_fetch_on_node")) {
+        return -EINVAL;
+    }
+    if (async != 0) {
+        return 0;
+    }
+    if (int rc = starpu_data_acquire(handle, STARPU_R); rc != 0) {
+        return rc;
+    }
+    starpu_data_release(handle);
+    return 0;
+}
+
+int starpu_data_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned node, unsigned /*async*/) {
+    return valid_node(static_cast<int>(node), "starpu_data_prefetch_on_node") ? 0 : -EINVAL;
+}
+
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned node, unsigned /*async*/) {
+    return valid_node(static_cast<int>(node), "starpu_data_idle_prefetch_on_node") ? 0 : -EINVAL;
+}
+
+unsigned starpu_data_is_on_node(starpu_data_handle_t /*handle*/, unsigned node) {
+    return node == STARPU_MAIN_RAM ? 1 : 0;
+}
+
+void starpu_data_wont_use(starpu_data_handle_t /*handle*/) {}
+
 void starpu_data_set_user_data(starpu_data_handle_t handle, void* user_data) { set_user_data(core(handle), user_data); }
 void* starpu_data_get_user_data(starpu_data_handle_t handle) { return user_data(core(handle)); }
 

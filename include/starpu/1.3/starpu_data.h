@@ -80,6 +80,21 @@ int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t h
 /** Ends an acquisition made for `node`. */
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
 
+/** Declares the data's contents useless (a write access in submission order that writes
+ * nothing): invalidate waits for the accesses before it, invalidate_submit does not wait. */
+void starpu_data_invalidate(starpu_data_handle_t handle);
+void starpu_data_invalidate_submit(starpu_data_handle_t handle);
+/** Data movement hints. Main memory (node 0) is the only node and holds the data: fetch with
+ * async = 0 waits until the writers submitted before have finished, the others do nothing.
+ * Return 0, or -EINVAL for another node. */
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** 1 for main memory (where the data always is), 0 for another node. */
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
+/** A hint that the data will not be used soon: nothing to do with main memory only. */
+void starpu_data_wont_use(starpu_data_handle_t handle);
+
 struct starpu_codelet;
 /** The codelets of STARPU_REDUX accesses: init_cl (one buffer, STARPU_W) sets a worker's copy
  * to the neutral value; redux_cl (two buffers: STARPU_RW|STARPU_COMMUTE, STARPU_R) folds the

@@ -312,6 +312,15 @@ TEST_F(StarPUData, AcquireVariantsAndNodes) {
     ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);  // after every callback's release
     EXPECT_EQ(called.load(), 3);
     starpu_data_release(h);
+    // Hints and invalidation, on the only node.
+    EXPECT_EQ(starpu_data_prefetch_on_node(h, STARPU_MAIN_RAM, 1), 0);
+    EXPECT_EQ(starpu_data_prefetch_on_node(h, 1, 1), -EINVAL);
+    EXPECT_EQ(starpu_data_fetch_on_node(h, STARPU_MAIN_RAM, 0), 0);
+    EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 1u);
+    EXPECT_EQ(starpu_data_is_on_node(h, 1), 0u);
+    starpu_data_wont_use(h);
+    starpu_data_invalidate_submit(h);
+    starpu_data_invalidate(h);
     int tag = 7;
     starpu_data_set_user_data(h, &tag);
     EXPECT_EQ(starpu_data_get_user_data(h), &tag);
