@@ -176,6 +176,24 @@ const char* refusal(const data* d) noexcept {
     return nullptr;
 }
 
+/// Whether an access in mode m to d would wait for something submitted before (d->g.lock held).
+bool busy_for(data* d, unsigned m) noexcept {
+    if (!d->redux_tasks.empty() || !d->commute_group.empty()) {
+        return true;
+    }
+    if (d->last_writer != nullptr && !task_finished(d->last_writer)) {
+        return true;
+    }
+    if ((m & access_write) != 0) {
+        for (task* r : d->readers) {
+            if (!task_finished(r)) {
+                return true;
+            }
+        }
+    }
+    return !d->seq && (d->arb_writer || ((m & access_write) != 0 && d->arb_readers != 0) || !d->arb_waiters.empty());
+}
+
 status attach_buffers(task* t, bool infer_deps) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
         int m = combined_mode(t, i);
@@ -184,9 +202,13 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         }
         data* d = t->bufs[i].d;
         d->g.lock.lock();
-        if (const char* why = refusal(d); why != nullptr) {
+        const char* why = refusal(d);
+        const bool would_wait = why == nullptr && t->try_only && busy_for(d, static_cast<unsigned>(m));
+        if (why != nullptr || would_wait) {
             d->g.lock.unlock();
-            MPC_LOG(error, tg, "task %s: buffer %d is %s", t->name, i, why);
+            if (why != nullptr) {
+                MPC_LOG(error, tg, "task %s: buffer %d is %s", t->name, i, why);
+            }
             // Undo the handles attached so far (their inferred edges stay: harmless, they only
             // order this task, which will not run, after earlier ones).
             for (int j = 0; j < i; ++j) {
@@ -196,6 +218,9 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
                     --e->users;
                     e->g.lock.unlock();
                 }
+            }
+            if (would_wait) {
+                return {errc::busy, "the access would wait"};
             }
             return {errc::busy, d->unregistering ? "handle being unregistered" : "handle not usable (partitioning)"};
         }
@@ -345,7 +370,8 @@ bool default_sequential_consistency() noexcept { return g_default_seq.load(std::
 namespace {
 
 /// An acquisition record submitted for d in `mode`; nullptr (logged) when refused.
-task* start_acquire(data* d, access_mode mode, bool seq, callback_fn granted, void* arg, status* st) noexcept {
+task* start_acquire(data* d, access_mode mode, bool seq, callback_fn granted, void* arg, status* st,
+                    bool try_only = false) noexcept {
     if (*st = live(d, "acquire"); !st->ok()) {
         return nullptr;
     }
@@ -370,6 +396,7 @@ task* start_acquire(data* d, access_mode mode, bool seq, callback_fn granted, vo
     a->nbuffers = 1;
     a->callback = granted;  // for acquisitions: run when granted (now_ready)
     a->callback_arg = arg;
+    a->try_only = try_only;
     if (*st = detail::attach_buffers(a, seq); !st->ok()) {
         task_release(a);
         return nullptr;
@@ -395,6 +422,16 @@ status acquire(data* d, access_mode mode) noexcept {
     a->g.lock.lock();
     a->g.wait_locked([a] { return a->granted; }, "mpc::tg::acquire");
     detail::task_unref(a);
+    return {};
+}
+
+status acquire_try(data* d, access_mode mode) noexcept {
+    status st;
+    task* a = start_acquire(d, mode, true, nullptr, nullptr, &st, true);
+    if (a == nullptr) {
+        return st;
+    }
+    detail::dependency_met(a);  // nothing to wait for: granted here (but see tg.hpp on arbitration)
     return {};
 }
 

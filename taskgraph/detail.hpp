@@ -36,6 +36,7 @@ struct task {
     task_kind kind = task_kind::normal;
     task_state state = task_state::created;  ///< under g.lock
     bool granted = false;                    ///< acquisitions: ready; under g.lock
+    bool try_only = false;                   ///< acquire_try(): refused rather than waiting
 
     cpu_fn fn = nullptr;  ///< nullptr: nothing to run (empty task)
     const char* name = nullptr;

@@ -259,6 +259,15 @@ void starpu_data_release(starpu_data_handle_t handle) {
     }
 }
 
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode) {
+    mpc::status st = acquire_try(core(handle), static_cast<access_mode>(mode));
+    return st.code() == mpc::errc::busy ? -EAGAIN : starpu::errno_of(st);
+}
+
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode) {
+    return valid_node(node, "starpu_data_acquire_on_node_try") ? starpu_data_acquire_try(handle, mode) : -EINVAL;
+}
+
 int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode) {
     return valid_node(node, "starpu_data_acquire_on_node") ? starpu_data_acquire(handle, mode) : -EINVAL;
 }

@@ -249,6 +249,11 @@ bool default_sequential_consistency() noexcept;
 status acquire(data* d, access_mode mode) noexcept;
 /// Ends the latest acquire() of d. errc::invalid_argument when d is not acquired.
 status release(data* d) noexcept;
+/// acquire() only if nothing submitted before is in the way (every conflicting access has
+/// finished): errc::busy otherwise, without waiting. On a handle without sequential
+/// consistency, an acquisition racing with this one may still make it wait briefly. Does not
+/// block otherwise; may be called from a task.
+status acquire_try(data* d, access_mode mode) noexcept;
 /// acquire() without waiting: `granted(arg)` runs once d is the application's (on the caller's
 /// thread when nothing is in the way, else on the worker that ends the last conflicting task);
 /// release() ends it as usual. `seq` false: no inferred order (only exclusion). May be called

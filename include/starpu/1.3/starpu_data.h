@@ -60,6 +60,10 @@ void starpu_data_release(starpu_data_handle_t handle);
 #define STARPU_ACQUIRE_NO_NODE -1
 #define STARPU_ACQUIRE_NO_NODE_LOCK_ALL -2
 
+/** starpu_data_acquire() only if every access submitted before that it would wait for has
+ * finished: returns 0 (acquired: release it), or -EAGAIN without waiting. */
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
 /** starpu_data_acquire() for a memory node (only those above). Returns -EINVAL for another. */
 int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
 /** Asynchronous acquisition: returns at once; callback(arg) runs once the data is the

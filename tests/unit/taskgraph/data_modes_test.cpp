@@ -356,6 +356,39 @@ TEST_P(Modes, AcquireAsyncFollowsEarlierTasks) {
     ASSERT_TRUE(tg::unregister(s.h).ok());
 }
 
+TEST_P(Modes, AcquireTryNeverWaits) {
+    long x = 0;
+    tg::data* h = nullptr;
+    ASSERT_TRUE(tg::register_variable(&h, &x, sizeof x).ok());
+    {
+        held g;
+        probe w{[](void** b) { *var_ptr(b[0]) = 1; }};
+        tg::codelet cl = probe_codelet(2, "held writer");
+        tg::task_release(submit_probe(cl, &w, {h, g.h}, {tg::access_write, tg::access_read}));
+        EXPECT_EQ(tg::acquire_try(h, tg::access_read).code(), errc::busy) << "a writer before it has not run";
+        g.let_go();
+        ASSERT_TRUE(tg::wait_for_all().ok());
+    }
+    ASSERT_TRUE(tg::acquire_try(h, tg::access_read).ok());
+    EXPECT_EQ(x, 1);
+    ASSERT_TRUE(tg::acquire_try(h, tg::access_read).ok()) << "readers do not conflict";
+    EXPECT_EQ(tg::acquire_try(h, tg::access_write).code(), errc::busy) << "the application's reads are in the way";
+    ASSERT_TRUE(tg::release(h).ok());
+    ASSERT_TRUE(tg::release(h).ok());
+    ASSERT_TRUE(tg::acquire_try(h, tg::access_rw).ok());
+    ASSERT_TRUE(tg::release(h).ok());
+    ASSERT_TRUE(tg::set_reduction(h, &sum_redux, nullptr, &sum_init, nullptr).ok());
+    probe add{[](void** b) { *var_ptr(b[0]) += 1; }};
+    tg::codelet cl = probe_codelet(1, "contribute");
+    tg::task_release(submit_probe(cl, &add, {h}, {tg::access_redux}));
+    ASSERT_TRUE(tg::wait_for_all().ok());
+    EXPECT_EQ(tg::acquire_try(h, tg::access_read).code(), errc::busy) << "a reduction is pending";
+    ASSERT_TRUE(tg::acquire(h, tg::access_read).ok());
+    EXPECT_EQ(x, 2);
+    ASSERT_TRUE(tg::release(h).ok());
+    ASSERT_TRUE(tg::unregister(h).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Workers, Modes,
                          ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")), param_name);
 

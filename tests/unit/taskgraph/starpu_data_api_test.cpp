@@ -312,6 +312,10 @@ TEST_F(StarPUData, AcquireVariantsAndNodes) {
     ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);  // after every callback's release
     EXPECT_EQ(called.load(), 3);
     starpu_data_release(h);
+    ASSERT_EQ(starpu_data_acquire_try(h, STARPU_R), 0);
+    EXPECT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_W), -EAGAIN);
+    EXPECT_EQ(starpu_data_acquire_on_node_try(h, 2, STARPU_W), -EINVAL);
+    starpu_data_release(h);
     // Hints and invalidation, on the only node.
     EXPECT_EQ(starpu_data_prefetch_on_node(h, STARPU_MAIN_RAM, 1), 0);
     EXPECT_EQ(starpu_data_prefetch_on_node(h, 1, 1), -EINVAL);
