@@ -183,7 +183,9 @@ int submit(starpu_task* t) noexcept {
     }
     const bool sync = t->synchronous != 0;
     if (status st = tg::submit(core, d); !st.ok()) {
-        return errno_of(st);
+        // busy here: a handle being unregistered or not usable while partitioned (StarPU
+        // asserts); a malformed task for the program, not a deadlock.
+        return st.code() == errc::busy ? -EINVAL : errno_of(st);
     }
     if (!sync) {
         return 0;

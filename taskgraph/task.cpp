@@ -101,6 +101,24 @@ void complete(task* t) noexcept {
     task_unref(t);  // the runtime's reference
 }
 
+/// A handle named twice by one task, one of the accesses redux or commute: refused (the two
+/// accesses cannot be combined into one). Only tasks with such modes pay for the check.
+status check_special_twice(const task* t, int n, const char* name) noexcept {
+    for (int i = 0; i < n; ++i) {
+        if ((t->bufs[i].mode & (access_redux | access_commute)) == 0) {
+            continue;
+        }
+        for (int j = 0; j < n; ++j) {
+            if (j != i && t->bufs[j].d == t->bufs[i].d && (t->bufs[j].mode & access_scratch) == 0) {
+                MPC_LOG(error, tg, "task %s: buffers %d and %d name the same handle, one in REDUX or COMMUTE mode",
+                        name, i, j);
+                return {errc::invalid_argument, "redux/commute handle named twice"};
+            }
+        }
+    }
+    return {};
+}
+
 /// Checks t's description against its codelet and copies it into t. Logs what is wrong.
 status fill(task* t, const task_desc& d) noexcept {
     const char* name = d.name != nullptr ? d.name : (d.cl != nullptr && d.cl->name != nullptr ? d.cl->name : "(unnamed)");
@@ -162,6 +180,9 @@ status fill(task* t, const task_desc& d) noexcept {
             }
         }
         t->bufs[i] = {d.handles[i], m};
+    }
+    if (status st = check_special_twice(t, d.nbuffers, name); !st.ok()) {
+        return st;
     }
     if (d.worker >= worker_count()) {
         MPC_LOG(error, tg, "task %s: asked to run on worker %d, but there are %d workers", name, d.worker,

@@ -2,7 +2,7 @@
  *
  * A partitioned handle's children are handles of their own, with their own dependencies, so
  * tasks on different children run in parallel; while partitioned, tasks may not name the
- * parent (starpu_task_submit returns -EBUSY). The synchronous calls
+ * parent (starpu_task_submit returns -EINVAL, with the reason logged). The synchronous calls
  * (starpu_data_partition, starpu_data_unpartition) and the asynchronous ones
  * (starpu_data_partition_plan / _submit / starpu_data_unpartition_submit / _clean) are
  * implemented; filters whose children use another interface (get_child_ops) are not. */

@@ -198,6 +198,12 @@ TEST_P(Modes, ReduxMisuseIsRefused) {
     d.sequential_consistency = true;
     EXPECT_EQ(tg::submit(t, d).code(), errc::invalid_argument) << "R|COMMUTE is not a mode";
     EXPECT_EQ(tg::set_reduction(h, nullptr, nullptr, &sum_init, nullptr).code(), errc::invalid_argument);
+    tg::codelet cl2 = probe_codelet(2, "twice");
+    tg::data* twice[] = {h, h};
+    tg::access_mode redux_and_read[] = {tg::access_redux, tg::access_read};
+    tg::task_desc d2 = one_buffer(&cl2, twice, redux_and_read, &p);
+    d2.nbuffers = 2;
+    EXPECT_EQ(tg::submit(t, d2).code(), errc::invalid_argument) << "REDUX and R on one handle in one task";
     tg::task_release(t);
     ASSERT_TRUE(tg::unregister(h).ok());
 }
