@@ -84,7 +84,9 @@ struct data {
     std::unique_ptr<std::byte[]> custom;  ///< a custom interface, then its sink
     const interface_ops* ops = nullptr;   ///< allocation of buffers shaped like it
     interface_ops custom_ops{};           ///< a custom interface's (ops points here)
-    bool on_use = false;                  ///< allocate_on_use(): memory made at the first use
+    /// allocate_on_use() and not made yet: the first use makes it (read without the lock by
+    /// every submission: the common case costs one load).
+    std::atomic<bool> needs_memory{false};
     bool allocating = false;              ///< ... being made now (ensure_memory)
     bool allocated = false;               ///< ... made (freed with the handle)
     bool fresh = false;                   ///< ... and nothing has accessed it yet (under g.lock)

@@ -145,18 +145,21 @@ status allocate_on_use(data* d) noexcept {
         return st;
     }
     spin_guard g(d->g.lock);
-    d->on_use = !d->allocated;
+    d->needs_memory.store(!d->allocated, std::memory_order_release);
     return {};
 }
 
 status detail::ensure_memory(data* d) noexcept {
+    if (!d->needs_memory.load(std::memory_order_acquire)) {
+        return {};
+    }
     d->g.lock.lock();
     while (d->allocating) {  // another submitter makes it: wait for the end (rare, short)
         d->g.lock.unlock();
         sched::yield();
         d->g.lock.lock();
     }
-    if (!d->on_use || d->allocated) {
+    if (d->allocated) {
         d->g.lock.unlock();
         return {};
     }
@@ -176,6 +179,7 @@ status detail::ensure_memory(data* d) noexcept {
     if (st.ok()) {
         d->allocated = true;
         d->fresh = true;
+        d->needs_memory.store(false, std::memory_order_release);
     }
     return st;
 }
