@@ -84,8 +84,42 @@ I* cut(void* father_interface, void* child_interface, std::uint32_t I::*dim, uns
     return ch;
 }
 
+/// The shadow of a *_shadow filter: StarPU passes it in filter_arg_ptr (cast to uintptr_t),
+/// checked against the dimension it widens.
+unsigned shadow_of(const starpu_data_filter* f, std::uint32_t n) noexcept {
+    const auto shadow = reinterpret_cast<std::uintptr_t>(f->filter_arg_ptr);
+    if (2ull * shadow > n) {
+        starpu::fatal("starpu_*_filter_*_shadow", "the shadow (filter_arg_ptr) is wider than half the dimension");
+    }
+    return static_cast<unsigned>(shadow);
+}
+
 void matrix_allocsize(starpu_matrix_interface* m) noexcept {
     m->allocsize = m->ny == 0 ? 0 : (static_cast<std::size_t>(m->ld) * (m->ny - 1) + m->nx) * m->elemsize;
+}
+
+/// Part `id` of a vector cut into the lengths of a list (StarPU's filter_list: uint32_t or long).
+template <class Len>
+void vector_list(void* father_interface, void* child_interface, const struct starpu_data_filter* f,
+                        unsigned id, unsigned nparts, const char* filter) noexcept {
+    auto* fa = static_cast<starpu_vector_interface*>(father_interface);
+    auto* ch = static_cast<starpu_vector_interface*>(child_interface);
+    const auto* len = static_cast<const Len*>(f->filter_arg_ptr);
+    if (len == nullptr) {
+        starpu::fatal(filter, "filter_arg_ptr must point to the lengths of the parts");
+    }
+    std::uint64_t first = 0;
+    std::uint64_t total = 0;
+    for (unsigned i = 0; i < nparts; ++i) {
+        first += i < id ? static_cast<std::uint64_t>(len[i]) : 0;
+        total += static_cast<std::uint64_t>(len[i]);
+    }
+    if (total > fa->nx) {
+        starpu::fatal(filter, "the lengths add up to more than the vector");
+    }
+    ch->nx = static_cast<std::uint32_t>(len[id]);
+    shift(fa, ch, first * fa->elemsize);
+    ch->allocsize = ch->nx * ch->elemsize;
 }
 
 void apply(starpu_data_handle_t h, std::vector<starpu_data_filter*>::const_iterator first,
@@ -211,10 +245,7 @@ void starpu_vector_filter_block(void* father_interface, void* child_interface, s
 
 void starpu_vector_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
                                        unsigned id, unsigned nparts) {
-    const unsigned shadow = f->filter_arg;
-    if (2ull * shadow > static_cast<starpu_vector_interface*>(father_interface)->nx) {
-        starpu::fatal("starpu_vector_filter_block_shadow", "the shadow is wider than the vector");
-    }
+    const unsigned shadow = shadow_of(f, static_cast<starpu_vector_interface*>(father_interface)->nx);
     auto* ch = cut(father_interface, child_interface, &starpu_vector_interface::nx, shadow, 1, id, nparts,
                    "starpu_vector_filter_block_shadow");
     ch->allocsize = ch->nx * ch->elemsize;
@@ -231,6 +262,51 @@ void starpu_matrix_filter_vertical_block(void* father_interface, void* child_int
     auto* fa = static_cast<starpu_matrix_interface*>(father_interface);
     matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::ny, 0, fa->ld, id, nparts,
                          "starpu_matrix_filter_vertical_block"));
+}
+
+void starpu_vector_filter_list(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                               unsigned id, unsigned nparts) {
+    vector_list<std::uint32_t>(father_interface, child_interface, f, id, nparts, "starpu_vector_filter_list");
+}
+
+void starpu_vector_filter_list_long(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                    unsigned id, unsigned nparts) {
+    vector_list<long>(father_interface, child_interface, f, id, nparts, "starpu_vector_filter_list_long");
+}
+
+void starpu_matrix_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                       unsigned id, unsigned nparts) {
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::nx,
+                         shadow_of(f, static_cast<starpu_matrix_interface*>(father_interface)->nx), 1, id, nparts,
+                         "starpu_matrix_filter_block_shadow"));
+}
+
+void starpu_matrix_filter_vertical_block_shadow(void* father_interface, void* child_interface,
+                                                struct starpu_data_filter* f, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_matrix_interface*>(father_interface);
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::ny, shadow_of(f, fa->ny),
+                         fa->ld, id, nparts, "starpu_matrix_filter_vertical_block_shadow"));
+}
+
+void starpu_block_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                      unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::nx, shadow_of(f, fa->nx), 1, id, nparts,
+        "starpu_block_filter_block_shadow");
+}
+
+void starpu_block_filter_vertical_block_shadow(void* father_interface, void* child_interface,
+                                               struct starpu_data_filter* f, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::ny, shadow_of(f, fa->ny), fa->ldy, id, nparts,
+        "starpu_block_filter_vertical_block_shadow");
+}
+
+void starpu_block_filter_depth_block_shadow(void* father_interface, void* child_interface,
+                                            struct starpu_data_filter* f, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::nz, shadow_of(f, fa->nz), fa->ldz, id, nparts,
+        "starpu_block_filter_depth_block_shadow");
 }
 
 void starpu_block_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,

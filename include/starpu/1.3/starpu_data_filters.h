@@ -68,9 +68,15 @@ void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts
 /** Vector into nparts contiguous pieces. */
 void starpu_vector_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                 unsigned id, unsigned nparts);
-/** The same with filter_arg elements of overlap on each side (the pieces share them). */
+/** The same with (uintptr_t)filter_arg_ptr elements of overlap on each side (StarPU's way of
+ * passing the shadow; the pieces share them). */
 void starpu_vector_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                        unsigned id, unsigned nparts);
+/** Vector into parts of the lengths in filter_arg_ptr (nparts uint32_t; long for _long). */
+void starpu_vector_filter_list(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                               unsigned id, unsigned nparts);
+void starpu_vector_filter_list_long(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                    unsigned id, unsigned nparts);
 /** Matrix into blocks along x (the contiguous dimension: nx / nparts by ny). */
 void starpu_matrix_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                 unsigned id, unsigned nparts);
@@ -84,6 +90,17 @@ void starpu_block_filter_vertical_block(void *father_interface, void *child_inte
                                         unsigned id, unsigned nparts);
 void starpu_block_filter_depth_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                      unsigned id, unsigned nparts);
+/** The same cuts with (uintptr_t)filter_arg_ptr elements of overlap on each side of each part. */
+void starpu_matrix_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                       unsigned id, unsigned nparts);
+void starpu_matrix_filter_vertical_block_shadow(void *father_interface, void *child_interface,
+                                                struct starpu_data_filter *f, unsigned id, unsigned nparts);
+void starpu_block_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                      unsigned id, unsigned nparts);
+void starpu_block_filter_vertical_block_shadow(void *father_interface, void *child_interface,
+                                               struct starpu_data_filter *f, unsigned id, unsigned nparts);
+void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_interface,
+                                            struct starpu_data_filter *f, unsigned id, unsigned nparts);
 
 #ifdef __cplusplus
 }

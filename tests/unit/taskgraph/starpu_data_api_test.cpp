@@ -42,7 +42,7 @@ TEST_F(StarPUData, VectorBlockFilterSizesAndOffsets) {
     EXPECT_EQ(starpu_data_get_nb_children(h), 0);
     // With a shadow of 1: the inner 8 elements cut in 3, each part widened by 1 on both sides.
     f.filter_func = starpu_vector_filter_block_shadow;
-    f.filter_arg = 1;
+    f.filter_arg_ptr = reinterpret_cast<void*>(uintptr_t{1});  // StarPU passes the shadow there
     starpu_data_partition(h, &f);
     const unsigned want_shadow_nx[] = {5, 5, 4};
     const unsigned want_shadow_first[] = {0, 3, 6};
@@ -52,6 +52,59 @@ TEST_F(StarPUData, VectorBlockFilterSizesAndOffsets) {
         EXPECT_EQ(starpu_vector_get_local_ptr(c), reinterpret_cast<uintptr_t>(v.data() + want_shadow_first[i]));
     }
     starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    // Parts of given lengths.
+    uint32_t lens[] = {2, 5, 3};
+    f.filter_func = starpu_vector_filter_list;
+    f.filter_arg_ptr = lens;
+    starpu_data_partition(h, &f);
+    EXPECT_EQ(starpu_vector_get_nx(starpu_data_get_child(h, 1)), 5u);
+    EXPECT_EQ(starpu_vector_get_local_ptr(starpu_data_get_child(h, 2)), reinterpret_cast<uintptr_t>(v.data() + 7));
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    long llens[] = {9, 1, 0};
+    f.filter_func = starpu_vector_filter_list_long;
+    f.filter_arg_ptr = llens;
+    starpu_data_partition(h, &f);
+    EXPECT_EQ(starpu_vector_get_nx(starpu_data_get_child(h, 1)), 1u);
+    EXPECT_EQ(starpu_vector_get_local_ptr(starpu_data_get_child(h, 1)), reinterpret_cast<uintptr_t>(v.data() + 9));
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    starpu_data_unregister(h);
+}
+
+TEST_F(StarPUData, ShadowFiltersOnMatricesAndBlocks) {
+    // 10 x 4 matrix (ld 10), shadow 1 along x in 2: inner 8 -> 4 + 2 each, at 0 and 4.
+    std::vector<double> m(10 * 4);
+    starpu_data_handle_t h;
+    starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(m.data()), 10, 10, 4, sizeof(double));
+    starpu_data_filter f{};
+    f.filter_func = starpu_matrix_filter_block_shadow;
+    f.nchildren = 2;
+    f.filter_arg_ptr = reinterpret_cast<void*>(uintptr_t{1});
+    starpu_data_partition(h, &f);
+    EXPECT_EQ(starpu_matrix_get_nx(starpu_data_get_child(h, 1)), 6u);
+    EXPECT_EQ(starpu_matrix_get_local_ptr(starpu_data_get_child(h, 1)), reinterpret_cast<uintptr_t>(m.data() + 4));
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    f.filter_func = starpu_matrix_filter_vertical_block_shadow;  // y: inner 2 -> 1 + 2 each, rows 0 and 1
+    starpu_data_partition(h, &f);
+    EXPECT_EQ(starpu_matrix_get_ny(starpu_data_get_child(h, 1)), 3u);
+    EXPECT_EQ(starpu_matrix_get_local_ptr(starpu_data_get_child(h, 1)), reinterpret_cast<uintptr_t>(m.data() + 10));
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    starpu_data_unregister(h);
+    std::vector<float> b(6 * 6 * 6);
+    starpu_block_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(b.data()), 6, 36, 6, 6, 6,
+                               sizeof(float));
+    const std::size_t stride[] = {1, 6, 36};
+    void (*filters[])(void*, void*, starpu_data_filter*, unsigned, unsigned) = {
+        starpu_block_filter_block_shadow, starpu_block_filter_vertical_block_shadow,
+        starpu_block_filter_depth_block_shadow};
+    for (int k = 0; k < 3; ++k) {
+        f.filter_func = filters[k];
+        starpu_data_partition(h, &f);  // inner 4 -> 2 + 2 each, at 0 and 2
+        starpu_data_handle_t c = starpu_data_get_child(h, 1);
+        uint32_t dims[] = {starpu_block_get_nx(c), starpu_block_get_ny(c), starpu_block_get_nz(c)};
+        EXPECT_EQ(dims[k], 4u) << k;
+        EXPECT_EQ(starpu_block_get_local_ptr(c), reinterpret_cast<uintptr_t>(b.data() + 2 * stride[k])) << k;
+        starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    }
     starpu_data_unregister(h);
 }
 
