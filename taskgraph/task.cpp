@@ -101,6 +101,23 @@ void complete(task* t) noexcept {
     task_unref(t);  // the runtime's reference
 }
 
+/// A redux access to h needs reduction methods and sequential consistency (the phase ends at
+/// the next access in submission order).
+status check_redux(data* h, bool task_seq, const char* name, int i) noexcept {
+    spin_guard g(h->g.lock);
+    if (h->redux_fn == nullptr || h->init_fn == nullptr) {
+        MPC_LOG(error, tg, "task %s: buffer %d in REDUX mode, but the handle has no reduction methods "
+                           "(set_reduction / starpu_data_set_reduction_methods)", name, i);
+        return {errc::invalid_argument, "redux access without reduction methods"};
+    }
+    if (!h->seq || !task_seq) {
+        MPC_LOG(error, tg, "task %s: buffer %d in REDUX mode without sequential consistency (the reduction "
+                           "happens at the next access in submission order)", name, i);
+        return {errc::unsupported, "redux access without sequential consistency"};
+    }
+    return {};
+}
+
 /// A handle named twice by one task, one of the accesses redux or commute: refused (the two
 /// accesses cannot be combined into one). Only tasks with such modes pay for the check.
 status check_special_twice(const task* t, int n, const char* name) noexcept {
@@ -166,17 +183,8 @@ status fill(task* t, const task_desc& d) noexcept {
             return {errc::invalid_argument, "bad access mode"};
         }
         if ((m & access_redux) != 0) {
-            data* h = d.handles[i];
-            spin_guard g(h->g.lock);
-            if (h->redux_fn == nullptr || h->init_fn == nullptr) {
-                MPC_LOG(error, tg, "task %s: buffer %d in REDUX mode, but the handle has no reduction methods "
-                                   "(set_reduction / starpu_data_set_reduction_methods)", name, i);
-                return {errc::invalid_argument, "redux access without reduction methods"};
-            }
-            if (!h->seq || !d.sequential_consistency) {
-                MPC_LOG(error, tg, "task %s: buffer %d in REDUX mode without sequential consistency (the "
-                                   "reduction happens at the next access in submission order)", name, i);
-                return {errc::unsupported, "redux access without sequential consistency"};
+            if (status st = check_redux(d.handles[i], d.sequential_consistency, name, i); !st.ok()) {
+                return st;
             }
         }
         t->bufs[i] = {d.handles[i], m};
