@@ -184,6 +184,21 @@ status detail::ensure_memory(data* d) noexcept {
     return st;
 }
 
+status register_same(data** out, const data* src) noexcept {
+    if (status st = detail::live(src, "register_same"); !st.ok()) {
+        return st;
+    }
+    status st = src->custom ? register_custom(out, static_cast<int>(src->id), src->ifp, src->custom_ops)
+                            : detail::new_handle(out, src->id);
+    if (!st.ok()) {
+        return st;
+    }
+    if (!src->custom) {
+        (*out)->iface = src->iface;
+    }
+    return allocate_on_use(*out);  // the shape is src's, the memory its own (made at first use)
+}
+
 void* interface_sink(data* d) noexcept {
     if (d->custom) {
         return d->custom.get() + d->ops->interface_size;

@@ -133,6 +133,14 @@ void starpu_data_register(starpu_data_handle_t* handleptr, int home_node, void* 
     *handleptr = h;
 }
 
+void starpu_data_register_same(starpu_data_handle_t* handledst, starpu_data_handle_t handlesrc) {
+    data* d = nullptr;
+    if (mpc::status st = register_same(&d, core(handlesrc)); !st.ok()) {
+        mpc::tg::starpu::fatal("starpu_data_register_same", st.reason());
+    }
+    *handledst = handle_of(d);
+}
+
 void* starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node) {
     if (memory_node == STARPU_MAIN_RAM) {
         return interface_of(core(handle));

@@ -211,6 +211,9 @@ status register_custom(data** out, int id, const void* iface, const interface_op
 /// errc::no_memory if it cannot be had under the memory limit), and frees it with the handle.
 /// Call right after registering, before any task names it.
 status allocate_on_use(data* d) noexcept;
+/// A new handle with src's interface (shape) and memory of its own, made by the runtime at the
+/// first use (StarPU's starpu_data_register_same).
+status register_same(data** out, const data* src) noexcept;
 /// Interface structures of a handle for memory nodes other than main memory's: a sink that
 /// a custom interface's registration may fill and nobody reads.
 void* interface_sink(data* d) noexcept;

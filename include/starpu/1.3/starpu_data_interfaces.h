@@ -113,6 +113,9 @@ struct starpu_data_interface_ops {
  * stops with a message otherwise, as StarPU asserts). */
 void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *data_interface,
                           struct starpu_data_interface_ops *ops);
+/** A new handle with the interface (shape) of handlesrc and memory of its own, allocated by
+ * the runtime at the first use (contents undefined until written). */
+void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc);
 /** The handle's interface on a memory node (node 0: the one codelets receive; others: a
  * scratch structure nobody reads, for register_data_handle loops over STARPU_MAXNODES). */
 void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node);

@@ -310,11 +310,21 @@ TEST_F(StarPUData, CustomInterface) {
     EXPECT_EQ(p[15], 30);
     starpu_data_release(h);
     EXPECT_EQ(starpu_data_pack(h, nullptr, nullptr), -ENOSYS) << "no pack_data in the ops";
+    starpu_data_handle_t same;  // the same shape, its own memory: the kernel works there too
+    starpu_data_register_same(&same, h);
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_W, same, STARPU_SCRATCH, tmp, 0), 0);
+    ASSERT_EQ(starpu_data_acquire(same, STARPU_R), 0);
+    auto* q = static_cast<int*>(starpu_data_get_local_ptr(same));
+    ASSERT_NE(q, nullptr);
+    EXPECT_NE(q, p);
+    EXPECT_EQ(q[15], 30);
+    starpu_data_release(same);
+    starpu_data_unregister(same);
     starpu_data_unregister(h);
     starpu_data_unregister(tmp);
-    EXPECT_EQ(g_allocs.load(), 3) << "the handle's memory once, one scratch copy per task";
-    EXPECT_EQ(g_frees.load(), 3);
-    EXPECT_EQ(g_unregistered.load(), 2);
+    EXPECT_EQ(g_allocs.load(), 5) << "each handle's memory once, one scratch copy per task";
+    EXPECT_EQ(g_frees.load(), 5);
+    EXPECT_EQ(g_unregistered.load(), 3);
 }
 
 TEST_F(StarPUData, DensePackUnpack) {
@@ -337,6 +347,18 @@ TEST_F(StarPUData, DensePackUnpack) {
     ASSERT_EQ(starpu_data_unpack(h, buf, static_cast<size_t>(n)), 0);  // frees buf
     EXPECT_EQ(m[9], -7);
     EXPECT_EQ(m[3], 3) << "the gap between rows is left alone";
+    // A handle of the same shape (dense, ld = nx) takes the packed data too.
+    starpu_data_handle_t same;
+    starpu_data_register_same(&same, h);
+    EXPECT_EQ(starpu_matrix_get_nx(same), 3u);
+    EXPECT_EQ(starpu_matrix_get_ny(same), 3u);
+    ASSERT_EQ(starpu_data_pack(h, &buf, &n), 0);
+    ASSERT_EQ(starpu_data_acquire(same, STARPU_W), 0);  // its memory is made here
+    EXPECT_EQ(starpu_matrix_get_local_ld(same), 3u);
+    ASSERT_EQ(starpu_data_unpack(same, buf, static_cast<size_t>(n)), 0);
+    EXPECT_EQ(reinterpret_cast<int*>(starpu_matrix_get_local_ptr(same))[4], -4);
+    starpu_data_release(same);
+    starpu_data_unregister(same);
     starpu_data_unregister(h);
 }
 
