@@ -773,8 +773,10 @@ int scheduler_progress(void*) noexcept {
         return v && *v >= 0 ? static_cast<int>(*v) : 0;
     }();
     const int n = detail::progress();
+    // Only UCX holds operations in flight (the shared-memory transport's complete inside the
+    // calls); without it this is the poll loop of every waiting rank: nothing more to check.
     int ops = 0;
-    if (n > 0 || cap_ns == 0 || (ops = g.tr->in_flight()) == 0 || ops > max_ops) {
+    if (n > 0 || cap_ns == 0 || g.ucx == nullptr || (ops = g.ucx->in_flight()) == 0 || ops > max_ops) {
         if (quiet_since.load(std::memory_order_relaxed) != 0) {
             quiet_since.store(0, std::memory_order_relaxed);
         }
