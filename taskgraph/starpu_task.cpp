@@ -173,6 +173,7 @@ int submit(starpu_task* t) noexcept {
     d.name = t->name;
     d.use_tag = t->use_tag != 0;
     d.tag = t->tag_id;
+    fill_model(t, &d);
     const bool sync = t->synchronous != 0;
     if (status st = tg::submit(core, d); !st.ok()) {
         return errno_of(st);
