@@ -11,9 +11,9 @@ unset MPC_TG_PERFMODEL_DIR STARPU_CALIBRATE MPC_TG_CALIBRATE
 fail() { echo "sched_models.sh: $*"; exit 1; }
 MPC_TG_TRACE="$dir/trace.json" "$prog" calibrate || fail "the calibrating run failed"
 ls "$dir/models"/mpc_example_hist.*.mpc >/dev/null 2>&1 || fail "no model stored in $dir/models"
-if command -v python3 >/dev/null 2>&1; then
-  python3 -m json.tool "$dir/trace.json" >/dev/null || fail "the trace is not valid JSON"
-  python3 - "$dir/trace.json" <<'PY' || fail "the trace misses tasks"
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed to check the trace (scripts/install-deps.sh installs it)"
+python3 -m json.tool "$dir/trace.json" >/dev/null || fail "the trace is not valid JSON"
+python3 - "$dir/trace.json" <<'PY' || fail "the trace misses tasks"
 import json, sys
 t = json.load(open(sys.argv[1]))
 tasks = [e for e in t["traceEvents"] if e.get("ph") == "X"]
@@ -22,7 +22,6 @@ assert {e["name"] for e in tasks} == {"hist", "reg"}
 assert all(len(e["args"]["handles"]) == 1 and e["dur"] > 0 for e in tasks)
 assert len(t["mpcDependencies"]) >= 20  # the RW chains on two handles
 PY
-fi
 "$prog" reuse || fail "the stored models were not used"
 for f in "$dir/models"/*.mpc; do printf 'mpc-perfmodel 1\nentry zz\n' > "$f"; done
 "$prog" fresh 2> "$dir/fresh.err" || { cat "$dir/fresh.err"; fail "a corrupt model file broke the run"; }

@@ -85,5 +85,27 @@ int main(void)
 	printf("sizeof(starpu_vector_interface) %zu\n", sizeof(struct starpu_vector_interface));
 	printf("sizeof(starpu_matrix_interface) %zu\n", sizeof(struct starpu_matrix_interface));
 	printf("sizeof(starpu_block_interface) %zu\n", sizeof(struct starpu_block_interface));
+	printf("STARPU_NMAX_SCHED_CTXS %lld\n", (long long)(STARPU_NMAX_SCHED_CTXS));
+	printf("offsetof(starpu_perfmodel, type) %zu\n", offsetof(struct starpu_perfmodel, type));
+	printf("offsetof(starpu_perfmodel, cost_function) %zu\n", offsetof(struct starpu_perfmodel, cost_function));
+	printf("offsetof(starpu_perfmodel, arch_cost_function) %zu\n", offsetof(struct starpu_perfmodel, arch_cost_function));
+	printf("offsetof(starpu_perfmodel, size_base) %zu\n", offsetof(struct starpu_perfmodel, size_base));
+	printf("offsetof(starpu_perfmodel, footprint) %zu\n", offsetof(struct starpu_perfmodel, footprint));
+	printf("offsetof(starpu_perfmodel, symbol) %zu\n", offsetof(struct starpu_perfmodel, symbol));
+	printf("offsetof(starpu_perfmodel, is_loaded) %zu\n", offsetof(struct starpu_perfmodel, is_loaded));
+	printf("offsetof(starpu_perfmodel, benchmarking) %zu\n", offsetof(struct starpu_perfmodel, benchmarking));
+	printf("offsetof(starpu_perfmodel, is_init) %zu\n", offsetof(struct starpu_perfmodel, is_init));
+	printf("offsetof(starpu_perfmodel, parameters) %zu\n", offsetof(struct starpu_perfmodel, parameters));
+	printf("offsetof(starpu_perfmodel, parameters_names) %zu\n", offsetof(struct starpu_perfmodel, parameters_names));
+	printf("offsetof(starpu_perfmodel, nparameters) %zu\n", offsetof(struct starpu_perfmodel, nparameters));
+	printf("offsetof(starpu_perfmodel, combinations) %zu\n", offsetof(struct starpu_perfmodel, combinations));
+	printf("offsetof(starpu_perfmodel, ncombinations) %zu\n", offsetof(struct starpu_perfmodel, ncombinations));
+	printf("offsetof(starpu_perfmodel, state) %zu\n", offsetof(struct starpu_perfmodel, state));
+	printf("sizeof(starpu_perfmodel) %zu\n", sizeof(struct starpu_perfmodel));
+	printf("offsetof(starpu_perfmodel_device, type) %zu\n", offsetof(struct starpu_perfmodel_device, type));
+	printf("offsetof(starpu_perfmodel_device, devid) %zu\n", offsetof(struct starpu_perfmodel_device, devid));
+	printf("offsetof(starpu_perfmodel_device, ncores) %zu\n", offsetof(struct starpu_perfmodel_device, ncores));
+	printf("offsetof(starpu_perfmodel_arch, ndevices) %zu\n", offsetof(struct starpu_perfmodel_arch, ndevices));
+	printf("offsetof(starpu_perfmodel_arch, devices) %zu\n", offsetof(struct starpu_perfmodel_arch, devices));
 	return 0;
 }
