@@ -126,7 +126,7 @@ int load(const char* path, const char* symbol, starpu_perfmodel* model) {
     enum starpu_perfmodel_type file_type = STARPU_PERFMODEL_INVALID;
     std::ifstream probe(path);
     if (!probe) {
-        return -ENOENT;
+        return 1;  // StarPU 1.3 answers 1 for a model it does not find
     }
     if (!peek(path, &file_sym, &file_type) || (!sym.empty() && file_sym != sym)) {
         MPC_LOG(warn, tg, "performance model file %s ignored: no valid symbol and type lines", path);
@@ -143,7 +143,7 @@ int load(const char* path, const char* symbol, starpu_perfmodel* model) {
     std::string why;
     if (status st = model_load_file(core, path, &why); !st.ok()) {
         MPC_LOG(warn, tg, "performance model file %s ignored: %s", path, why.c_str());
-        return st.code() == errc::system && st.sys_errno() == ENOENT ? -ENOENT : -EINVAL;
+        return st.code() == errc::system && st.sys_errno() == ENOENT ? 1 : -EINVAL;
     }
     if (model->symbol == nullptr) {
         model->symbol = model_symbol(core);  // lives as long as the process

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 		}
 		starpu_perfmodel_unload_model(&loaded);
 		memset(&loaded, 0, sizeof(loaded));
-		if (starpu_perfmodel_load_symbol("mpc_example_none", &loaded) != -ENOENT) {
+		if (starpu_perfmodel_load_symbol("mpc_example_none", &loaded) == 0) {
 			fprintf(stderr, "sched_models: a missing model loads\n");
 			bad = 1;
 		}

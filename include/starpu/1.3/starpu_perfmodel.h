@@ -75,8 +75,8 @@ struct starpu_perfmodel {
 /** Prepares a model (done automatically at the first submission of a task using it). */
 void starpu_perfmodel_init(struct starpu_perfmodel *model);
 /** Loads model `symbol` from the model directory into `model` (whose type may be 0: the
- * file's type is taken). 0, or -ENOENT when no stored model has that name, -EINVAL for a
- * malformed file (reported). */
+ * file's type is taken). 0; 1 when no stored model has that name (as StarPU 1.3); -EINVAL for
+ * a malformed file, reported (StarPU stops the program there). */
 int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *model);
 /** Loads the model stored in `filename` (same rules). */
 int starpu_perfmodel_load_file(const char *filename, struct starpu_perfmodel *model);
