@@ -526,6 +526,60 @@ TEST_F(Models, DmCalibratesFromRealRunsAndStoresAtShutdown) {
     EXPECT_DOUBLE_EQ(tg::model_expected_us(m, tg::arch_cpu, 42, 0), e) << "read back from disk";
 }
 
+// dm with calibrated models, through the runtime: a 3 ms task and then three 1 ms tasks become
+// ready together (held back by the application's acquisition). Expected completions send the
+// three short ones to the other worker (1, 2, 3 ms < 3 + 1 ms); without the models (every
+// length 0) dm would alternate by queue length instead.
+TEST_F(Models, DmPlacesByCalibratedModelsInTheRuntime) {
+    tg::config c;
+    c.ncpus = 2;
+    c.sched = "dm";
+    c.config_over_env = true;
+    ASSERT_TRUE(tg::init(c).ok());
+    tg::perfmodel* m = tg::model_get(symbol("place").c_str(), tg::model_type::history);
+    for (int i = 0; i < 10; ++i) {
+        tg::model_record(m, tg::arch_cpu, 3, 0, 3000.0);
+        tg::model_record(m, tg::arch_cpu, 1, 0, 1000.0);
+    }
+    std::atomic<int> where[4] = {-1, -1, -1, -1};
+    std::vector<probe> probes;
+    for (int i = 0; i < 4; ++i) {
+        probes.push_back(probe{[&where, i](void**) {
+            where[i].store(tg::current_worker());
+            sched::sleep_for(1ms);
+        }});
+    }
+    long v = 0;
+    tg::data* h = nullptr;
+    ASSERT_TRUE(tg::register_variable(&h, &v, sizeof v).ok());
+    ASSERT_TRUE(tg::acquire(h, tg::access_write).ok());
+    tg::codelet cl = probe_codelet(1, "timed");
+    for (int i = 0; i < 4; ++i) {
+        tg::task* t = *tg::task_create();
+        tg::data* hs[] = {h};
+        tg::access_mode ms[] = {tg::access_read};
+        tg::task_desc d;
+        d.cl = &cl;
+        d.handles = hs;
+        d.modes = ms;
+        d.nbuffers = 1;
+        d.cl_arg = &probes[static_cast<std::size_t>(i)];
+        d.model = m;
+        d.footprint = i == 0 ? 3 : 1;
+        ASSERT_TRUE(tg::submit(t, d).ok());
+        tg::task_release(t);
+    }
+    ASSERT_TRUE(tg::release(h).ok());
+    ASSERT_TRUE(tg::wait_for_all().ok());
+    ASSERT_TRUE(tg::unregister(h).ok());
+    ASSERT_TRUE(tg::shutdown().ok());
+    const int w0 = where[0].load();
+    ASSERT_TRUE(w0 == 0 || w0 == 1) << w0;
+    for (int i = 1; i < 4; ++i) {
+        EXPECT_EQ(where[i].load(), 1 - w0) << "short task " << i << " goes to the worker without the long one";
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // Traces and summary
 
