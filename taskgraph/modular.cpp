@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
 #include "taskgraph/perfmodel.hpp"
 
 namespace mpc::tg::modular {
@@ -131,8 +132,8 @@ private:
 
 /// HEFT (dm, dmda, dmdas): each task to the worker with the smallest expected completion,
 /// alpha * (load + length) + beta * transfer, where load is the expected remaining work already
-/// given to the worker (its queue and its running task) and length the model's prediction on
-/// that worker. A task whose model is not calibrated on some worker goes to the least loaded
+/// given to the worker (its queue, and what is left of its running task: the prediction minus
+/// the time it has run, at least 0) and length the model's prediction on that worker. A task whose model is not calibrated on some worker goes to the least loaded
 /// such worker, so that it gets measured (StarPU calibrates the same way). When every eligible
 /// worker queue is full (bounded queues), the task waits here, in submission or priority
 /// order, until a queue makes room (can_push) or an idle worker pulls it.
@@ -142,6 +143,7 @@ public:
         : children_(std::move(children)),
           load_(children_.size(), 0.0),
           ntasks_(children_.size(), 0),
+          running_(children_.size()),
           expected_(ctx.expected_us != nullptr ? ctx.expected_us : &task_expected_us),
           transfer_(ctx.transfer_us != nullptr ? ctx.transfer_us : &zero_transfer),
           o_(o) {}
@@ -184,11 +186,22 @@ public:
         return -1;
     }
     bool can_pull(int /*worker*/) const noexcept override { return held_n_.load(std::memory_order_relaxed) != 0; }
-    void notify_done(task* t, int /*worker*/, double /*us*/) noexcept override {
+    void notify_start(task* t, int worker) noexcept override {
+        if (worker < 0 || worker >= static_cast<int>(load_.size())) {
+            return;
+        }
+        const std::uint64_t now = detail::now_ns();
+        spin_guard g(lock_);
+        running_[static_cast<std::size_t>(worker)] = {now, t->sched_worker == worker ? t->predicted_us : 0.0};
+    }
+    void notify_done(task* t, int worker, double /*us*/) noexcept override {
         if (t->sched_worker < 0 || t->sched_worker >= static_cast<int>(load_.size())) {
             return;
         }
         spin_guard g(lock_);
+        if (worker >= 0 && worker < static_cast<int>(running_.size())) {
+            running_[static_cast<std::size_t>(worker)] = {};
+        }
         double& l = load_[static_cast<std::size_t>(t->sched_worker)];
         l = l > t->predicted_us ? l - t->predicted_us : 0.0;
         --ntasks_[static_cast<std::size_t>(t->sched_worker)];
@@ -198,9 +211,11 @@ private:
     /// The worker for t, or -1 when no eligible queue has room. Under lock_. Equal expectations
     /// (no model: every length is 0) go to the worker with the fewest tasks, as in StarPU.
     int choose(const task* t) noexcept {
+        const std::uint64_t now = detail::now_ns();
         int best = -1;
         double best_fit = std::numeric_limits<double>::infinity();
         int uncal = -1;  // least loaded worker where t's model is not calibrated
+        double uncal_ahead = 0;
         auto fewer = [this](std::size_t w, int than) {
             return than < 0 || ntasks_[w] < ntasks_[static_cast<std::size_t>(than)];
         };
@@ -208,15 +223,16 @@ private:
             if (!children_[w]->accepts()) {
                 continue;
             }
+            const double a = ahead(w, now);
             double len = expected_(t, static_cast<int>(w));
             if (std::isnan(len)) {
-                const double lu = uncal < 0 ? 0 : load_[static_cast<std::size_t>(uncal)];
-                if (uncal < 0 || load_[w] < lu || (load_[w] == lu && fewer(w, uncal))) {
+                if (uncal < 0 || a < uncal_ahead || (a == uncal_ahead && fewer(w, uncal))) {
                     uncal = static_cast<int>(w);
+                    uncal_ahead = a;
                 }
                 continue;
             }
-            double fit = o_.alpha * (load_[w] + len);
+            double fit = o_.alpha * (a + len);
             if (o_.data_aware) {
                 fit += o_.beta * transfer_(t, static_cast<int>(w));
             }
@@ -226,6 +242,15 @@ private:
             }
         }
         return uncal >= 0 ? uncal : best;
+    }
+    /// Expected µs before worker w is free: its load less the elapsed part of its running task.
+    double ahead(std::size_t w, std::uint64_t now) const noexcept {
+        const running& r = running_[w];
+        if (r.start_ns == 0 || r.predicted_us <= 0) {
+            return load_[w];
+        }
+        const double elapsed = static_cast<double>(now - r.start_ns) / 1000.0;
+        return load_[w] - std::min(elapsed, r.predicted_us);
     }
     void account(task* t, int w) noexcept {
         double len = expected_(t, w);
@@ -244,6 +269,11 @@ private:
     std::vector<component*> children_;
     std::vector<double> load_;   ///< under lock_: expected µs of work given to each worker
     std::vector<long> ntasks_;   ///< under lock_: tasks given to each worker and not finished
+    struct running {
+        std::uint64_t start_ns = 0;  ///< 0: none
+        double predicted_us = 0;
+    };
+    std::vector<running> running_;  ///< under lock_: each worker's task in progress
     double (*expected_)(const task*, int);
     double (*transfer_)(const task*, int);
     heft_options o_;

@@ -13,7 +13,8 @@
 ///   component may push held tasks down into it. Returns the worker to wake, or -1.
 /// - can_pull(w): a lock-free hint that pull(w) may find work (the idle worker's spin test).
 /// - accepts(): whether a push now would stay under the component's bound.
-/// - notify_done(t, w, us): t ran on w for `us` µs; each component passes it to its parent,
+/// - notify_start(t, w): worker w took t and starts it now (only for policies that measure);
+///   notify_done(t, w, us): t ran on w for `us` µs. Each component passes both to its parent,
 ///   so that a deciding switch (dm) can correct its per-worker expectations.
 ///
 /// Concurrency: push and pull come from any worker and from the program at once; each
@@ -42,6 +43,11 @@ public:
     virtual bool can_pull(int worker) const noexcept = 0;
     virtual int can_push(component* /*child*/) noexcept { return -1; }
     virtual bool accepts() const noexcept { return true; }
+    virtual void notify_start(task* t, int worker) noexcept {
+        if (parent != nullptr) {
+            parent->notify_start(t, worker);
+        }
+    }
     virtual void notify_done(task* t, int worker, double us) noexcept {
         if (parent != nullptr) {
             parent->notify_done(t, worker, us);
@@ -166,7 +172,14 @@ public:
                 bool measures) noexcept
         : parts_(std::move(parts)), root_(root), leaves_(std::move(leaves)), measures_(measures) {}
     int push(task* t) noexcept override { return root_->push(t); }
-    task* pop(int worker) noexcept override { return leaves_[static_cast<std::size_t>(worker)]->pull(worker); }
+    task* pop(int worker) noexcept override {
+        component* leaf = leaves_[static_cast<std::size_t>(worker)];
+        task* t = leaf->pull(worker);
+        if (t != nullptr && measures_) {
+            leaf->notify_start(t, worker);
+        }
+        return t;
+    }
     bool may_have_work(int worker) const noexcept override {
         return leaves_[static_cast<std::size_t>(worker)]->can_pull(worker);
     }

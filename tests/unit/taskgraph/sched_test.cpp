@@ -16,6 +16,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "scheduler/sched.hpp"
@@ -104,6 +105,32 @@ TEST(Dm, UncalibratedWorkerGetsTheTaskToMeasureIt) {
     EXPECT_EQ(p->push(t), 1);
     EXPECT_DOUBLE_EQ(t->predicted_us, 0.0);
     EXPECT_EQ(p->pop(1), t);
+}
+
+// Worker 0 runs a 10 ms task; worker 1 is slow for short tasks (9 ms, against 2 ms on 0).
+double long_then_short(const tg::task* t, int w) {
+    if (t->priority == 1) {
+        return 10000.0;
+    }
+    return w == 0 ? 2000.0 : 9000.0;
+}
+
+TEST(Dm, ElapsedPartOfTheRunningTaskCounts) {
+    tg::policy_context ctx;
+    ctx.nworkers = 2;
+    ctx.expected_us = &long_then_short;
+    auto p = make_policy("dm", ctx);
+    fake_tasks f;
+    tg::task* lng = f.make(1);
+    EXPECT_EQ(p->push(lng), 0);
+    tg::task* early = f.make();
+    EXPECT_EQ(p->push(early), 1) << "worker 0 is 10 ms away: 12 ms > 9 ms";
+    EXPECT_EQ(p->pop(1), early);
+    EXPECT_EQ(p->pop(0), lng);  // starts now
+    p->done(early, 1, 9000.0);
+    std::this_thread::sleep_for(5ms);
+    // 5 ms into the 10 ms task: worker 0 is free in at most 5 ms; 5 + 2 < 9.
+    EXPECT_EQ(p->push(f.make()), 0);
 }
 
 double far_data_on_0(const tg::task* /*t*/, int w) { return w == 0 ? 100.0 : 0.0; }
