@@ -43,6 +43,14 @@ struct fake_tasks {
     }
 };
 
+/// A context of n workers with a mock model (nullptr: the runtime's).
+tg::policy_context context(int n, double (*expected)(const tg::task*, int) = nullptr) {
+    tg::policy_context ctx;
+    ctx.nworkers = n;
+    ctx.expected_us = expected;
+    return ctx;
+}
+
 std::unique_ptr<tg::policy> make_policy(const char* name, const tg::policy_context& ctx) {
     const tg::policy_entry* e = tg::find_policy(name);
     EXPECT_NE(e, nullptr) << name;
@@ -53,9 +61,7 @@ std::unique_ptr<tg::policy> make_policy(const char* name, const tg::policy_conte
 double two_speeds(const tg::task* /*t*/, int w) { return w == 0 ? 10.0 : 30.0; }
 
 TEST(Dm, EachTaskToTheWorkerThatFinishesItFirst) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
-    ctx.expected_us = &two_speeds;
+    tg::policy_context ctx = context(2, &two_speeds);
     auto p = make_policy("dm", ctx);
     EXPECT_TRUE(p->measures());
     fake_tasks f;
@@ -96,9 +102,7 @@ TEST(Dm, EachTaskToTheWorkerThatFinishesItFirst) {
 double uncalibrated_on_1(const tg::task* /*t*/, int w) { return w == 0 ? 5.0 : std::nan(""); }
 
 TEST(Dm, UncalibratedWorkerGetsTheTaskToMeasureIt) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
-    ctx.expected_us = &uncalibrated_on_1;
+    tg::policy_context ctx = context(2, &uncalibrated_on_1);
     auto p = make_policy("dm", ctx);
     fake_tasks f;
     tg::task* t = f.make();
@@ -116,9 +120,7 @@ double long_then_short(const tg::task* t, int w) {
 }
 
 TEST(Dm, ElapsedPartOfTheRunningTaskCounts) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
-    ctx.expected_us = &long_then_short;
+    tg::policy_context ctx = context(2, &long_then_short);
     auto p = make_policy("dm", ctx);
     fake_tasks f;
     tg::task* lng = f.make(1);
@@ -136,9 +138,7 @@ TEST(Dm, ElapsedPartOfTheRunningTaskCounts) {
 double far_data_on_0(const tg::task* /*t*/, int w) { return w == 0 ? 100.0 : 0.0; }
 
 TEST(Dmda, TransferTimeCounts) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
-    ctx.expected_us = &two_speeds;
+    tg::policy_context ctx = context(2, &two_speeds);
     ctx.transfer_us = &far_data_on_0;
     fake_tasks f;
     // dm ignores the transfer: worker 0 (10 < 30); dmda adds it: worker 1 (30 < 110).
@@ -148,9 +148,7 @@ TEST(Dmda, TransferTimeCounts) {
 }
 
 TEST(Dmdas, WorkerQueuesSortedByPriority) {
-    tg::policy_context ctx;
-    ctx.nworkers = 1;
-    ctx.expected_us = &two_speeds;
+    tg::policy_context ctx = context(1, &two_speeds);
     fake_tasks f;
     for (const char* name : {"dmda", "dmdas"}) {
         auto p = make_policy(name, ctx);
@@ -173,9 +171,7 @@ TEST(Dmdas, WorkerQueuesSortedByPriority) {
 // Bounded worker queues: tasks that find every queue full wait in the deciding switch; a pull
 // that makes room lets it push one down (can_push), and an idle worker takes waiting ones.
 TEST(Modular, BoundedQueuesHoldTasksAboveUntilThereIsRoom) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
-    ctx.expected_us = &two_speeds;
+    tg::policy_context ctx = context(2, &two_speeds);
     tg::modular::heft_options o;
     o.queue_limit = 1;
     auto p = tg::modular::make_heft_tree(ctx, o);
@@ -200,8 +196,7 @@ TEST(Modular, BoundedQueuesHoldTasksAboveUntilThereIsRoom) {
 
 TEST(Random, DrawsWorkersInProportionToTheirSpeed) {
     const double speed[] = {1.0, 3.0};
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
+    tg::policy_context ctx = context(2);
     ctx.speed = speed;
     auto p = make_policy("random", ctx);
     fake_tasks f;
@@ -222,8 +217,7 @@ int g_pusher = -1;
 int pusher() { return g_pusher; }
 
 TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
+    tg::policy_context ctx = context(2);
     ctx.current_worker = &pusher;
     auto p = make_policy("ws", ctx);
     fake_tasks f;
@@ -252,8 +246,7 @@ TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
 
 TEST(Lws, StealsFromTheNearestWorkerFirst) {
     const int vps[] = {0, 1, 2, 3};
-    tg::policy_context ctx;
-    ctx.nworkers = 4;
+    tg::policy_context ctx = context(4);
     ctx.current_worker = &pusher;
     ctx.worker_vp = vps;
     auto p = make_policy("lws", ctx);
@@ -271,8 +264,7 @@ TEST(Lws, StealsFromTheNearestWorkerFirst) {
 }
 
 TEST(Heteroprio, BucketsByPriorityHighestFirstFifoWithin) {
-    tg::policy_context ctx;
-    ctx.nworkers = 2;
+    tg::policy_context ctx = context(2);
     auto p = make_policy("heteroprio", ctx);
     fake_tasks f;
     std::vector<tg::task*> t = {f.make(0), f.make(5), f.make(-5), f.make(3), f.make(5), f.make(99)};
@@ -288,8 +280,7 @@ TEST(Heteroprio, BucketsByPriorityHighestFirstFifoWithin) {
 }
 
 TEST(Modular, EagerAndPrioTreesKeepTheirOrders) {
-    tg::policy_context ctx;
-    ctx.nworkers = 3;
+    tg::policy_context ctx = context(3);
     fake_tasks f;
     auto e = make_policy("modular-eager", ctx);
     auto q = make_policy("modular-prio", ctx);
