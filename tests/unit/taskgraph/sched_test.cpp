@@ -263,6 +263,47 @@ TEST(Lws, StealsFromTheNearestWorkerFirst) {
     EXPECT_EQ(p->pop(1), nullptr);
 }
 
+// Through the runtime: a task submits children (they go to its own worker's deque) and keeps
+// its worker busy until another worker has run some of them: they can only have been stolen.
+TEST(Ws, IdleWorkerStealsAChildOfABusyWorker) {
+    for (const char* name : {"ws", "lws"}) {
+        tg::config c;
+        c.ncpus = 2;
+        c.sched = name;
+        c.config_over_env = true;
+        ASSERT_TRUE(tg::init(c).ok());
+        std::atomic<int> parent_worker{-1};
+        std::atomic<int> stolen{0};
+        std::atomic<bool> saw_steal{false};
+        probe child{[&](void**) {
+            if (tg::current_worker() != parent_worker.load()) {
+                stolen.fetch_add(1);
+            }
+        }};
+        tg::codelet child_cl = probe_codelet(0, "child");
+        probe parent{[&](void**) {
+            parent_worker.store(tg::current_worker());
+            for (int i = 0; i < 20; ++i) {
+                tg::task* t = *tg::task_create();
+                tg::task_desc d;
+                d.cl = &child_cl;
+                d.cl_arg = &child;
+                EXPECT_TRUE(tg::submit(t, d).ok());
+                tg::task_release(t);
+            }
+            auto end = std::chrono::steady_clock::now() + 5s;
+            while (stolen.load() == 0 && std::chrono::steady_clock::now() < end) {
+            }
+            saw_steal.store(stolen.load() > 0);
+        }};
+        tg::codelet parent_cl = probe_codelet(0, "parent");
+        tg::task_release(submit_probe(parent_cl, &parent, {}, {}));
+        ASSERT_TRUE(tg::wait_for_all().ok());
+        EXPECT_TRUE(saw_steal.load()) << name << ": no child ran elsewhere while its parent's worker was busy";
+        ASSERT_TRUE(tg::shutdown().ok());
+    }
+}
+
 TEST(Heteroprio, BucketsByPriorityHighestFirstFifoWithin) {
     tg::policy_context ctx = context(2);
     auto p = make_policy("heteroprio", ctx);
