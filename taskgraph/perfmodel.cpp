@@ -70,7 +70,10 @@ std::map<std::string, std::unique_ptr<perfmodel>>& models() {
     static std::map<std::string, std::unique_ptr<perfmodel>> m;
     return m;
 }
-std::set<std::string> g_reported;  ///< files already reported as unreadable; under g_models_lock
+/// Files already reported as unreadable. Its own lock: reports come from under a model's lock,
+/// and g_models_lock is taken before models' locks (save, unload).
+std::mutex g_reported_lock;
+std::set<std::string> g_reported;  ///< under g_reported_lock
 std::atomic<int> g_calibrate{-1};  ///< -1: not read yet
 
 int calibrate_level() noexcept {
@@ -124,7 +127,7 @@ void clear(perfmodel* m) noexcept {
 
 /// Reports a file problem once per file (and per process).
 void report_once(const std::string& path, const std::string& why) {
-    std::lock_guard<std::mutex> g(g_models_lock);
+    std::lock_guard<std::mutex> g(g_reported_lock);
     if (g_reported.insert(path).second) {
         MPC_LOG(warn, tg, "performance model file %s ignored: %s", path.c_str(), why.c_str());
     }
@@ -516,7 +519,10 @@ void model_unload_all() noexcept {
         m->loaded = false;
         m->dirty = false;
     }
-    g_reported.clear();
+    {
+        std::lock_guard<std::mutex> r(g_reported_lock);
+        g_reported.clear();
+    }
     g_calibrate.store(-1, std::memory_order_relaxed);
 }
 
