@@ -164,6 +164,7 @@ request* request_pool::alloc() noexcept {
         int base = t.nchunks * chunk_size;
         for (int i = chunk_size - 1; i >= 0; --i) {
             chunk[i].index = base + i;
+            chunk[i].net_serial = 0;
             if (base + i != 0) {  // index 0 is MPI_REQUEST_NULL
                 free_.push_back(&chunk[i]);
             }

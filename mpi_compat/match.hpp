@@ -143,6 +143,7 @@ struct request {
     void* net_tmp;         ///< packed copy of a non-contiguous send, or a receive's bounce buffer
     int net_pending;       ///< events before a remote send completes (sent, and ack if synchronous)
     int net_cancel;        ///< MPI_Cancel of a remote send: 0 waiting for the answer, 1 cancelled, 2 not
+    std::uint32_t net_serial;  ///< pooled requests: remote sends made with it (zeroed once, kept by reset())
 
     request() noexcept {}  // NOLINT: leaves the cold fields and the status uninitialized
     request(const request&) = delete;

@@ -16,6 +16,7 @@
 #include "allocator/malloc.hpp"
 #include "allocator/slice.hpp"
 #include "lib/elf_image.hpp"
+#include "mpi_compat/runtime.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::mpi::priv {
@@ -289,6 +290,9 @@ bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std:
     while (!g_modules.compare_exchange_weak(module->next, module, std::memory_order_release, std::memory_order_relaxed)) {
     }
     const elf::copy* cp = module->c;
+    if (task* t = current(); t != nullptr) {
+        t->image = cp;
+    }
     if (sl != nullptr && sl->numa_node >= 0) {
         (void)sl->bind(sl->numa_node);  // the new mappings take the slice's NUMA policy again
     }
@@ -312,6 +316,14 @@ bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std:
         *slot = nullptr;
     }
     return true;
+}
+
+void* rank_symbol(const char* name) noexcept {
+    const task* t = current();
+    if (t != nullptr && t->image != nullptr) {
+        return static_cast<const elf::copy*>(t->image)->symbol(name);
+    }
+    return dlsym(RTLD_DEFAULT, name);
 }
 
 }  // namespace mpc::mpi::priv

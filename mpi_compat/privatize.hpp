@@ -20,4 +20,9 @@ bool open_program(std::string& err);
 /// cannot be loaded (nothing of the program ran then).
 bool run_rank(int rank, int argc, char** argv, char** envp, int& exit_code, std::string& err);
 
+/// The address of the program's global symbol `name` as the calling rank sees it: in its copy
+/// of the program when privatized, else the process-wide one (dlsym); nullptr when absent. May
+/// take a lock (dlsym): callers keep the result.
+void* rank_symbol(const char* name) noexcept;
+
 }  // namespace mpc::mpi::priv

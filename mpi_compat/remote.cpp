@@ -68,7 +68,6 @@ struct state {
     std::atomic<int> hellos{0};
     /// Numbers the messages this process sends: with the request's address (the cookie, reused
     /// once the request is freed) it names one message, for MPI_Cancel.
-    std::atomic<std::uint32_t> send_serial{0};
 };
 
 /// Never destroyed: a rank that calls exit() runs the static destructors while the VPs and the
@@ -108,8 +107,8 @@ public:
     }
     int event_fd() const noexcept override { return -1; }  // the watcher polls both transports'
     bool arm() noexcept override { return false; }
-    bool busy() const noexcept override {
-        return (g.shm != nullptr && g.shm->busy()) || (g.ucx != nullptr && g.ucx->busy());
+    int in_flight() const noexcept override {
+        return (g.shm != nullptr ? g.shm->in_flight() : 0) + (g.ucx != nullptr ? g.ucx->in_flight() : 0);
     }
     bool peer_failed(int peer) const noexcept override {
         const net::transport* t = via(peer);
@@ -162,9 +161,23 @@ constexpr int lost_peer_wait_s = 10;
 
 /// One of the events a remote send waits for happened (the transport is done with its data,
 /// or the receiver's ack came); the last one completes the request.
+/// The send that this thread is handing to the transport (send()): a completion that runs
+/// for it here runs inside the operation that has not returned the request yet.
+[[gnu::tls_model("initial-exec")]] thread_local const request* tl_sending = nullptr;
+
+/// One of a remote send's events (the transport is done with the data; the ack of a
+/// synchronous send): the last one completes it. A locked instruction here waits for the ring
+/// line the transport just wrote (a fifth of the sender's time at 64 bytes), so the last event
+/// is recognised by a load: once the count reads 1, no other event is left to race with.
 void send_event(request* r) noexcept {
-    if (std::atomic_ref<int>(r->net_pending).fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        r->complete();
+    std::atomic_ref<int> pending(r->net_pending);
+    if (pending.load(std::memory_order_acquire) == 1 ||
+        pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        if (tl_sending == r) {
+            r->complete_unwatched();  // nobody can wait on it yet: a store, not an exchange
+        } else {
+            r->complete();
+        }
     }
 }
 
@@ -173,8 +186,10 @@ void on_sent(net::completion* c, status st) noexcept {
     if (!st) {
         lost_peer("a send to another process failed", r->netc.header.dest, st.reason());
     }
-    std::free(r->net_tmp);  // the packed copy of a non-contiguous send (or null)
-    r->net_tmp = nullptr;
+    if (r->net_tmp != nullptr) {
+        std::free(r->net_tmp);  // the packed copy of a non-contiguous send
+        r->net_tmp = nullptr;
+    }
     send_event(r);
 }
 
@@ -737,24 +752,29 @@ bool start(int nranks, int* first, int* count) noexcept {
 
 namespace {
 
-/// The scheduler's progress function: the transports' progress and, with MPC_NET_BUSY_SPIN_US
-/// set, 1 ("work": an idle VP keeps polling instead of sleeping) while they hold operations in
-/// flight, for at most that long after the last event. A message of a megabyte over TCP needs
-/// the sender's and the receiver's progress for hundreds of microseconds; past the VPs' spin
-/// (MPC_SCHED_SPIN_US) every chunk goes through the watcher and a wake-up. Between two
-/// simulated nodes, 1 MiB ping-pong: 780-950 us without, 463-499 us with 2000 us of busy
-/// polling; but windowed bandwidth at 1-4 MiB fell from 3.1-4.2 to 2.3-2.5 GB/s and 4 MiB
-/// latency rose from 1.49-1.90 to 1.83-1.89 ms (the polling core is also the one the kernel's
-/// TCP processing needs), so it is off by default. Bounded so that a rendezvous send whose
-/// receive is posted much later does not keep a core busy all that time.
+/// The scheduler's progress function: the transports' progress and 1 ("work": an idle VP keeps
+/// polling instead of sleeping) while they hold at least one and at most MPC_NET_BUSY_SPIN_OPS
+/// operations in flight, for at most MPC_NET_BUSY_SPIN_US after the last event. A message of a
+/// megabyte over TCP needs the sender's and the receiver's progress for hundreds of
+/// microseconds; past the VPs' spin (MPC_SCHED_SPIN_US) every chunk goes through the watcher
+/// and a wake-up. Between two simulated nodes, 1 MiB ping-pong: 780-950 us sleeping, 463-499 us
+/// polling; but with a window of 64 messages in flight, polling took the core the kernel's TCP
+/// processing needs (1-4 MiB bandwidth fell from 3.1-4.2 to 2.3-2.5 GB/s). So a VP polls only
+/// for a few operations in flight (a latency-bound exchange), and sleeps under a window. The
+/// time bound keeps a rendezvous send whose receive is posted much later from holding a core.
 int scheduler_progress(void*) noexcept {
     static std::atomic<std::uint64_t> quiet_since{0};  // first empty poll while busy, 0: none
     static const std::uint64_t cap_ns = [] {
         auto v = config::get_int("MPC_NET_BUSY_SPIN_US");
         return static_cast<std::uint64_t>(v && *v >= 0 ? *v : 0) * 1000;
     }();
+    static const int max_ops = [] {
+        auto v = config::get_int("MPC_NET_BUSY_SPIN_OPS");
+        return v && *v >= 0 ? static_cast<int>(*v) : 0;
+    }();
     const int n = detail::progress();
-    if (n > 0 || cap_ns == 0 || !g.tr->busy()) {
+    int ops = 0;
+    if (n > 0 || cap_ns == 0 || (ops = g.tr->in_flight()) == 0 || ops > max_ops) {
         if (quiet_since.load(std::memory_order_relaxed) != 0) {
             quiet_since.store(0, std::memory_order_relaxed);
         }
@@ -846,7 +866,10 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
     env.flags = sync ? net::env_flag_sync : 0;
     env.source_world = source_world;
     env.cookie = reinterpret_cast<std::uintptr_t>(r);
-    env.seq = g.send_serial.fetch_add(1, std::memory_order_relaxed);
+    // With the cookie (the request's address), names this send for a cancel: a pooled request
+    // counts its uses (a message of its previous use may still wait at the receiver); a
+    // request on a blocking call's stack cannot be cancelled.
+    env.seq = r->in_table ? ++r->net_serial : 0;
     r->net_tmp = nullptr;
     r->net_pending = sync ? 2 : 1;
     new (&r->netc) net::completion{};
@@ -866,7 +889,10 @@ void send(std::uint32_t context, int source_rank, int source_world, int dest_wor
     // The ack of a synchronous send and a cancel's reply come back through the other process,
     // maybe to another thread of this one (the watcher): a happens-before edge TSan cannot see.
     tsan_release(r);
-    if (status st = g.tr->send(process_of(dest_world), env, p, data.bytes, &r->netc); !st) {
+    tl_sending = r;
+    status st = g.tr->send(process_of(dest_world), env, p, data.bytes, &r->netc);
+    tl_sending = nullptr;
+    if (!st) {
         lost_peer("cannot send to", dest_world, st.reason());
     }
 }

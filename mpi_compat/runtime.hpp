@@ -15,6 +15,7 @@
 
 #include "lib/spinlock.hpp"
 #include "mpi_compat/comm.hpp"
+#include "mpi_compat/fortran/support.h"
 #include "mpi_compat/match.hpp"
 #include "mpi_compat/remote.hpp"
 #include "scheduler/sched.hpp"
@@ -36,6 +37,15 @@ struct task {
     /// concurrently (MPI_THREAD_MULTIPLE). Entries never move, so a reference that local_of()
     /// returned stays valid while other entries come and go.
     spinlock comm_locals_lock;
+    /// This rank's copy of the program (a const elf::copy*; null when not privatized).
+    const void* image = nullptr;
+    /// The Fortran special addresses in that copy, looked up on first use (fortran/support.cpp).
+    std::atomic<const mpc_f_sentinels*> fortran{nullptr};
+
+    task() = default;
+    task(const task&) = delete;
+    task& operator=(const task&) = delete;
+    ~task() { delete fortran.load(std::memory_order_relaxed); }
 };
 
 struct world_state {

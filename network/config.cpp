@@ -20,15 +20,24 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_SHM_EAGER", ::mpc::config::knob_type::size, "8192",
      "shared-memory transport: messages up to this many bytes are copied through the ring; larger ones "
      "are read by the receiver straight from the sender's buffer (CMA, process_vm_readv)"},
+    {"MPC_NET_SHM_MEMBARRIER", ::mpc::config::knob_type::boolean, "1",
+     "shared-memory transport: a process about to sleep issues membarrier(GLOBAL_EXPEDITED) so that its "
+     "senders publish messages without a fence each (where the kernel offers it); 0: a fence per message"},
+    {"MPC_NET_SHM_SPLIT", ::mpc::config::knob_type::size, "131072",
+     "shared-memory transport: rendezvous messages of at least this many bytes are copied by both "
+     "processes at once (the receiver reads chunks, the sender writes others); 0: the receiver alone"},
     {"MPC_NET_SHM_RING", ::mpc::config::knob_type::size, "262144",
      "shared-memory transport: bytes of the receive ring of each pair of processes of a node"},
     {"MPC_NET_CONNECT_TIMEOUT", ::mpc::config::knob_type::integer, "30",
      "seconds a process of a multi-process job waits at start-up for a first message from every other "
      "process before it reports those it cannot reach (and over which transport) and ends the job"},
-    {"MPC_NET_BUSY_SPIN_US", ::mpc::config::knob_type::integer, "0",
-     "while the transport holds sends or fetches in flight, idle VPs keep polling it (no sleep) for up to "
-     "this many microseconds after its last event (lower latency for large messages over TCP, less "
-     "bandwidth where the kernel's TCP work shares the core); 0: they sleep after MPC_SCHED_SPIN_US"},
+    {"MPC_NET_BUSY_SPIN_US", ::mpc::config::knob_type::integer, "2000",
+     "while the transport holds 1 to MPC_NET_BUSY_SPIN_OPS sends or fetches in flight, idle VPs keep "
+     "polling it (no sleep) for up to this many microseconds after its last event (large messages over "
+     "TCP move only while polled); 0: they sleep after MPC_SCHED_SPIN_US"},
+    {"MPC_NET_BUSY_SPIN_OPS", ::mpc::config::knob_type::integer, "2",
+     "the most operations in flight for which idle VPs poll (MPC_NET_BUSY_SPIN_US): with more (a window "
+     "of messages) they sleep and leave the core to the kernel's network processing"},
     {"MPC_BOOTSTRAP_FD", ::mpc::config::knob_type::integer, "-1",
      "set by mpc_run -p for each process it starts: the socket to the launcher (-1: no launcher socket; "
      "not for users)"},

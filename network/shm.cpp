@@ -5,6 +5,7 @@
 #include "network/shm.hpp"
 
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -30,6 +31,28 @@ using namespace shm_detail;
 namespace {
 
 constexpr std::uint64_t address_magic = 0x4d50'4353'484d'4144ULL;
+
+/// Registers this process for global expedited membarrier (shm.hpp, "Sleep"): true when the
+/// kernel has it and MPC_NET_SHM_MEMBARRIER allows it.
+bool register_membarrier() noexcept {
+    auto on = config::get_bool("MPC_NET_SHM_MEMBARRIER");
+    if (!on || !*on) {
+        return false;
+    }
+    long cmds = ::syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ||
+        ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) != 0) {
+        MPC_LOG(debug, net, "no global expedited membarrier (%s): senders fence each message",
+                cmds < 0 ? std::strerror(errno) : "not offered");
+        return false;
+    }
+    return true;
+}
+
+/// The shared-copy descriptors of a segment with `rings` rings: offset and size.
+std::size_t xfer_area_bytes(int rings) noexcept {
+    return static_cast<std::size_t>(rings) * xfers_per_peer * sizeof(xfer);
+}
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
@@ -76,12 +99,17 @@ status shm_transport::init(const shm_options& opts) noexcept {
         }
         eager = *k;
     }
+    if (auto k = config::get_size("MPC_NET_SHM_SPLIT"); k) {
+        split_min_ = *k;
+    } else {
+        return k.error();
+    }
     slots_ = floor_pow2(std::max<std::size_t>(ring_bytes / line, 64));
     // Any message must fit in an empty ring behind a pad record: two of the largest at most.
     const std::size_t max_lines = slots_ / 2;
     eager_max_ = std::min(eager, (max_lines - 1) * line - data_off);
     ring_stride_ = line + static_cast<std::size_t>(slots_) * line;
-    seg_bytes_ = round_up(header_bytes + static_cast<std::size_t>(opts.max_peers) * ring_stride_, 4096);
+    seg_bytes_ = round_up(xfer_area(opts.max_peers) + xfer_area_bytes(opts.max_peers), 4096);
     peers_.reset(new (std::nothrow) peer*[static_cast<std::size_t>(opts.max_peers)]());
     if (!peers_) {
         return {errc::no_memory, "shm transport peer table"};
@@ -101,6 +129,8 @@ status shm_transport::init(const shm_options& opts) noexcept {
     }
     probe_word_ = token;
     auto* h = new (seg_) seg_header{};
+    asym_ = register_membarrier();
+    h->asym = asym_ ? 1 : 0;
     h->magic = seg_magic;
     h->token = token;
     h->rings = static_cast<std::uint32_t>(opts.max_peers);
@@ -139,6 +169,10 @@ shm_transport::peer* shm_transport::find(int id) const noexcept {
     return peers_[id];
 }
 
+std::size_t shm_transport::xfer_area(int rings) const noexcept {
+    return header_bytes + static_cast<std::size_t>(rings) * ring_stride_;
+}
+
 shm_transport::ring* shm_transport::rx_ring(int sender) const noexcept {
     return reinterpret_cast<ring*>(seg_ + header_bytes + static_cast<std::size_t>(sender) * ring_stride_);
 }
@@ -174,7 +208,8 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
     }
     std::memcpy(&a, addr, sizeof a);
     if (a.magic != address_magic || a.index != id || a.rings <= static_cast<std::uint32_t>(opts_.index) ||
-        a.slots != slots_ || a.seg_bytes < header_bytes + (static_cast<std::uint64_t>(opts_.index) + 1) * ring_stride_) {
+        a.rings > (1u << 20) || a.slots != slots_ ||
+        a.seg_bytes < xfer_area(static_cast<int>(a.rings)) + xfer_area_bytes(static_cast<int>(a.rings))) {
         return {errc::invalid_argument, "not a matching address made by shm_transport::address()"};
     }
     if (find(id) != nullptr) {
@@ -225,8 +260,12 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
         errno = EINVAL;
         return no_shm(id, "its segment (wrong token)");
     }
+    p->fence = !(asym_ && p->hdr->asym != 0);  // both registered: the sleeper's membarrier covers us
     p->tx = reinterpret_cast<ring*>(p->seg + header_bytes + static_cast<std::size_t>(opts_.index) * ring_stride_);
     p->rx = rx_ring(id);
+    p->tx_xfers = reinterpret_cast<xfer*>(seg_ + xfer_area(opts_.max_peers)) + static_cast<std::size_t>(id) * xfers_per_peer;
+    p->rx_xfers = reinterpret_cast<xfer*>(p->seg + xfer_area(static_cast<int>(a.rings))) +
+                  static_cast<std::size_t>(opts_.index) * xfers_per_peer;
     peers_[id] = p;
     polled_.insert(std::upper_bound(polled_.begin(), polled_.end(), p,
                                     [](const peer* x, const peer* y) { return x->id < y->id; }),
@@ -282,15 +321,36 @@ int shm_transport::progress() noexcept {
     return n;
 }
 
+/// Between the sleeper's store of `sleeping` and its re-check of the rings: a barrier that
+/// also orders the senders' publication before their load of `sleeping` (shm.hpp, "Sleep").
+/// False when it could not be made: then do not sleep.
+bool shm_transport::full_barrier_with_senders() noexcept {
+    if (!asym_) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // against the senders' fence (notify)
+        return true;
+    }
+    if (::syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {
+        return true;
+    }
+    // Registered at start, so not expected. Senders skip their fences on our word: a message
+    // published just now may be invisible to the re-check, so never sleep without the barrier
+    // (the caller then polls with pauses of at most 1 ms instead of sleeping).
+    static std::atomic<bool> told{false};
+    if (!told.exchange(true)) {
+        MPC_LOG(warn, net, "membarrier failed (%s): idle processes poll instead of sleeping", std::strerror(errno));
+    }
+    return false;
+}
+
 bool shm_transport::arm() noexcept {
     std::uint64_t v = 0;
     while (::read(efd_, &v, sizeof v) > 0) {  // consume earlier wake-ups
     }
     auto* h = reinterpret_cast<seg_header*>(seg_);
     h->sleeping.store(1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // against the senders' fence (notify)
+    const bool barrier = full_barrier_with_senders();
     for (peer* p : polled_) {
-        if (rx_ready(*p) || (p->has_queue.load(std::memory_order_relaxed) && tx_can_move(*p))) {
+        if (!barrier || rx_ready(*p) || (p->has_queue.load(std::memory_order_relaxed) && tx_can_move(*p))) {
             h->sleeping.store(0, std::memory_order_relaxed);
             return false;
         }

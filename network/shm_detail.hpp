@@ -32,7 +32,25 @@ enum msg_type : std::uint64_t {
     t_rts = 3,    ///< rendezvous request: buffer address at data_off, completion record at line + 0
     t_fin = 4,    ///< rendezvous done: completion record at data_off, status in envelope::size
     t_pad = 5,    ///< skip to the ring's end
+    t_cts = 6,    ///< shared copy: the receiver opened descriptor data_off (u32) of its sender
 };
+
+/// A shared copy of a large rendezvous message (shm.hpp, "Shared copies"): in the sender's
+/// segment, one area of `xfers_per_peer` per receiving peer. The sender fills it before the
+/// request; the receiver sets `dst` and sends a t_cts; both then claim chunks (next) and copy
+/// them with CMA, the receiver reading, the sender writing; `done` counts copied chunks.
+struct alignas(64) xfer {
+    std::atomic<std::uint32_t> next{0};    ///< next unclaimed chunk
+    std::atomic<std::uint32_t> done{0};    ///< chunks copied (or failed)
+    std::atomic<std::uint32_t> failed{0};  ///< a copy failed (the receiver reports it)
+    std::uint32_t chunks = 0;
+    std::uint64_t chunk_bytes = 0;
+    std::uint64_t src = 0;  ///< the sender's buffer (its address space)
+    std::uint64_t len = 0;
+    std::atomic<std::uint64_t> dst{0};  ///< the receiver's buffer (its address space)
+};
+static_assert(sizeof(xfer) == line);
+constexpr int xfers_per_peer = 32;
 
 constexpr std::uint64_t seg_magic = 0x4d50'4353'4547'4d54ULL;
 constexpr std::size_t header_bytes = 2 * line;
@@ -43,6 +61,10 @@ struct seg_header {
     std::uint64_t token = 0;
     std::uint32_t rings = 0;
     std::uint32_t slots = 0;
+    /// 1 when the owner issues membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) between setting
+    /// `sleeping` and re-checking its rings: a sender registered for it may then publish and read
+    /// `sleeping` without a fence of its own (shm.hpp, "Sleep").
+    std::uint32_t asym = 0;
     /// Set by arm() while the owner may sleep on its eventfd: a sender then signals it.
     alignas(line) std::atomic<std::uint32_t> sleeping{0};
 };
@@ -54,6 +76,11 @@ inline std::atomic_ref<std::uint64_t> flag_of(std::byte* first_line) noexcept {
 
 /// Logs "what: errno's text" and returns errc::internal.
 status sys_error(const char* what) noexcept;
+/// Copies len bytes between this process's `local` and process pid's `remote` with CMA
+/// (write: local -> remote); errc::internal with errno's text on failure.
+status cma_copy(pid_t pid, void* local, const void* remote, std::size_t len, bool write) noexcept;
+/// Chunks of a shared copy.
+constexpr std::size_t split_chunk = 64 * 1024;
 
 }  // namespace shm_detail
 
@@ -74,7 +101,8 @@ struct shm_transport::queued {
     const void* data = nullptr;
     std::size_t len = 0;
     completion* c = nullptr;  ///< eager: run once written; rts: travels in the request
-    std::uint64_t extra = 0;  ///< fin: the completion record it names
+    std::uint64_t extra = 0;  ///< fin: the completion record it names; cts: the descriptor
+    std::uint32_t aux = 0;    ///< rts: its shared copy's descriptor + 1 (0: none); fin: the same
 };
 
 /// One connected peer process.
@@ -88,12 +116,16 @@ struct shm_transport::peer {
     shm_detail::seg_header* hdr = nullptr;
     ring* tx = nullptr;  ///< our ring in its segment
     ring* rx = nullptr;  ///< its ring in our segment
+    shm_detail::xfer* tx_xfers = nullptr;  ///< our shared-copy descriptors for it (our segment)
+    shm_detail::xfer* rx_xfers = nullptr;  ///< its shared-copy descriptors for us (its segment)
     std::atomic<bool> failed{false};
+    bool fence = true;  ///< notify() needs its fence (see seg_header::asym)
     // Sending side, under `lock`.
     spinlock lock;
     std::uint64_t tail = 0;
     std::uint64_t cached_head = 0;
     std::deque<queued> queue;
+    std::uint32_t xfer_free = ~std::uint32_t{0};  ///< free descriptors among tx_xfers (bits)
     std::atomic<bool> has_queue{false};
     unsigned stalls = 0;
     // Receiving side, under the transport's progressing_ flag.

@@ -2,9 +2,11 @@
 /// The message paths of the shared-memory transport: writing a message into a peer's ring
 /// (or queueing it while the ring is full), draining this process's rings, rendezvous through
 /// CMA. Design and ring format in shm.hpp.
+#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +29,27 @@ status errno_status(const char* what) noexcept {
 }
 
 }  // namespace
+
+status shm_detail::cma_copy(pid_t pid, void* local, const void* remote, std::size_t len, bool write) noexcept {
+    std::size_t done = 0;
+    while (done < len) {
+        struct iovec l = {static_cast<char*>(local) + done, len - done};
+        struct iovec r = {const_cast<char*>(static_cast<const char*>(remote)) + done, len - done};
+        const ssize_t n = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0) : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n == 0) {
+                errno = EFAULT;
+            }
+            return errno_status(write ? "process_vm_writev of a rendezvous message"
+                                      : "process_vm_readv of a rendezvous message");
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return {};
+}
 
 status shm_detail::sys_error(const char* what) noexcept {
     status st = errno_status(what);
@@ -89,9 +112,10 @@ bool shm_transport::try_write(peer& p, const queued& q) noexcept {
         const std::uint64_t c = reinterpret_cast<std::uintptr_t>(q.c);
         std::memcpy(s + data_off, &a, sizeof a);
         std::memcpy(s + line, &c, sizeof c);
+        std::memcpy(s + line + sizeof c, &q.aux, sizeof q.aux);
         break;
     }
-    default:  // t_fin
+    default:  // t_fin (descriptor + 1 in the envelope's tag), t_cts
         std::memcpy(s + data_off, &q.extra, sizeof q.extra);
         break;
     }
@@ -100,9 +124,12 @@ bool shm_transport::try_write(peer& p, const queued& q) noexcept {
     return true;
 }
 
-/// After publishing: signals the receiver if it may be asleep (the fence pairs with arm()'s).
+/// After publishing: signals the receiver if it may be asleep (the fence, or the receiver's
+/// membarrier, pairs with arm()'s barrier: shm.hpp, "Sleep").
 void shm_transport::notify(peer& p) noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (p.fence) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
     if (p.hdr->sleeping.load(std::memory_order_relaxed) != 0) {
         wake_fd(p.efd);
     }
@@ -157,6 +184,9 @@ status shm_transport::send(int id, const envelope& env, const void* data, std::s
     q.data = data;
     q.len = len;
     q.c = c;
+    if (q.type == t_rts && split_min_ != 0 && len >= split_min_) {
+        q.aux = static_cast<std::uint32_t>(take_xfer(*p, data, len) + 1);  // 0: none free
+    }
     bool written = false;
     if (status st = post(*p, q, &written); !st) {
         return st;
@@ -167,10 +197,11 @@ status shm_transport::send(int id, const envelope& env, const void* data, std::s
     return {};
 }
 
-void shm_transport::send_fin(peer& p, std::uint64_t token, bool ok) noexcept {
+void shm_transport::send_fin(peer& p, std::uint64_t token, bool ok, std::uint32_t aux) noexcept {
     queued q;
     q.type = t_fin;
     q.env.size = ok ? 0 : 1;
+    q.env.tag = static_cast<std::int32_t>(aux);  // the sender frees that descriptor
     q.extra = token;
     bool written = false;
     if (status st = post(p, q, &written); !st) {
@@ -271,13 +302,28 @@ std::size_t shm_transport::handle(peer& p, std::byte* first, std::uint64_t type)
         std::uint64_t a = 0;
         std::memcpy(&a, first + data_off, sizeof a);
         std::memcpy(&msg.token_, first + line, sizeof msg.token_);
+        std::memcpy(&msg.aux_, first + line + sizeof msg.token_, sizeof msg.aux_);
+        if (msg.aux_ > static_cast<std::uint32_t>(xfers_per_peer)) {
+            msg.aux_ = 0;  // not a descriptor: copy alone
+        }
         msg.data_ = reinterpret_cast<void*>(static_cast<std::uintptr_t>(a));
         msg.length_ = static_cast<std::size_t>(env.size);
         msg.rndv_ = true;
         lines = 2;
         break;
     }
+    case t_cts: {
+        std::uint64_t d = 0;
+        std::memcpy(&d, first + data_off, sizeof d);
+        serve_cts(p, static_cast<std::uint32_t>(d));
+        return 1;
+    }
     case t_fin: {
+        if (const auto aux = static_cast<std::uint32_t>(env.tag); aux != 0 && aux <= xfers_per_peer) {
+            p.lock.lock();
+            p.xfer_free |= std::uint32_t{1} << (aux - 1);
+            p.lock.unlock();
+        }
         std::uint64_t c = 0;
         std::memcpy(&c, first + data_off, sizeof c);
         auto* done = reinterpret_cast<completion*>(static_cast<std::uintptr_t>(c));
@@ -296,7 +342,7 @@ std::size_t shm_transport::handle(peer& p, std::byte* first, std::uint64_t type)
         MPC_LOG(warn, net, "dropped a message from rank %d: no receive handler", env.source);
     }
     if (msg.rndv_ && !msg.kept_ && msg.token_ != 0) {
-        send_fin(p, msg.token_, true);  // dropped, neither kept nor fetched: the sender completes
+        send_fin(p, msg.token_, true, msg.aux_);  // dropped, neither kept nor fetched: the sender completes
     }
     return lines;
 }
@@ -341,7 +387,7 @@ void shm_transport::release(incoming& msg) noexcept {
     msg.kept_ = false;
     if (msg.rndv_ && msg.token_ != 0) {
         if (peer* p = find(msg.peer_); p != nullptr) {
-            send_fin(*p, msg.token_, true);  // the sender completes without a transfer
+            send_fin(*p, msg.token_, true, msg.aux_);  // the sender completes without a transfer
         }
         msg.token_ = 0;
     }
@@ -364,28 +410,117 @@ status shm_transport::fetch(incoming& msg, void* buf, std::size_t cap, completio
     msg.kept_ = false;
     const std::uint64_t token = msg.token_;
     msg.token_ = 0;
-    std::size_t done = 0;
-    while (done < msg.length_) {
-        struct iovec l = {static_cast<char*>(buf) + done, msg.length_ - done};
-        struct iovec r = {static_cast<char*>(msg.data_) + done, msg.length_ - done};
-        const ssize_t n = ::process_vm_readv(p->pid, &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n == 0) {
-                errno = EFAULT;
-            }
-            // Most likely the sender died: the caller waits for the launcher (no error line here).
-            status st = errno_status("process_vm_readv of a rendezvous message");
-            MPC_LOG(debug, net, "peer %d: %s", p->id, st.reason());
-            send_fin(*p, token, false);
-            return st;
-        }
-        done += static_cast<std::size_t>(n);
+    status st = msg.aux_ != 0 ? fetch_shared(*p, msg, buf, token)
+                              : cma_copy(p->pid, buf, msg.data_, msg.length_, false);
+    if (!st) {
+        // Most likely the sender died: the caller waits for the launcher (no error line here).
+        MPC_LOG(debug, net, "peer %d: %s", p->id, st.reason());
+        send_fin(*p, token, false, msg.aux_);
+        return st;
     }
-    send_fin(*p, token, true);
+    send_fin(*p, token, true, msg.aux_);
     c->fn(c, {});
+    return {};
+}
+
+/// Reserves one of p's shared-copy descriptors for a send of `len` bytes at `data` and fills
+/// it; its index, or -1 when all are in use (the receiver then copies alone).
+int shm_transport::take_xfer(peer& p, const void* data, std::size_t len) noexcept {
+    p.lock.lock();
+    const std::uint32_t free = p.xfer_free;
+    const int d = free != 0 ? __builtin_ctz(free) : -1;
+    if (d >= 0) {
+        p.xfer_free = free & ~(std::uint32_t{1} << d);
+    }
+    p.lock.unlock();
+    if (d < 0) {
+        return -1;
+    }
+    xfer& x = p.tx_xfers[d];
+    x.next.store(0, std::memory_order_relaxed);
+    x.done.store(0, std::memory_order_relaxed);
+    x.failed.store(0, std::memory_order_relaxed);
+    x.dst.store(0, std::memory_order_relaxed);
+    x.chunk_bytes = split_chunk;
+    x.chunks = static_cast<std::uint32_t>((len + split_chunk - 1) / split_chunk);
+    x.src = reinterpret_cast<std::uintptr_t>(data);
+    x.len = len;
+    tsan_release(&x);  // read by serve_cts, maybe in another thread, after a trip through the peer
+    return d;
+}
+
+namespace {
+
+/// Claims chunks of x and copies each between this process's `local` base and the other
+/// process's `remote` base (write: local -> remote, else remote -> local), until none is left.
+/// Returns how many it copied.
+std::uint64_t copy_chunks(xfer& x, pid_t pid, char* local, char* remote, bool write) noexcept {
+    for (std::uint64_t mine = 0;; ++mine) {
+        const std::uint32_t i = x.next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= x.chunks) {
+            return mine;
+        }
+        const std::size_t off = static_cast<std::size_t>(i) * x.chunk_bytes;
+        const std::size_t n = std::min<std::size_t>(x.chunk_bytes, x.len - off);
+        if (!cma_copy(pid, local + off, remote + off, n, write)) {
+            x.failed.store(1, std::memory_order_relaxed);
+        }
+        x.done.fetch_add(1, std::memory_order_release);
+    }
+}
+
+}  // namespace
+
+/// The receiver opened descriptor d of ours: copy chunks of our buffer into its (in progress).
+void shm_transport::serve_cts(peer& p, std::uint32_t d) noexcept {
+    if (d >= static_cast<std::uint32_t>(xfers_per_peer)) {
+        MPC_LOG(error, net, "shm ring of peer %d: a shared copy names descriptor %u", p.id, d);
+        return;
+    }
+    xfer& x = p.tx_xfers[d];
+    tsan_acquire(&x);
+    const auto dst = x.dst.load(std::memory_order_acquire);
+    if (dst == 0) {
+        return;
+    }
+    chunks_written_.fetch_add(copy_chunks(x, p.pid, reinterpret_cast<char*>(static_cast<std::uintptr_t>(x.src)),
+                                          reinterpret_cast<char*>(static_cast<std::uintptr_t>(dst)), true),
+                              std::memory_order_relaxed);
+}
+
+/// fetch() of a message with a shared-copy descriptor: open it, ask the sender to help, copy
+/// chunks until none is left, wait for those the sender took.
+status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf, std::uint64_t token) noexcept {
+    (void)token;
+    xfer& x = p.rx_xfers[msg.aux_ - 1];
+    if (x.len != msg.length_ || x.src != reinterpret_cast<std::uintptr_t>(msg.data_)) {
+        return {errc::internal, "a shared-copy descriptor that does not match its message"};
+    }
+    x.dst.store(reinterpret_cast<std::uintptr_t>(buf), std::memory_order_release);
+    queued q;
+    q.type = t_cts;
+    q.extra = msg.aux_ - 1;
+    bool written = false;
+    if (status st = post(p, q, &written); !st) {
+        return st;  // out of memory queueing it: the sender completes on the failed fin
+    }
+    chunks_read_.fetch_add(copy_chunks(x, p.pid, static_cast<char*>(buf), static_cast<char*>(msg.data_), false),
+                           std::memory_order_relaxed);
+    for (unsigned spins = 0; x.done.load(std::memory_order_acquire) < x.chunks; ++spins) {
+        // The sender is copying its last chunk (microseconds), unless its process lost its
+        // core meanwhile (more processes than cores): then give ours up.
+        if (spins < 2048) {
+            cpu_relax();
+        } else {
+            ::sched_yield();
+        }
+        if (spins % 4096 == 4095 && peer_dead(p)) {
+            return {errc::internal, "the sending process ended during the copy"};
+        }
+    }
+    if (x.failed.load(std::memory_order_relaxed) != 0) {
+        return {errc::internal, "process_vm_readv/writev of a chunk of a rendezvous message failed"};
+    }
     return {};
 }
 

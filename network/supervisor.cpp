@@ -208,8 +208,18 @@ void supervisor::reap() noexcept {
             fail(static_cast<int>(i),
                  "was killed by signal " + std::to_string(sig) + " (" + (strsignal(sig) ? strsignal(sig) : "?") + ")",
                  128 + sig);
-        } else if (WEXITSTATUS(ws) != 0) {
-            fail(static_cast<int>(i), "exited with status " + std::to_string(WEXITSTATUS(ws)), WEXITSTATUS(ws));
+        } else if (int st = WEXITSTATUS(ws); st != 0) {
+            // 128 + a fault signal: how our fault handler ends a process after printing which
+            // rank crashed and why (scheduler/fault.cpp); say so, the status alone reads as
+            // an exit code.
+            int sig = st - 128;
+            bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+            fail(static_cast<int>(i),
+                 "exited with status " + std::to_string(st) +
+                     (fault ? std::string(" after a fatal signal ") + std::to_string(sig) + " (" +
+                                  (strsignal(sig) ? strsignal(sig) : "?") + ") in a rank, reported above"
+                            : std::string()),
+                 st);
         } else if (!p.finalized) {
             fail(static_cast<int>(i), "exited without finalizing (MPI_Finalize was not called)", 1);
         }

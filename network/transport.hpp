@@ -61,6 +61,7 @@ private:
     void* data_ = nullptr;
     std::uint64_t token_ = 0;  ///< transport-specific (shm: the sender's completion record)
     int peer_ = -1;            ///< transport-specific (shm: the sending process)
+    std::uint32_t aux_ = 0;    ///< transport-specific (shm: the shared copy's descriptor + 1, or 0)
     std::size_t length_ = 0;
     bool rndv_ = false;
     bool persistent_ = false;
@@ -113,9 +114,9 @@ public:
     /// pending (progress first).
     virtual bool arm() noexcept = 0;
     virtual bool peer_failed(int peer) const noexcept = 0;
-    /// True while operations this process started are in flight (UCX still holds a send or a
-    /// fetch): progress soon may move them, so an idle VP keeps polling rather than sleeping.
-    virtual bool busy() const noexcept { return false; }
+    /// Operations this process started that are in flight (UCX still holds a send or a fetch):
+    /// progress soon may move them, so an idle VP may keep polling rather than sleep.
+    virtual int in_flight() const noexcept { return 0; }
     /// What carries the messages to a connected `peer`, for people ("tcp/eth0 (am, rma_bw)");
     /// empty when not known.
     virtual std::string route(int peer) const = 0;

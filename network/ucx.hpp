@@ -92,7 +92,7 @@ public:
     /// True once `peer` failed.
     bool peer_failed(int peer) const noexcept override;
     /// Sends and fetches UCX still holds (requests whose callback has not run).
-    bool busy() const noexcept override;
+    int in_flight() const noexcept override;
     /// UCX's lanes to `peer` (from ucp_ep_print_info at connect time).
     std::string route(int peer) const override;
 

@@ -15,9 +15,9 @@ constexpr unsigned am_id = 0;  // one active-message id: the envelope says the r
 
 void complete(completion* c, ucs_status_t st) noexcept { c->fn(c, detail::to_status(st)); }
 
-/// UCX requests started and not completed, for busy(). One count for the module: the request
+/// UCX requests started and not completed, for in_flight(). One count for the module: the request
 /// callbacks only get the completion record, and a process has one transport (tests with two
-/// see each other's requests: busy() is a hint for polling, not a correctness matter).
+/// see each other's requests: in_flight() is a hint for polling, not a correctness matter).
 std::atomic<int> g_inflight{0};
 
 /// The callbacks of requests that started() counted.
@@ -105,7 +105,7 @@ status ucx_transport::send(int id, const envelope& env, const void* data, std::s
                    "ucp_am_send_nbx");
 }
 
-bool ucx_transport::busy() const noexcept { return g_inflight.load(std::memory_order_relaxed) > 0; }
+int ucx_transport::in_flight() const noexcept { return g_inflight.load(std::memory_order_relaxed); }
 
 void ucx_transport::release(incoming& msg) noexcept {
     if (!msg.kept_) {

@@ -29,7 +29,9 @@ namespace {
 
 std::atomic<bool> g_default_seq{true};
 
-status new_handle(data** out, interface_id id) noexcept {
+}  // namespace
+
+status detail::new_handle(data** out, interface_id id) noexcept {
     if (out == nullptr) {
         return {errc::invalid_argument, "null handle pointer"};
     }
@@ -38,10 +40,13 @@ status new_handle(data** out, interface_id id) noexcept {
         return {errc::no_memory, "data handle"};
     }
     d->id = id;
+    d->ops = detail::builtin_ops(id);
     d->seq = g_default_seq.load(std::memory_order_relaxed);
     *out = d;
     return {};
 }
+
+namespace {
 
 /// Readers that have finished no longer order anything (later writers wait for the live ones,
 /// and finished ones impose nothing): drop them. Caller holds d->g.lock.
@@ -59,20 +64,7 @@ void prune_readers(data* d) noexcept {
 /// Records access `mode` of t to d and adds t's dependencies. Caller holds d->g.lock.
 void infer(data* d, access_mode mode, task* t) noexcept {
     if ((mode & access_write) != 0) {
-        if (!d->readers.empty()) {
-            for (task* r : d->readers) {
-                detail::add_dependency(r, t);
-                detail::task_unref(r);
-            }
-            d->readers.clear();
-        } else if (d->last_writer != nullptr) {
-            detail::add_dependency(d->last_writer, t);
-        }
-        detail::task_ref(t);
-        if (d->last_writer != nullptr) {
-            detail::task_unref(d->last_writer);
-        }
-        d->last_writer = t;
+        detail::infer_write(d, t, true);
     } else {
         if (d->last_writer != nullptr) {
             detail::add_dependency(d->last_writer, t);
@@ -85,7 +77,9 @@ void infer(data* d, access_mode mode, task* t) noexcept {
     }
 }
 
-void drop_history(data* d) noexcept {
+}  // namespace
+
+void detail::drop_history(data* d) noexcept {
     if (d->last_writer != nullptr) {
         detail::task_unref(d->last_writer);
         d->last_writer = nullptr;
@@ -95,6 +89,8 @@ void drop_history(data* d) noexcept {
     }
     d->readers.clear();
 }
+
+namespace {
 
 /// Whether d looks like a registered handle (the check reads d: it catches a handle unregistered
 /// while its memory is still mapped, not every stale pointer).
@@ -106,23 +102,57 @@ status live(const data* d, const char* call) noexcept {
     return {};
 }
 
-/// Frees a handle nobody uses any more.
-void destroy(data* d) noexcept {
-    d->g.lock.lock();  // the last detach_buffers() may still be unlocking
-    drop_history(d);
-    d->magic = 0;
-    d->g.lock.unlock();
-    delete d;
-}
-
 }  // namespace
 
 namespace detail {
 
+status live(const data* d, const char* call) noexcept { return ::mpc::tg::live(d, call); }
+
+void infer_write(data* d, task* t, bool become_writer) noexcept {
+    if (!d->readers.empty()) {
+        for (task* r : d->readers) {
+            add_dependency(r, t);
+            if (become_writer) {
+                task_unref(r);
+            }
+        }
+        if (become_writer) {
+            d->readers.clear();
+        }
+    } else if (d->last_writer != nullptr) {
+        add_dependency(d->last_writer, t);
+    }
+    if (become_writer) {
+        task_ref(t);
+        if (d->last_writer != nullptr) {
+            task_unref(d->last_writer);
+        }
+        d->last_writer = t;
+    }
+}
+
+void destroy_data(data* d) noexcept {
+    d->g.lock.lock();  // the last detach_buffers() may still be unlocking
+    drop_history(d);
+    for (task* x : d->redux_tasks) {
+        task_unref(x);
+    }
+    for (task* x : d->commute_group) {
+        task_unref(x);
+    }
+    d->magic = 0;
+    d->g.lock.unlock();
+    free_data_memory(d);
+    delete d;
+}
+
 int combined_mode(const task* t, int i) noexcept {
     unsigned m = t->bufs[i].mode;
+    if (untracked(m)) {
+        return static_cast<int>(m);  // each scratch buffer stands alone
+    }
     for (int j = 0; j < t->nbuffers; ++j) {
-        if (t->bufs[j].d == t->bufs[i].d) {
+        if (t->bufs[j].d == t->bufs[i].d && !untracked(t->bufs[j].mode)) {
             if (j < i) {
                 return -1;
             }
@@ -130,6 +160,38 @@ int combined_mode(const task* t, int i) noexcept {
         }
     }
     return static_cast<int>(m);
+}
+
+/// Why t may not name d now (d->g.lock held), or nullptr.
+const char* refusal(const data* d) noexcept {
+    if (d->unregistering) {
+        return "a handle being unregistered";
+    }
+    if (d->partitioned) {
+        return "a partitioned handle (use its children, or unpartition it)";
+    }
+    if (d->child_off) {
+        return "a child of a handle that is not partitioned (partition_submit first)";
+    }
+    return nullptr;
+}
+
+/// Whether an access in mode m to d would wait for something submitted before (d->g.lock held).
+bool busy_for(data* d, unsigned m) noexcept {
+    if (!d->redux_tasks.empty() || !d->commute_group.empty()) {
+        return true;
+    }
+    if (d->last_writer != nullptr && !task_finished(d->last_writer)) {
+        return true;
+    }
+    if ((m & access_write) != 0) {
+        for (task* r : d->readers) {
+            if (!task_finished(r)) {
+                return true;
+            }
+        }
+    }
+    return !d->seq && (d->arb_writer || ((m & access_write) != 0 && d->arb_readers != 0) || !d->arb_waiters.empty());
 }
 
 status attach_buffers(task* t, bool infer_deps) noexcept {
@@ -140,9 +202,13 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         }
         data* d = t->bufs[i].d;
         d->g.lock.lock();
-        if (d->unregistering) {
+        const char* why = refusal(d);
+        const bool would_wait = why == nullptr && t->try_only && busy_for(d, static_cast<unsigned>(m));
+        if (why != nullptr || would_wait) {
             d->g.lock.unlock();
-            MPC_LOG(error, tg, "task %s: buffer %d is a handle being unregistered", t->name, i);
+            if (why != nullptr) {
+                MPC_LOG(error, tg, "task %s: buffer %d is %s", t->name, i, why);
+            }
             // Undo the handles attached so far (their inferred edges stay: harmless, they only
             // order this task, which will not run, after earlier ones).
             for (int j = 0; j < i; ++j) {
@@ -153,11 +219,27 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
                     e->g.lock.unlock();
                 }
             }
-            return {errc::busy, "handle being unregistered"};
+            if (would_wait) {
+                return {errc::busy, "the access would wait"};
+            }
+            return {errc::busy, d->unregistering ? "handle being unregistered" : "handle not usable (partitioning)"};
         }
         ++d->users;
-        if (infer_deps && d->seq) {
-            infer(d, static_cast<access_mode>(m), t);
+        task* internal = nullptr;
+        if (untracked(static_cast<unsigned>(m))) {
+            // scratch: no history, no exclusion; counted as a user only
+        } else if (infer_deps && d->seq) {
+            internal = close_phases(d, static_cast<unsigned>(m));
+            if ((m & access_redux) == 0) {
+                d->fresh = false;
+            }
+            if (!infer_special(d, static_cast<unsigned>(m), t)) {
+                infer(d, static_cast<access_mode>(m), t);
+            }
+            if ((m & access_commute) != 0) {
+                t->bufs[i].arbitrated = true;  // one commute task at a time
+                t->has_arbitrated = true;
+            }
         } else {
             if (!d->seq) {
                 // The history stops at the switch: what came before still goes first.
@@ -172,35 +254,57 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
             t->has_arbitrated = true;
         }
         d->g.lock.unlock();
+        if (internal != nullptr) {
+            launch_internal(internal);
+        }
     }
     return {};
 }
 
+void drop_user(data* d) noexcept {
+    d->g.lock.lock();
+    gate::wakeups w;
+    bool last = --d->users == 0;
+    bool free_it = last && d->free_when_unused;
+    if (last && !free_it) {
+        w = d->g.notify_locked();
+    }
+    d->g.lock.unlock();  // unregister() may free d from here on
+    gate::deliver(w);
+    if (free_it) {
+        destroy_data(d);  // unregister_submit() left it to the last user
+    }
+}
+
 void detach_buffers(task* t) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
-        if (combined_mode(t, i) < 0) {
-            continue;
+        if (combined_mode(t, i) >= 0) {
+            drop_user(t->bufs[i].d);
         }
-        data* d = t->bufs[i].d;
-        d->g.lock.lock();
-        gate::wakeups w;
-        bool last = --d->users == 0;
-        bool free_it = last && d->free_when_unused;
-        if (last && !free_it) {
-            w = d->g.notify_locked();
-        }
-        d->g.lock.unlock();  // unregister() may free d from here on
-        gate::deliver(w);
-        if (free_it) {
-            destroy(d);  // unregister_submit() left it to the last user
-        }
+    }
+}
+
+void granted(task* a) noexcept {
+    data* d = a->bufs[0].d;
+    d->g.lock.lock();
+    d->acquired.push_back(a);  // keeps the creator's reference until release()
+    d->g.lock.unlock();
+    a->g.lock.lock();
+    a->granted = true;
+    gate::wakeups w = a->g.notify_locked();
+    callback_fn cb = a->callback;
+    void* arg = a->callback_arg;
+    a->g.lock.unlock();
+    gate::deliver(w);  // a synchronous acquire() returns from here on
+    if (cb != nullptr) {
+        cb(arg);  // acquire_async(): may release at once
     }
 }
 
 }  // namespace detail
 
 status register_variable(data** out, void* ptr, std::size_t size) noexcept {
-    status st = new_handle(out, interface_id::variable);
+    status st = detail::new_handle(out, interface_id::variable);
     if (st.ok()) {
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         (*out)->iface.var = {interface_id::variable, p, p, 0, size};
@@ -209,7 +313,7 @@ status register_variable(data** out, void* ptr, std::size_t size) noexcept {
 }
 
 status register_vector(data** out, void* ptr, std::uint32_t nx, std::size_t elemsize) noexcept {
-    status st = new_handle(out, interface_id::vector);
+    status st = detail::new_handle(out, interface_id::vector);
     if (st.ok()) {
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         (*out)->iface.vec = {interface_id::vector, p, p, 0, nx, elemsize, 0, nx * elemsize};
@@ -223,7 +327,7 @@ status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx
         MPC_LOG(error, tg, "register_matrix: leading dimension %u is smaller than the row length %u", ld, nx);
         return {errc::invalid_argument, "matrix ld < nx"};
     }
-    status st = new_handle(out, interface_id::matrix);
+    status st = detail::new_handle(out, interface_id::matrix);
     if (st.ok()) {
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         std::size_t alloc = ny == 0 ? 0 : (static_cast<std::size_t>(ld) * (ny - 1) + nx) * elemsize;
@@ -240,7 +344,7 @@ status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ld
                 nx, ny, nz);
         return {errc::invalid_argument, "block leading dimensions too small"};
     }
-    status st = new_handle(out, interface_id::block);
+    status st = detail::new_handle(out, interface_id::block);
     if (st.ok()) {
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         (*out)->iface.blk = {interface_id::block, p, p, 0, nx, ny, nz, ldy, ldz, elemsize};
@@ -248,7 +352,7 @@ status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ld
     return st;
 }
 
-void* interface_of(data* d) noexcept { return &d->iface; }
+void* interface_of(data* d) noexcept { return d->ifp; }
 interface_id interface_of_kind(const data* d) noexcept { return d->id; }
 
 void set_sequential_consistency(data* d, bool on) noexcept {
@@ -263,21 +367,26 @@ bool sequential_consistency(const data* d) noexcept { return d->seq; }
 void set_default_sequential_consistency(bool on) noexcept { g_default_seq.store(on, std::memory_order_relaxed); }
 bool default_sequential_consistency() noexcept { return g_default_seq.load(std::memory_order_relaxed); }
 
-status acquire(data* d, access_mode mode) noexcept {
-    if (status st = live(d, "acquire"); !st.ok()) {
-        return st;
+namespace {
+
+/// An acquisition record submitted for d in `mode`; nullptr (logged) when refused.
+task* start_acquire(data* d, access_mode mode, bool seq, callback_fn granted, void* arg, status* st,
+                    bool try_only = false) noexcept {
+    if (*st = live(d, "acquire"); !st->ok()) {
+        return nullptr;
     }
     if ((mode & access_rw) == 0 || (mode & ~access_rw) != 0) {
         MPC_LOG(error, tg, "acquire: access mode %u not supported (R, W, RW)", mode);
-        return {errc::invalid_argument, "bad access mode"};
+        *st = {errc::invalid_argument, "bad access mode"};
+        return nullptr;
     }
-    if (detail::in_task()) {
-        MPC_LOG(error, tg, "data acquire called from inside a task or callback: it would wait for ever");
-        return {errc::busy, "blocking call from a task"};
+    if (*st = detail::ensure_memory(d); !st->ok()) {
+        return nullptr;
     }
     result<task*> r = task_create();
     if (!r) {
-        return r.error();
+        *st = r.error();
+        return nullptr;
     }
     task* a = *r;
     a->kind = task_kind::acquire;
@@ -285,17 +394,54 @@ status acquire(data* d, access_mode mode) noexcept {
     a->state = task_state::submitted;
     a->bufs[0] = {d, mode};
     a->nbuffers = 1;
-    if (status st = detail::attach_buffers(a, true); !st.ok()) {
+    a->callback = granted;  // for acquisitions: run when granted (now_ready)
+    a->callback_arg = arg;
+    a->try_only = try_only;
+    if (*st = detail::attach_buffers(a, seq); !st->ok()) {
         task_release(a);
-        return st;
+        return nullptr;
     }
     detail::task_ref(a);  // the runtime's, dropped when release() completes it
+    return a;
+}
+
+}  // namespace
+
+status acquire(data* d, access_mode mode) noexcept {
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "data acquire called from inside a task or callback: it would wait for ever");
+        return {errc::busy, "blocking call from a task"};
+    }
+    status st;
+    task* a = start_acquire(d, mode, true, nullptr, nullptr, &st);
+    if (a == nullptr) {
+        return st;
+    }
+    detail::task_ref(a);  // ours while we wait: once granted, release() may come at any time
     detail::dependency_met(a);
     a->g.lock.lock();
     a->g.wait_locked([a] { return a->granted; }, "mpc::tg::acquire");
-    d->g.lock.lock();
-    d->acquired.push_back(a);  // keeps the creator's reference
-    d->g.lock.unlock();
+    detail::task_unref(a);
+    return {};
+}
+
+status acquire_try(data* d, access_mode mode) noexcept {
+    status st;
+    task* a = start_acquire(d, mode, true, nullptr, nullptr, &st, true);
+    if (a == nullptr) {
+        return st;
+    }
+    detail::dependency_met(a);  // nothing to wait for: granted here (but see tg.hpp on arbitration)
+    return {};
+}
+
+status acquire_async(data* d, access_mode mode, callback_fn granted, void* arg, bool seq) noexcept {
+    status st;
+    task* a = start_acquire(d, mode, seq, granted, arg, &st);
+    if (a == nullptr) {
+        return st;
+    }
+    detail::dependency_met(a);  // granted now, or by the end of the last conflicting task
     return {};
 }
 
@@ -312,8 +458,9 @@ status release(data* d) noexcept {
     task* a = d->acquired.back();
     d->acquired.pop_back();
     d->g.lock.unlock();
+    a->callback = nullptr;  // the grant callback ran already (release() may be called from it)
     detail::complete(a);
-    task_release(a);
+    task_release(a);  // the reference the acquisition kept in d->acquired
     return {};
 }
 
@@ -326,6 +473,9 @@ status unregister(data* d) noexcept {
                            "task itself");
         return {errc::busy, "blocking call from a task"};
     }
+    if (status st = detail::check_unpartitioned(d, "unregister"); !st.ok()) {
+        return st;
+    }
     d->g.lock.lock();
     if (!d->acquired.empty()) {
         d->g.lock.unlock();
@@ -337,14 +487,23 @@ status unregister(data* d) noexcept {
         MPC_LOG(error, tg, "unregister of a handle that another thread is unregistering");
         return {errc::busy, "handle being unregistered"};
     }
+    task* reduction = detail::close_phases(d, access_rw);  // a pending reduction still happens
     d->unregistering = true;  // no task may name it from now on
+    d->g.lock.unlock();
+    if (reduction != nullptr) {
+        detail::launch_internal(reduction);
+    }
+    d->g.lock.lock();
     d->g.wait_locked([d] { return d->users == 0; }, "mpc::tg::unregister");
-    destroy(d);
+    detail::destroy_data(d);
     return {};
 }
 
 status unregister_submit(data* d) noexcept {
     if (status st = live(d, "unregister_submit"); !st.ok()) {
+        return st;
+    }
+    if (status st = detail::check_unpartitioned(d, "unregister_submit"); !st.ok()) {
         return st;
     }
     d->g.lock.lock();
@@ -353,12 +512,19 @@ status unregister_submit(data* d) noexcept {
         MPC_LOG(error, tg, "unregister_submit of a handle that is being unregistered");
         return {errc::busy, "handle being unregistered"};
     }
+    task* reduction = detail::close_phases(d, access_rw);
+    if (reduction != nullptr) {
+        ++d->users;  // held until the reduction is launched: it counts itself as a user too
+    }
     d->unregistering = true;
     bool now = d->users == 0;
     d->free_when_unused = !now;
     d->g.lock.unlock();
-    if (now) {
-        destroy(d);
+    if (reduction != nullptr) {
+        detail::launch_internal(reduction);
+        detail::drop_user(d);
+    } else if (now) {
+        detail::destroy_data(d);
     }
     return {};
 }

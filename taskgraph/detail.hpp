@@ -27,7 +27,7 @@ struct buffer {
     bool arbitrated = false;  ///< taken at run time (no inferred order on it): see arbitrate()
 };
 
-enum class task_kind : std::uint8_t { normal, acquire };
+enum class task_kind : std::uint8_t { normal, acquire, internal };
 enum class task_state : std::uint8_t { created, submitted, done };
 
 struct task {
@@ -36,6 +36,7 @@ struct task {
     task_kind kind = task_kind::normal;
     task_state state = task_state::created;  ///< under g.lock
     bool granted = false;                    ///< acquisitions: ready; under g.lock
+    bool try_only = false;                   ///< acquire_try(): refused rather than waiting
 
     cpu_fn fn = nullptr;  ///< nullptr: nothing to run (empty task)
     const char* name = nullptr;
@@ -44,6 +45,8 @@ struct task {
     callback_fn callback = nullptr;
     void* callback_arg = nullptr;
     std::uint64_t seq = 0;  ///< submission number, for FIFO order among equals
+    int worker = -1;        ///< >= 0: only this worker may run it (the runtime's per-worker queue)
+    std::size_t mem_reserved = 0;  ///< bytes of the memory limit held until the task ends (scratch)
 
     int nbuffers = 0;
     buffer* bufs = inline_bufs;  ///< inline_bufs, or heap_bufs beyond max_buffers
@@ -71,16 +74,32 @@ struct task {
     std::uint64_t trace_id = 0; ///< non-zero when traced (trace.cpp)
 };
 
+/// Where a handle's interface structure lives: inline for the built-in interfaces, on the heap
+/// (with a sink for other memory nodes) for custom ones.
+union builtin_iface {
+    variable_interface var;
+    vector_interface vec;
+    matrix_interface mat;
+    block_interface blk;
+    csr_interface csr;
+};
+
 struct data {
     static constexpr std::uint32_t live_magic = 0x74676461;  // "tgda"
     std::uint32_t magic = live_magic;
     interface_id id{};
-    union {
-        variable_interface var;
-        vector_interface vec;
-        matrix_interface mat;
-        block_interface blk;
-    } iface{};
+    builtin_iface iface{};
+    void* ifp = &iface;                   ///< the interface codelets receive
+    std::unique_ptr<std::byte[]> custom;  ///< a custom interface, then its sink
+    const interface_ops* ops = nullptr;   ///< allocation of buffers shaped like it
+    interface_ops custom_ops{};           ///< a custom interface's (ops points here)
+    /// allocate_on_use() and not made yet: the first use makes it (read without the lock by
+    /// every submission: the common case costs one load).
+    std::atomic<bool> needs_memory{false};
+    bool allocating = false;              ///< ... being made now (ensure_memory)
+    bool allocated = false;               ///< ... made (freed with the handle)
+    bool fresh = false;                   ///< ... and nothing has accessed it yet (under g.lock)
+    void* user = nullptr;                 ///< user_data
 
     detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
     bool seq = true;
@@ -95,6 +114,25 @@ struct data {
     int arb_readers = 0;
     bool arb_writer = false;
     sched::detail::fifo<task> arb_waiters;
+
+    // Redux accesses (modes.cpp): the open phase's tasks and the workers' private copies.
+    cpu_fn redux_fn = nullptr;
+    void* redux_arg = nullptr;
+    cpu_fn init_fn = nullptr;
+    void* init_arg = nullptr;
+    std::vector<task*> redux_tasks;        ///< referenced; the phase ends at the next other access
+    std::unique_ptr<void*[]> copies;       ///< per worker: an interface on its private memory
+    std::size_t redux_reserved = 0;        ///< memory limit held for the open phase's copies
+    int redux_copies = 0;                  ///< copies reserved for (at most one per worker)
+    bool reduce_init_main = false;         ///< the reduction starts by init'ing the data itself
+    // Commute accesses: the open group (referenced), ordered after what came before.
+    std::vector<task*> commute_group;
+
+    // Partitioning (partition.cpp).
+    data* parent = nullptr;
+    std::vector<data*> children;  ///< planned children
+    bool partitioned = false;     ///< the children stand for it: tasks may not name it
+    bool child_off = false;       ///< a child whose parent is not partitioned: not usable
 };
 
 namespace detail {
@@ -125,11 +163,64 @@ status tag_attach(task* t, std::uint64_t id) noexcept;
 /// After t was submitted with tag_attach(): the tag is done once t ends.
 void tag_attached(std::uint64_t id) noexcept;
 
+/// Whether buffer mode m has no place in the handle's history (scratch).
+inline bool untracked(unsigned m) noexcept { return (m & access_scratch) != 0; }
+
+/// Called with d->g.lock held, before an access in `mode` enters d's history: ends an open redux
+/// phase (an internal reduction task that becomes the last writer) or commute group (an empty
+/// task after all its members) unless the access continues it. Returns a task to launch with
+/// launch_internal() once the lock is released, or nullptr.
+task* close_phases(data* d, unsigned mode) noexcept;
+/// Records a redux or commute access of t to d (d->g.lock held); false for another mode.
+bool infer_special(data* d, unsigned mode, task* t) noexcept;
+/// The dependencies of a writer on d's history (readers, else the last writer) for t, which
+/// becomes the last writer when `become_writer`. d->g.lock held.
+void infer_write(data* d, task* t, bool become_writer) noexcept;
+/// Makes an internal task (kind internal, submitted, in flight, guard held) named `name`.
+task* make_internal(const char* name) noexcept;
+/// Drops an internal task's submission guard: it runs (or completes) once its deps are met.
+void launch_internal(task* t) noexcept;
+/// Memory reservations against the limit; reserve may wait (see set_memory_limit()).
+status mem_reserve(std::size_t bytes, const char* what) noexcept;
+void mem_release(std::size_t bytes) noexcept;
+/// Before submission: waits at the high watermark (submission limits).
+void throttle_submission() noexcept;
+/// Reserves what t's scratch buffers and redux copies need (may wait); sets t->mem_reserved.
+status reserve_task_memory(task* t) noexcept;
+/// Waits until done(arg) (re-checked whenever wake_in_flight_waiters() is called or no task is
+/// in flight any more); false when it still does not hold with nothing in flight. May block.
+bool wait_in_flight(bool (*done)(void*), void* arg, const char* what) noexcept;
+void wake_in_flight_waiters() noexcept;
+/// Per-task preparation of the interfaces a codelet receives: scratch buffers made, redux
+/// copies found or made on `worker`. finish_buffers() frees the scratch buffers.
+void prepare_buffers(task* t, int worker, void** v) noexcept;
+void finish_buffers(task* t, void** v) noexcept;
+/// Frees a handle's runtime-made memory and redux copies (at unregister).
+void free_data_memory(data* d) noexcept;
+/// Makes the memory of an allocate_on_use() handle if it has none yet (may wait for memory).
+status ensure_memory(data* d) noexcept;
+/// A new handle record of kind id (built-in ops set for built-in kinds).
+status new_handle(data** out, interface_id id) noexcept;
+/// Called by unregister() (no lock held): the handle may go if it is not partitioned.
+status check_unpartitioned(data* d, const char* call) noexcept;
 /// Enters t's accesses into the handles' histories (inferred dependencies) and counts t as a
 /// user of each. errc::busy (logged) when a handle is being unregistered; then nothing is done.
 status attach_buffers(task* t, bool infer) noexcept;
 /// t no longer uses its handles (unregister may proceed once no task does).
 void detach_buffers(task* t) noexcept;
+/// One user less on d; the last one lets unregister() go on (or frees d after
+/// unregister_submit()).
+void drop_user(data* d) noexcept;
+/// An acquisition is ready: it becomes the application's (d->acquired), its waiter wakes, its
+/// callback (acquire_async) runs.
+void granted(task* a) noexcept;
+/// Frees a handle nobody uses any more (its history, memory, record).
+void destroy_data(data* d) noexcept;
+void drop_history(data* d) noexcept;
+/// errc::invalid_argument (logged) unless d looks like a registered handle.
+status live(const data* d, const char* call) noexcept;
+/// The allocation ops of a built-in interface (interfaces.cpp).
+const interface_ops* builtin_ops(interface_id id) noexcept;
 
 /// Whether execute() measures every task (a trace, a summary or a policy that learns from the
 /// durations); tasks with a performance model are measured in any case.

@@ -562,8 +562,21 @@ std::uint32_t data_footprint(data* const* handles, int n, std::size_t* size) noe
             mix(d->iface.blk.elemsize);
             bytes += std::size_t{d->iface.blk.nx} * d->iface.blk.ny * d->iface.blk.nz * d->iface.blk.elemsize;
             break;
+        case interface_id::csr:
+            mix(d->iface.csr.nnz);
+            mix(d->iface.csr.nrow);
+            mix(d->iface.csr.elemsize);
+            bytes += std::size_t{d->iface.csr.nnz} * (d->iface.csr.elemsize + sizeof(std::uint32_t)) +
+                     (std::size_t{d->iface.csr.nrow} + 1) * sizeof(std::uint32_t);
+            break;
         default:
-            break;  // other interfaces: their kind only
+            // Custom interfaces: their kind and the bytes their ops table says they describe.
+            if (d->ops != nullptr && d->ops->size != nullptr) {
+                const std::size_t b = d->ops->size(d->ifp, d->ops->ctx, d);
+                mix(b);
+                bytes += b;
+            }
+            break;
         }
     }
     if (size != nullptr) {

@@ -40,6 +40,12 @@ MPC_CONFIG_TABLE(tg, {
      "directory of the performance models (else STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling/codelets/mpc)"},
     {"MPC_TG_CALIBRATE", ::mpc::config::knob_type::string, "",
      "calibration of performance models: 0 until calibrated, 1 always, 2 from scratch (else STARPU_CALIBRATE)"},
+    {"MPC_TG_LIMIT_CPU_MEM", ::mpc::config::knob_type::integer, "-1",
+     "MiB the task-graph runtime may allocate for data (scratch, redux copies); -1: STARPU_LIMIT_CPU_MEM, else no limit"},
+    {"MPC_TG_LIMIT_MAX_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
+     "tasks in flight at which a submission waits; -1: STARPU_LIMIT_MAX_SUBMITTED_TASKS, else no limit"},
+    {"MPC_TG_LIMIT_MIN_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
+     "tasks in flight at which a waiting submission resumes; -1: STARPU_LIMIT_MIN_SUBMITTED_TASKS, else 90% of the maximum"},
 })
 
 namespace mpc::tg {
@@ -52,6 +58,10 @@ struct alignas(64) worker {
     bool kicked = false;           ///< under idle.lock
     detail::gate idle;
     std::uint64_t executed = 0;
+    // Tasks only this worker may run (task_desc::worker), ahead of the policy's.
+    spinlock pinned_lock;
+    sched::detail::fifo<task> pinned;
+    std::atomic<long> npinned{0};
 };
 
 struct runtime {
@@ -171,6 +181,48 @@ status read_policy(const config& c, const policy_entry** out) noexcept {
     return {};
 }
 
+/// MPC_TG_<mine>, else STARPU_<theirs>, else -1. errc::invalid_argument when malformed.
+status knob(const char* mine, const char* theirs, long* out) noexcept {
+    result<std::int64_t> v = mpc::config::get_int(mine);
+    if (!v) {
+        return v.error();
+    }
+    *out = static_cast<long>(*v);
+    if (*out >= 0) {
+        return {};
+    }
+    if (const char* s = std::getenv(theirs); s != nullptr && *s != '\0') {
+        std::int64_t x = 0;
+        if (!mpc::config::parse_int(s, &x) || x < 0) {
+            MPC_LOG(error, tg, "%s=%s: expected a non-negative number", theirs, s);
+            return {errc::invalid_argument, "malformed limit variable"};
+        }
+        *out = static_cast<long>(x);
+    }
+    return {};
+}
+
+status read_memory_knobs() noexcept {
+    long mem = -1;
+    long max = -1;
+    long min = -1;
+    if (status st = knob("MPC_TG_LIMIT_CPU_MEM", "STARPU_LIMIT_CPU_MEM", &mem); !st.ok()) {
+        return st;
+    }
+    if (status st = knob("MPC_TG_LIMIT_MAX_SUBMITTED", "STARPU_LIMIT_MAX_SUBMITTED_TASKS", &max); !st.ok()) {
+        return st;
+    }
+    if (status st = knob("MPC_TG_LIMIT_MIN_SUBMITTED", "STARPU_LIMIT_MIN_SUBMITTED_TASKS", &min); !st.ok()) {
+        return st;
+    }
+    set_memory_limit(mem > 0 ? static_cast<std::size_t>(mem) << 20 : 0);
+    set_submission_limits(max, min);
+    if (mem > 0 || max > 0) {
+        MPC_LOG(info, tg, "memory limit %ld MiB, submission watermarks %ld/%ld", mem, max, min);
+    }
+    return {};
+}
+
 worker* this_worker() noexcept {
     return g_rt.worker_key < 0 ? nullptr : static_cast<worker*>(sched::get_specific(g_rt.worker_key));
 }
@@ -197,17 +249,29 @@ void await_kick(worker& w) noexcept {
     w.idle.lock.unlock();
 }
 
+/// The worker's next task: its own queue first, then the policy's.
+task* next_task(worker& w) noexcept {
+    if (w.npinned.load(std::memory_order_relaxed) != 0) {
+        spin_guard g(w.pinned_lock);
+        if (task* t = w.pinned.pop_front(); t != nullptr) {
+            w.npinned.fetch_sub(1, std::memory_order_relaxed);
+            return t;
+        }
+    }
+    return g_rt.pol->pop(w.id);
+}
+
 bool work_or_stop(void* p) {
     auto* w = static_cast<worker*>(p);
-    return g_rt.pol->may_have_work(w->id) || g_rt.stopping.load(std::memory_order_relaxed);
+    return w->npinned.load(std::memory_order_relaxed) != 0 || g_rt.pol->may_have_work(w->id) ||
+           g_rt.stopping.load(std::memory_order_relaxed);
 }
 
 void worker_main(void* p) noexcept {
     auto* w = static_cast<worker*>(p);
     sched::set_specific(g_rt.worker_key, w).ignore();
-    policy& pol = *g_rt.pol;
     for (;;) {
-        if (task* t = pol.pop(w->id); t != nullptr) {
+        if (task* t = next_task(*w); t != nullptr) {
             detail::execute(t);
             ++w->executed;
             continue;
@@ -220,7 +284,7 @@ void worker_main(void* p) noexcept {
         }
         w->sleeping.store(1, std::memory_order_seq_cst);
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        task* t = pol.pop(w->id);
+        task* t = next_task(*w);
         bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
         if (t != nullptr || stop) {
             if (w->sleeping.exchange(0, std::memory_order_seq_cst) == 0) {
@@ -339,6 +403,9 @@ status start(const config& c) noexcept {
     if (!spin || *spin < 0) {
         return {errc::invalid_argument, "malformed MPC_TG_SPIN_US"};
     }
+    if (status st = read_memory_knobs(); !st.ok()) {
+        return st;
+    }
     if (ncpus == 0) {
         MPC_LOG(warn, tg, "no CPU worker configured (STARPU_NCPU / MPC_TG_NCPU = 0): no task could run");
         return {errc::unsupported, "no worker"};
@@ -401,6 +468,16 @@ status start(const config& c) noexcept {
 namespace detail {
 
 void push_ready(task* t) noexcept {
+    if (t->worker >= 0 && t->worker < g_rt.nworkers) {
+        worker& w = g_rt.workers[t->worker];
+        w.pinned_lock.lock();
+        w.pinned.push_back(t);
+        w.npinned.fetch_add(1, std::memory_order_relaxed);
+        w.pinned_lock.unlock();
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
+        kick(w);
+        return;
+    }
     int target = g_rt.pol->push(t);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
     if (target >= 0 && target < g_rt.nworkers) {
@@ -428,6 +505,33 @@ void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
     if (g_measure) {
         trace_task(t, id, start_ns, end_ns);
     }
+}
+
+bool wait_in_flight(bool (*done)(void*), void* arg, const char* what) noexcept {
+    bool ok = false;
+    g_rt.all_done.lock.lock();
+    g_rt.all_done.wait_locked(
+        [&] {
+            if (done(arg)) {
+                ok = true;
+                return true;
+            }
+            // Woken by wake_in_flight_waiters(), or when nothing is in flight any more (the
+            // threshold first, then the count: see runtime::all_done).
+            if (g_rt.notify_at.load(std::memory_order_relaxed) < 0) {
+                g_rt.notify_at.store(0, std::memory_order_seq_cst);
+            }
+            return g_rt.inflight.load(std::memory_order_seq_cst) == 0;
+        },
+        what);
+    return ok;
+}
+
+void wake_in_flight_waiters() noexcept {
+    g_rt.all_done.lock.lock();
+    gate::wakeups wk = g_rt.all_done.notify_locked();
+    g_rt.all_done.lock.unlock();
+    gate::deliver(wk);
 }
 
 std::uint64_t next_seq() noexcept { return g_rt.seq.fetch_add(1, std::memory_order_relaxed); }

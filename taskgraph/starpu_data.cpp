@@ -5,6 +5,7 @@
 
 #include <starpu.h>
 
+#include <cerrno>
 #include <cstddef>
 
 #include "lib/log.hpp"
@@ -50,30 +51,56 @@ MPC_SAME_FIELD(starpu_block_interface, block_interface, nz);
 MPC_SAME_FIELD(starpu_block_interface, block_interface, ldy);
 MPC_SAME_FIELD(starpu_block_interface, block_interface, ldz);
 MPC_SAME_FIELD(starpu_block_interface, block_interface, elemsize);
+static_assert(sizeof(starpu_csr_interface) == sizeof(csr_interface));
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, nnz);
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, nrow);
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, nzval);
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, colind);
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, rowptr);
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, firstentry);
+MPC_SAME_FIELD(starpu_csr_interface, csr_interface, elemsize);
 #undef MPC_SAME_FIELD
 static_assert(static_cast<int>(STARPU_VARIABLE_INTERFACE_ID) == static_cast<int>(interface_id::variable) &&
               static_cast<int>(STARPU_VECTOR_INTERFACE_ID) == static_cast<int>(interface_id::vector) &&
               static_cast<int>(STARPU_MATRIX_INTERFACE_ID) == static_cast<int>(interface_id::matrix) &&
-              static_cast<int>(STARPU_BLOCK_INTERFACE_ID) == static_cast<int>(interface_id::block));
-static_assert(+STARPU_R == +access_read && +STARPU_W == +access_write && +STARPU_RW == +access_rw);
+              static_cast<int>(STARPU_BLOCK_INTERFACE_ID) == static_cast<int>(interface_id::block) &&
+              static_cast<int>(STARPU_CSR_INTERFACE_ID) == static_cast<int>(interface_id::csr) &&
+              static_cast<int>(STARPU_MAX_INTERFACE_ID) == first_custom_id);
+static_assert(+STARPU_R == +access_read && +STARPU_W == +access_write && +STARPU_RW == +access_rw &&
+              +STARPU_SCRATCH == +access_scratch && +STARPU_REDUX == +access_redux &&
+              +STARPU_COMMUTE == +access_commute);
 static_assert(STARPU_NMAXBUFS == max_buffers && STARPU_MAXIMPLEMENTATIONS == max_implementations &&
               STARPU_NMAXWORKERS == max_workers);
 
 data* core(starpu_data_handle_t h) noexcept { return reinterpret_cast<data*>(h); }
 
 /// Registration by a void C function: a failure ends the program (StarPU asserts the same way).
-void registered(starpu_data_handle_t* h, const char* call, const mpc::status& st, data* d) noexcept {
+/// Home node -1: the runtime makes the memory at the first submission that needs it.
+void registered(starpu_data_handle_t* h, int home_node, const char* call, const mpc::status& st, data* d) noexcept {
     if (!st.ok()) {
         starpu::fatal(call, st.reason());
+    }
+    if (home_node == -1) {
+        if (mpc::status a = allocate_on_use(d); !a.ok()) {
+            starpu::fatal(call, a.reason());
+        }
     }
     *h = reinterpret_cast<starpu_data_handle_t>(d);
 }
 
 void check_home(int home_node, const char* call) noexcept {
-    if (home_node != STARPU_MAIN_RAM) {
-        // -1 (no home: the runtime allocates on first use) is not implemented yet.
-        starpu::fatal(call, "the home node must be STARPU_MAIN_RAM (0), the only memory node");
+    if (home_node != STARPU_MAIN_RAM && home_node != -1) {
+        starpu::fatal(call, "the home node must be STARPU_MAIN_RAM (0), the only memory node, or -1 (memory "
+                            "allocated by the runtime)");
     }
+}
+
+bool valid_node(int node, const char* call) noexcept {
+    if (node == STARPU_MAIN_RAM || node == STARPU_ACQUIRE_NO_NODE || node == STARPU_ACQUIRE_NO_NODE_LOCK_ALL) {
+        return true;
+    }
+    MPC_LOG(error, tg, "%s: memory node %d does not exist (main memory, 0, is the only one)", call, node);
+    return false;
 }
 
 template <class I>
@@ -92,7 +119,7 @@ void starpu_variable_data_register(starpu_data_handle_t* handle, int home_node, 
     check_home(home_node, "starpu_variable_data_register");
     data* d = nullptr;
     mpc::status st = register_variable(&d, reinterpret_cast<void*>(ptr), size);
-    registered(handle, "starpu_variable_data_register", st, d);
+    registered(handle, home_node, "starpu_variable_data_register", st, d);
 }
 
 void starpu_vector_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t nx,
@@ -100,7 +127,7 @@ void starpu_vector_data_register(starpu_data_handle_t* handle, int home_node, ui
     check_home(home_node, "starpu_vector_data_register");
     data* d = nullptr;
     mpc::status st = register_vector(&d, reinterpret_cast<void*>(ptr), nx, elemsize);
-    registered(handle, "starpu_vector_data_register", st, d);
+    registered(handle, home_node, "starpu_vector_data_register", st, d);
 }
 
 void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ld,
@@ -108,7 +135,7 @@ void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, ui
     check_home(home_node, "starpu_matrix_data_register");
     data* d = nullptr;
     mpc::status st = register_matrix(&d, reinterpret_cast<void*>(ptr), ld, nx, ny, elemsize);
-    registered(handle, "starpu_matrix_data_register", st, d);
+    registered(handle, home_node, "starpu_matrix_data_register", st, d);
 }
 
 void starpu_block_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ldy,
@@ -116,7 +143,39 @@ void starpu_block_data_register(starpu_data_handle_t* handle, int home_node, uin
     check_home(home_node, "starpu_block_data_register");
     data* d = nullptr;
     mpc::status st = register_block(&d, reinterpret_cast<void*>(ptr), ldy, ldz, nx, ny, nz, elemsize);
-    registered(handle, "starpu_block_data_register", st, d);
+    registered(handle, home_node, "starpu_block_data_register", st, d);
+}
+
+void starpu_csr_data_register(starpu_data_handle_t* handle, int home_node, uint32_t nnz, uint32_t nrow,
+                              uintptr_t nzval, uint32_t* colind, uint32_t* rowptr, uint32_t firstentry,
+                              size_t elemsize) {
+    check_home(home_node, "starpu_csr_data_register");
+    data* d = nullptr;
+    mpc::status st =
+        register_csr(&d, nnz, nrow, reinterpret_cast<void*>(nzval), colind, rowptr, firstentry, elemsize);
+    registered(handle, home_node, "starpu_csr_data_register", st, d);
+}
+
+uint32_t starpu_csr_get_nnz(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_nnz")->nnz;
+}
+uint32_t starpu_csr_get_nrow(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_nrow")->nrow;
+}
+uint32_t starpu_csr_get_firstentry(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_firstentry")->firstentry;
+}
+uintptr_t starpu_csr_get_local_nzval(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_local_nzval")->nzval;
+}
+uint32_t* starpu_csr_get_local_colind(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_local_colind")->colind;
+}
+uint32_t* starpu_csr_get_local_rowptr(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_local_rowptr")->rowptr;
+}
+size_t starpu_csr_get_elemsize(starpu_data_handle_t h) {
+    return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_elemsize")->elemsize;
 }
 
 enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t handle) {
@@ -199,6 +258,112 @@ void starpu_data_release(starpu_data_handle_t handle) {
         starpu::fatal("starpu_data_release", st.reason());
     }
 }
+
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode) {
+    mpc::status st = acquire_try(core(handle), static_cast<access_mode>(mode));
+    return st.code() == mpc::errc::busy ? -EAGAIN : starpu::errno_of(st);
+}
+
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode) {
+    return valid_node(node, "starpu_data_acquire_on_node_try") ? starpu_data_acquire_try(handle, mode) : -EINVAL;
+}
+
+int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode) {
+    return valid_node(node, "starpu_data_acquire_on_node") ? starpu_data_acquire(handle, mode) : -EINVAL;
+}
+
+int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node,
+                                                          enum starpu_data_access_mode mode, void (*callback)(void*),
+                                                          void* arg, int sequential_consistency) {
+    if (!valid_node(node, "starpu_data_acquire_cb")) {
+        return -EINVAL;
+    }
+    return starpu::errno_of(
+        acquire_async(core(handle), static_cast<access_mode>(mode), callback, arg, sequential_consistency != 0));
+}
+
+int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void*),
+                           void* arg) {
+    return starpu_data_acquire_on_node_cb_sequential_consistency(handle, STARPU_MAIN_RAM, mode, callback, arg, 1);
+}
+
+int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+                                   void (*callback)(void*), void* arg) {
+    return starpu_data_acquire_on_node_cb_sequential_consistency(handle, node, mode, callback, arg, 1);
+}
+
+int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
+                                                  void (*callback)(void*), void* arg, int sequential_consistency) {
+    return starpu_data_acquire_on_node_cb_sequential_consistency(handle, STARPU_MAIN_RAM, mode, callback, arg,
+                                                                 sequential_consistency);
+}
+
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node) {
+    if (!valid_node(node, "starpu_data_release_on_node")) {
+        starpu::fatal("starpu_data_release_on_node", "no such memory node");
+    }
+    starpu_data_release(handle);
+}
+
+void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet* redux_cl,
+                                       struct starpu_codelet* init_cl) {
+    if (redux_cl == nullptr || init_cl == nullptr || redux_cl->cpu_funcs[0] == nullptr ||
+        init_cl->cpu_funcs[0] == nullptr) {
+        starpu::fatal("starpu_data_set_reduction_methods", "both codelets need a CPU implementation");
+    }
+    if (mpc::status st = set_reduction(core(handle), redux_cl->cpu_funcs[0], nullptr, init_cl->cpu_funcs[0], nullptr);
+        !st.ok()) {
+        starpu::fatal("starpu_data_set_reduction_methods", st.reason());
+    }
+}
+
+namespace {
+void release_cb(void* h) { starpu_data_release(static_cast<starpu_data_handle_t>(h)); }
+}  // namespace
+
+void starpu_data_invalidate_submit(starpu_data_handle_t handle) {
+    if (mpc::status st = acquire_async(core(handle), access_write, &release_cb, handle); !st.ok()) {
+        starpu::fatal("starpu_data_invalidate_submit", st.reason());
+    }
+}
+
+void starpu_data_invalidate(starpu_data_handle_t handle) {
+    if (int rc = starpu_data_acquire(handle, STARPU_W); rc != 0) {
+        starpu::fatal("starpu_data_invalidate", "cannot take the data (called from a task?)");
+    }
+    starpu_data_release(handle);
+}
+
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
+    if (!valid_node(static_cast<int>(node), "starpu_data_fetch_on_node")) {
+        return -EINVAL;
+    }
+    if (async != 0) {
+        return 0;
+    }
+    if (int rc = starpu_data_acquire(handle, STARPU_R); rc != 0) {
+        return rc;
+    }
+    starpu_data_release(handle);
+    return 0;
+}
+
+int starpu_data_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned node, unsigned /*async*/) {
+    return valid_node(static_cast<int>(node), "starpu_data_prefetch_on_node") ? 0 : -EINVAL;
+}
+
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned node, unsigned /*async*/) {
+    return valid_node(static_cast<int>(node), "starpu_data_idle_prefetch_on_node") ? 0 : -EINVAL;
+}
+
+unsigned starpu_data_is_on_node(starpu_data_handle_t /*handle*/, unsigned node) {
+    return node == STARPU_MAIN_RAM ? 1 : 0;
+}
+
+void starpu_data_wont_use(starpu_data_handle_t /*handle*/) {}
+
+void starpu_data_set_user_data(starpu_data_handle_t handle, void* user_data) { set_user_data(core(handle), user_data); }
+void* starpu_data_get_user_data(starpu_data_handle_t handle) { return user_data(core(handle)); }
 
 void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag) {
     set_sequential_consistency(core(handle), flag != 0);

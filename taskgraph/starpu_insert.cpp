@@ -35,7 +35,7 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
         if (key == 0) {
             break;
         }
-        if (key == STARPU_R || key == STARPU_W || key == STARPU_RW) {
+        if (key > 0 && key < STARPU_ACCESS_MODE_MAX) {  // an access mode; the core checks the combination
             bufs.push_back({va_arg(ap, starpu_data_handle_t), static_cast<starpu_data_access_mode>(key)});
         } else if (key == STARPU_DATA_ARRAY) {
             auto* hs = va_arg(ap, starpu_data_handle_t*);
@@ -71,6 +71,12 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
         } else if (key == STARPU_TAG) {
             t->tag_id = va_arg(ap, starpu_tag_t);
             t->use_tag = 1;
+        } else if (key == STARPU_EXECUTE_ON_WORKER) {
+            int w = va_arg(ap, int);
+            if (w >= 0) {  // -1: any worker (StarPU's meaning)
+                t->execute_on_a_specific_worker = 1;
+                t->workerid = static_cast<unsigned>(w);
+            }
         } else if (key == STARPU_PRIORITY) {
             t->priority = va_arg(ap, int);
         } else if (key == STARPU_NAME) {

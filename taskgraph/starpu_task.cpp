@@ -174,9 +174,19 @@ int submit(starpu_task* t) noexcept {
     d.use_tag = t->use_tag != 0;
     d.tag = t->tag_id;
     fill_model(t, &d);
+    if (t->execute_on_a_specific_worker) {
+        if (t->workerid >= static_cast<unsigned>(worker_count())) {
+            MPC_LOG(error, tg, "starpu_task_submit: task %s asks for worker %u; there are %d workers",
+                    t->name != nullptr ? t->name : "(unnamed)", t->workerid, worker_count());
+            return -EINVAL;
+        }
+        d.worker = static_cast<int>(t->workerid);
+    }
     const bool sync = t->synchronous != 0;
     if (status st = tg::submit(core, d); !st.ok()) {
-        return errno_of(st);
+        // busy here: a handle being unregistered or not usable while partitioned (StarPU
+        // asserts); a malformed task for the program, not a deadlock.
+        return st.code() == errc::busy ? -EINVAL : errno_of(st);
     }
     if (!sync) {
         return 0;

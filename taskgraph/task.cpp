@@ -48,11 +48,7 @@ void dependency_met(task* t) noexcept {
 
 void now_ready(task* t) noexcept {
     if (t->kind == task_kind::acquire) {
-        t->g.lock.lock();
-        t->granted = true;
-        gate::wakeups w = t->g.notify_locked();
-        t->g.lock.unlock();
-        gate::deliver(w);
+        granted(t);
     } else if (t->fn == nullptr) {
         complete(t);  // an empty task: nothing to run, its end is what others wait for
     } else {
@@ -72,9 +68,7 @@ void execute(task* t) noexcept {
         }
         v = more.get();
     }
-    for (int i = 0; i < t->nbuffers; ++i) {
-        v[i] = interface_of(t->bufs[i].d);
-    }
+    prepare_buffers(t, current_worker(), v);
     if (g_measure || t->model != nullptr) {
         std::uint64_t start = now_ns();
         t->fn(v, t->cl_arg);
@@ -82,6 +76,7 @@ void execute(task* t) noexcept {
     } else {
         t->fn(v, t->cl_arg);
     }
+    finish_buffers(t, v);
     complete(t);
 }
 
@@ -99,16 +94,55 @@ void complete(task* t) noexcept {
         release_arbitrated(t);  // before detach: unregister may free a handle once unused
     }
     detach_buffers(t);
+    if (t->mem_reserved != 0) {
+        mem_release(t->mem_reserved);  // scratch buffers, or the redux copies a reduction freed
+        t->mem_reserved = 0;
+    }
     // Successors after the handles: an empty successor completes right here, and its own
     // successors recurse; chains of empty tasks are short in practice (synchronisation points).
     for (task* s : succs) {
         dependency_met(s);
         task_unref(s);
     }
-    if (t->kind == task_kind::normal) {
+    if (t->kind != task_kind::acquire) {
         inflight_done();
     }
     task_unref(t);  // the runtime's reference
+}
+
+/// A redux access to h needs reduction methods and sequential consistency (the phase ends at
+/// the next access in submission order).
+status check_redux(data* h, bool task_seq, const char* name, int i) noexcept {
+    spin_guard g(h->g.lock);
+    if (h->redux_fn == nullptr || h->init_fn == nullptr) {
+        MPC_LOG(error, tg, "task %s: buffer %d in REDUX mode, but the handle has no reduction methods "
+                           "(set_reduction / starpu_data_set_reduction_methods)", name, i);
+        return {errc::invalid_argument, "redux access without reduction methods"};
+    }
+    if (!h->seq || !task_seq) {
+        MPC_LOG(error, tg, "task %s: buffer %d in REDUX mode without sequential consistency (the reduction "
+                           "happens at the next access in submission order)", name, i);
+        return {errc::unsupported, "redux access without sequential consistency"};
+    }
+    return {};
+}
+
+/// A handle named twice by one task, one of the accesses redux or commute: refused (the two
+/// accesses cannot be combined into one). Only tasks with such modes pay for the check.
+status check_special_twice(const task* t, int n, const char* name) noexcept {
+    for (int i = 0; i < n; ++i) {
+        if ((t->bufs[i].mode & (access_redux | access_commute)) == 0) {
+            continue;
+        }
+        for (int j = 0; j < n; ++j) {
+            if (j != i && t->bufs[j].d == t->bufs[i].d && (t->bufs[j].mode & access_scratch) == 0) {
+                MPC_LOG(error, tg, "task %s: buffers %d and %d name the same handle, one in REDUX or COMMUTE mode",
+                        name, i, j);
+                return {errc::invalid_argument, "redux/commute handle named twice"};
+            }
+        }
+    }
+    return {};
 }
 
 /// Checks t's description against its codelet and copies it into t. Logs what is wrong.
@@ -152,12 +186,27 @@ status fill(task* t, const task_desc& d) noexcept {
             MPC_LOG(error, tg, "task %s: buffer %d is not a registered handle", name, i);
             return {errc::invalid_argument, "bad handle"};
         }
-        if ((m & access_rw) == 0 || (m & ~access_rw) != 0) {
-            MPC_LOG(error, tg, "task %s: buffer %d has access mode %u (supported: R, W, RW)", name, i, m);
+        if (!valid_task_mode(m)) {
+            MPC_LOG(error, tg, "task %s: buffer %d has access mode %u (supported: R, W, RW, SCRATCH, REDUX, "
+                               "W|COMMUTE, RW|COMMUTE)", name, i, m);
             return {errc::invalid_argument, "bad access mode"};
+        }
+        if ((m & access_redux) != 0) {
+            if (status st = check_redux(d.handles[i], d.sequential_consistency, name, i); !st.ok()) {
+                return st;
+            }
         }
         t->bufs[i] = {d.handles[i], m};
     }
+    if (status st = check_special_twice(t, d.nbuffers, name); !st.ok()) {
+        return st;
+    }
+    if (d.worker >= worker_count()) {
+        MPC_LOG(error, tg, "task %s: asked to run on worker %d, but there are %d workers", name, d.worker,
+                worker_count());
+        return {errc::invalid_argument, "no such worker"};
+    }
+    t->worker = d.worker < 0 ? -1 : d.worker;
     t->nbuffers = d.nbuffers;
     t->has_arbitrated = false;
     t->arb_last = 0;
@@ -173,7 +222,38 @@ status fill(task* t, const task_desc& d) noexcept {
     return {};
 }
 
+task* make_internal(const char* name) noexcept {
+    task* t = new (std::nothrow) task;
+    if (t == nullptr) {
+        MPC_LOG(fatal, tg, "no memory for an internal task (%s)", name);
+        std::abort();
+    }
+    t->kind = task_kind::internal;
+    t->name = name;
+    t->state = task_state::submitted;
+    t->seq = next_seq();
+    inflight_add();
+    return t;  // its one reference is the runtime's, dropped by complete()
+}
+
+void launch_internal(task* t) noexcept { dependency_met(t); }
+
 }  // namespace detail
+
+bool valid_task_mode(unsigned m) noexcept {
+    switch (m) {
+    case access_read:
+    case access_write:
+    case access_rw:
+    case access_scratch:
+    case access_redux:
+    case access_write | access_commute:
+    case access_rw | access_commute:
+        return true;
+    default:
+        return false;
+    }
+}
 
 using namespace detail;
 
@@ -218,6 +298,9 @@ status submit(task* t, const task_desc& d) noexcept {
     if (t == nullptr) {
         return {errc::invalid_argument, "null task"};
     }
+    if (!in_task()) {
+        throttle_submission();  // at the high watermark: wait for the low one
+    }
     t->g.lock.lock();
     bool fresh = t->state == task_state::created;
     if (fresh) {
@@ -229,6 +312,9 @@ status submit(task* t, const task_desc& d) noexcept {
         return {errc::invalid_argument, "task submitted twice"};
     }
     status st = fill(t, d);
+    if (st.ok()) {
+        st = reserve_task_memory(t);  // may wait for memory that tasks in flight give back
+    }
     if (st.ok() && d.use_tag) {
         st = tag_check(d.tag, t->name);  // before the buffers: their history cannot be undone
     }
@@ -236,6 +322,10 @@ status submit(task* t, const task_desc& d) noexcept {
         st = attach_buffers(t, d.sequential_consistency);
     }
     if (!st.ok()) {
+        if (t->mem_reserved != 0) {
+            mem_release(t->mem_reserved);
+            t->mem_reserved = 0;
+        }
         t->g.lock.lock();
         t->state = task_state::created;  // may be fixed and submitted again
         t->g.lock.unlock();

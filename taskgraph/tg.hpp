@@ -39,10 +39,30 @@ inline constexpr int default_priority = 0;
 inline constexpr std::uint32_t where_cpu = 1u << 1;
 
 /// How a task accesses a buffer; the bit values are StarPU's (R = 1, W = 2, RW = 3).
-enum access_mode : unsigned { access_none = 0, access_read = 1, access_write = 2, access_rw = 3 };
+/// - scratch: a buffer of the handle's shape for the task alone, contents undefined; no
+///   dependency (one per task, allocated when it starts and freed when it ends).
+/// - redux: a contribution to a reduction. Consecutive redux accesses run in parallel, each on
+///   its worker's private copy (made by the handle's init function on first use); the next
+///   other access first folds the copies into the data with the handle's reduction function
+///   (set_reduction()). Needs sequential consistency on the handle and the task.
+/// - commute (with write or rw): consecutive commute accesses run in any order among
+///   themselves, one at a time, and stay ordered against the other accesses before and after.
+enum access_mode : unsigned {
+    access_none = 0,
+    access_read = 1,
+    access_write = 2,
+    access_rw = 3,
+    access_scratch = 4,
+    access_redux = 8,
+    access_commute = 16,
+};
+/// Whether m is a mode a task may use: R, W, RW, scratch, redux, W|commute, RW|commute.
+bool valid_task_mode(unsigned m) noexcept;
 
-/// Kinds of data interface; the numbers are StarPU's interface ids.
-enum class interface_id : int { matrix = 0, block = 1, vector = 2, variable = 5 };
+/// Kinds of data interface; the numbers are StarPU's interface ids. Custom interfaces
+/// (register_custom) use ids from first_custom_id up.
+enum class interface_id : int { matrix = 0, block = 1, vector = 2, csr = 3, variable = 5 };
+inline constexpr int first_custom_id = 9;  ///< StarPU's STARPU_MAX_INTERFACE_ID
 
 // The interfaces a codelet receives in buffers[i]. Their layouts are StarPU 1.3's, so that
 // STARPU_VECTOR_GET_PTR and friends read them (checked by static_asserts in starpu_data.cpp).
@@ -89,6 +109,39 @@ struct block_interface {
     std::size_t elemsize;
 };
 
+/// Compressed sparse rows: nrow rows, nnz non-zero values (nzval, elemsize bytes each), their
+/// columns (colind) and the index of each row's first value (rowptr, nrow + 1 entries, from
+/// firstentry).
+struct csr_interface {
+    interface_id id;
+    std::uint32_t nnz;
+    std::uint32_t nrow;
+    std::uintptr_t nzval;
+    std::uint32_t* colind;
+    std::uint32_t* rowptr;
+    std::uint32_t firstentry;
+    std::size_t elemsize;
+};
+
+struct data;  ///< a registered piece of data (opaque)
+
+/// How the runtime makes and frees a buffer shaped like a handle's interface: per-task SCRATCH
+/// buffers, per-worker REDUX copies, and the memory of handles registered without any. The
+/// built-in interfaces have theirs; custom interfaces bring one (register_custom).
+struct interface_ops {
+    std::size_t interface_size;  ///< bytes of the interface structure
+    /// Fills the buffer pointers of `iface` (a copy of the handle's interface) with new memory.
+    /// Returns the bytes allocated, or a negative value when the allocation failed.
+    long (*allocate)(void* iface, const void* ctx) noexcept;
+    /// Frees what allocate() put in iface.
+    void (*release)(void* iface, const void* ctx) noexcept;
+    /// Bytes of data handle d (whose interface is iface) describes: what allocate() takes.
+    std::size_t (*size)(const void* iface, const void* ctx, const data* d) noexcept;
+    /// Optional: called when the handle is freed, after release() of the runtime's memory.
+    void (*forget)(data* d, const void* ctx) noexcept;
+    const void* ctx;  ///< handed to the functions (a custom interface's own table)
+};
+
 /// A CPU implementation: buffers[i] points to the interface of the task's i-th handle.
 using cpu_fn = void (*)(void** buffers, void* cl_arg);
 using callback_fn = void (*)(void* arg);
@@ -103,7 +156,6 @@ struct codelet {
     access_mode modes[max_buffers] = {};
 };
 
-struct data;       ///< a registered piece of data (opaque)
 struct task;       ///< a task (opaque, reference-counted)
 struct perfmodel;  ///< a performance model (perfmodel.hpp)
 
@@ -149,6 +201,33 @@ status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx
                        std::size_t elemsize) noexcept;
 status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ldz, std::uint32_t nx,
                       std::uint32_t ny, std::uint32_t nz, std::size_t elemsize) noexcept;
+/// A CSR sparse matrix (csr_interface). rowptr holds nrow + 1 entries.
+status register_csr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzval, std::uint32_t* colind,
+                    std::uint32_t* rowptr, std::uint32_t firstentry, std::size_t elemsize) noexcept;
+/// A handle of a custom interface: `iface` (ops.interface_size bytes) is copied into the handle;
+/// `id` >= first_custom_id. The ops (and their ctx) must outlive the handle.
+status register_custom(data** out, int id, const void* iface, const interface_ops& ops) noexcept;
+/// The handle has no memory of its own yet (StarPU's home node -1): the runtime allocates it,
+/// through the interface's ops, at the first submission that needs it (which fails with
+/// errc::no_memory if it cannot be had under the memory limit), and frees it with the handle.
+/// Call right after registering, before any task names it.
+status allocate_on_use(data* d) noexcept;
+/// A new handle with src's interface (shape) and memory of its own, made by the runtime at the
+/// first use (StarPU's starpu_data_register_same).
+status register_same(data** out, const data* src) noexcept;
+/// Interface structures of a handle for memory nodes other than main memory's: a sink that
+/// a custom interface's registration may fill and nobody reads.
+void* interface_sink(data* d) noexcept;
+/// Bytes of data the handle describes.
+std::size_t data_size(const data* d) noexcept;
+/// The allocation ops of the handle's interface (a custom interface's, or the built-in ones).
+const interface_ops* interface_ops_of(const data* d) noexcept;
+/// Reduction functions for redux accesses: init(buffers = {copy}, init_arg) makes a worker's
+/// copy neutral; redux(buffers = {into, from}, redux_arg) folds `from` into `into`.
+status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* init_arg) noexcept;
+/// A pointer the application attaches to the handle (StarPU's user_data).
+void set_user_data(data* d, void* p) noexcept;
+void* user_data(const data* d) noexcept;
 /// Waits until no submitted task uses d any more (may block), then frees the handle.
 /// errc::busy, with a logged reason, when the application holds d acquired or when called from
 /// inside a task (that would wait forever).
@@ -174,6 +253,42 @@ bool default_sequential_consistency() noexcept;
 status acquire(data* d, access_mode mode) noexcept;
 /// Ends the latest acquire() of d. errc::invalid_argument when d is not acquired.
 status release(data* d) noexcept;
+/// acquire() only if nothing submitted before is in the way (every conflicting access has
+/// finished): errc::busy otherwise, without waiting. On a handle without sequential
+/// consistency, an acquisition racing with this one may still make it wait briefly. Does not
+/// block otherwise; may be called from a task.
+status acquire_try(data* d, access_mode mode) noexcept;
+/// acquire() without waiting: `granted(arg)` runs once d is the application's (on the caller's
+/// thread when nothing is in the way, else on the worker that ends the last conflicting task);
+/// release() ends it as usual. `seq` false: no inferred order (only exclusion). May be called
+/// from a task or callback.
+status acquire_async(data* d, access_mode mode, callback_fn granted, void* arg, bool seq = true) noexcept;
+
+// --------------------------------------------------------------------------------------------
+// Partitioning: a handle cut into children, handles of their own with their own dependencies.
+// While partitioned, tasks may not name the parent.
+
+/// Fills child i of n from the parent's interface (the child's interface is a copy of the
+/// parent's before the call).
+using fill_child_fn = void (*)(void* ctx, void* parent_iface, void* child_iface, int i, int n);
+/// Makes the n children of `parent` (not usable until partition_submit()). errc::busy when the
+/// parent has planned children already.
+status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data** children) noexcept;
+/// From now on the children are used instead of the parent: they follow every access to the
+/// parent submitted before. Does not block.
+status partition_submit(data* parent) noexcept;
+/// Back to the parent: later accesses to the parent follow every access to the children
+/// submitted before; the children may not be named any more. Does not block.
+status unpartition_submit(data* parent) noexcept;
+/// Frees the planned children once no task uses them (may block). The parent must not be
+/// partitioned (unpartition_submit() first).
+status partition_clean(data* parent) noexcept;
+/// plan + submit, and unpartition_submit + clean (StarPU's starpu_data_partition/unpartition).
+status partition(data* parent, int n, fill_child_fn fill, void* ctx) noexcept;
+status unpartition(data* parent) noexcept;
+/// Number of planned children (0 when none) and child i (nullptr when out of range).
+int nchildren(const data* d) noexcept;
+data* child(const data* d, int i) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Tasks
@@ -192,6 +307,7 @@ struct task_desc {
     const char* name = nullptr;          ///< shown in errors; the codelet's name by default
     bool use_tag = false;                ///< the task carries tag `tag` (see tags below)
     std::uint64_t tag = 0;
+    int worker = -1;                     ///< >= 0: only this worker runs the task
     /// Performance model (perfmodel.hpp): measured runs calibrate it and model-based policies
     /// consult it, indexed by `footprint` (history) or `size` (regressions).
     perfmodel* model = nullptr;
@@ -226,6 +342,22 @@ status wait_for_all() noexcept;
 status wait_for_n_submitted(long n) noexcept;
 /// Tasks submitted and not finished.
 long tasks_in_flight() noexcept;
+
+// --------------------------------------------------------------------------------------------
+// Memory control (read at init from MPC_TG_* / STARPU_* variables, changeable afterwards)
+
+/// Submission watermarks: a submission from the application that finds `max` tasks in flight
+/// waits until at most `min` are (StarPU's STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS). max <= 0: no
+/// limit; min < 0: max * 9 / 10.
+void set_submission_limits(long max, long min) noexcept;
+/// Memory the runtime may allocate for data (scratch buffers, redux copies, handles without
+/// memory), in bytes; 0: no limit (StarPU's STARPU_LIMIT_CPU_MEM, in MiB). A submission that
+/// needs more than is left waits while tasks in flight may give some back, and fails with
+/// errc::no_memory (logged) when none can, or when called from a task.
+void set_memory_limit(std::size_t bytes) noexcept;
+std::size_t memory_limit() noexcept;
+/// Bytes the runtime holds for data now.
+std::size_t memory_used() noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Tags (StarPU's): a 64-bit name for the end of a task, or of something the application

@@ -199,6 +199,13 @@ const char* kind_name(kind k) noexcept { return table[static_cast<int>(k)].name;
 
 std::uint64_t next_seq(const comm& c, int rank) noexcept { return shm::state_of(c).seqs[rank].next++; }
 
+std::uint64_t next_seqs(const comm& c, int rank, int n) noexcept {
+    std::uint64_t& next = shm::state_of(c).seqs[rank].next;
+    const std::uint64_t first = next;
+    next += static_cast<std::uint64_t>(n);
+    return first;
+}
+
 void destroy_state(comm& c) noexcept {
     auto* s = static_cast<shm::state*>(c.coll_shm.exchange(nullptr, std::memory_order_acq_rel));
     if (s != nullptr) {
@@ -209,24 +216,44 @@ void destroy_state(comm& c) noexcept {
 
 bool algorithm_forced(kind k) noexcept { return forced().index[static_cast<int>(k)] > 0; }
 
+namespace {
+
+/// A forced algorithm other than shm (index 0), where it applies to a; null otherwise.
+const algorithm* forced_algorithm(const args& a) noexcept {
+    const entry& e = table[static_cast<int>(a.k)];
+    const int f = forced().index[static_cast<int>(a.k)];
+    return f > 0 && e.algos[f].fn != nullptr && (e.algos[f].usable == nullptr || e.algos[f].usable(a)) ? &e.algos[f]
+                                                                                                      : nullptr;
+}
+
+}  // namespace
+
+void prepare_nonblocking(args& a, std::uint64_t* next) noexcept {
+    if (a.c->is_inter || a.c->local_only || a.size == 1 || forced_algorithm(a) != nullptr || !hier::runs(a)) {
+        return;  // run() takes another path (the same decision, from the same arguments)
+    }
+    hier::reserve(a, next);
+    a.local_seq = next;
+}
+
 int run(args& a) noexcept {
     if (a.c->is_inter) {
         return run_inter(a);  // message-based only (inter.cpp): no knob
     }
     const entry& e = table[static_cast<int>(a.k)];
-    const int f = forced().index[static_cast<int>(a.k)];
-    // A forced algorithm other than shm (index 0), where it applies.
-    const algorithm* al = f > 0 && e.algos[f].fn != nullptr && (e.algos[f].usable == nullptr || e.algos[f].usable(a))
-                              ? &e.algos[f]
-                              : nullptr;
+    const algorithm* al = forced_algorithm(a);
     if (!a.c->local_only) {
         // Members in several processes: no shared slot to pass. A forced algorithm runs flat
         // over all the members; the default is shared memory inside each process and messages
-        // between them where hier.cpp has an algorithm, else the message-based rule.
+        // between them where hier.cpp has an algorithm, else the message-based rule. A
+        // non-blocking call decided when it started (prepare_nonblocking).
         if (al != nullptr) {
             return al->fn(a);
         }
-        return a.blocking && hier::runs(a) ? hier::run(a) : msg::by_rule(a);
+        if (!a.blocking) {
+            return a.local_seq != nullptr ? hier::run(a) : msg::by_rule(a);
+        }
+        return hier::runs(a) ? hier::run(a) : msg::by_rule(a);
     }
     if (al != nullptr) {
         int err = al->fn(a);

@@ -17,9 +17,9 @@
 ///  - msg (msg.cpp): point-to-point on the communicator's collective context (binomial and
 ///    pipelined trees, recursive doubling, ring, Rabenseifner, Bruck, pairwise). They carry the
 ///    collectives between processes and are tested on their own inside one.
-///  - hier (hier.cpp): a communicator whose members live in several processes runs its blocking
-///    Barrier, Bcast, Reduce, Allreduce, Gather and Allgather(v) as shm in each process and msg
-///    between one leader per process; its other calls, and non-blocking ones, run msg.
+///  - hier (hier.cpp): a communicator whose members live in several processes runs its
+///    Barrier, Bcast, Reduce, Allreduce, Gather and Allgather(v), blocking or not, as shm in
+///    each process and msg between one leader per process; its other calls run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the
 /// rank's own; the request completes when it returns.
@@ -98,6 +98,10 @@ struct args {
     /// blocking calls in the communicator's order, so they may share per-process state in that
     /// order (hier.cpp). Non-blocking ones run in threads of their own, in any order.
     bool blocking = false;
+    /// A non-blocking call that runs hierarchically: the next number of the run of the local
+    /// view's sequence its shared-memory phases reserved when it started (hier::reserve), in
+    /// the job's record; null otherwise (blocking calls number their phases as they run them).
+    std::uint64_t* local_seq = nullptr;
     // data (as the binding received them; sbuf is never MPI_IN_PLACE: see in_place)
     const void* sbuf = nullptr;
     count_t scount = 0;
@@ -126,6 +130,12 @@ struct args {
 
 /// The next number of c's collective sequence for the caller (member `rank`).
 std::uint64_t next_seq(const comm& c, int rank) noexcept;
+/// Takes n numbers of that sequence at once; returns the first.
+std::uint64_t next_seqs(const comm& c, int rank, int n) noexcept;
+/// For a non-blocking call about to start (in the caller, in call order): when run() will take
+/// the hierarchical path, reserves its local phases' sequence numbers in *next and points
+/// a.local_seq at it.
+void prepare_nonblocking(args& a, std::uint64_t* next) noexcept;
 
 /// Whether MPC_COLL_<NAME> forces another algorithm than the shared-memory one on kind k.
 bool algorithm_forced(kind k) noexcept;

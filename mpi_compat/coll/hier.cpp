@@ -143,15 +143,16 @@ args leader_args(const args& a, const levels& h, kind k) noexcept {
     return g;
 }
 
-/// Runs a phase in the process: alone, flat, or in the local view's slots (its own sequence).
+/// Runs a phase in the process: alone, flat, or in the local view's slots (its own sequence;
+/// a non-blocking call's numbers were reserved when it started).
 int local_phase(args& l) noexcept {
     if (l.size == 1) {
         return execute(l);  // local copies only
     }
-    if (shm::flat_runs(l)) {
+    if (l.local_seq == nullptr && shm::flat_runs(l)) {
         return shm::flat(l);
     }
-    l.seq = next_seq(*l.c, l.rank);
+    l.seq = l.local_seq != nullptr ? (*l.local_seq)++ : next_seq(*l.c, l.rank);
     switch (l.k) {
         case kind::barrier: return shm::barrier(l);
         case kind::bcast: return shm::bcast(l);
@@ -497,6 +498,29 @@ bool runs(const args& a) noexcept {
         return h.contiguous && total > 0 && total <= INT_MAX;
     }
     return true;
+}
+
+/// The local phases (local_phase() calls) of a call of kind k, on every member of a process
+/// with several members: what reserve() takes. Each function above makes them on every member
+/// whatever its role (leader or not, root's process or not).
+int local_phases(kind k) noexcept {
+    switch (k) {
+        case kind::bcast:
+        case kind::reduce:
+        case kind::gather: return 1;
+        case kind::barrier:    // gather, release
+        case kind::allreduce:  // reduce, broadcast
+        case kind::allgather:  // gather, broadcast
+        case kind::allgatherv: return 2;
+        default: return 0;
+    }
+}
+
+void reserve(const args& a, std::uint64_t* next) noexcept {
+    const levels& h = levels_of(*a.c);
+    const int members = h.count[static_cast<std::size_t>(h.me)];
+    const int n = members > 1 ? local_phases(a.k) : 0;
+    *next = n > 0 ? next_seqs(*h.local, h.local_rank[static_cast<std::size_t>(a.rank)], n) : 0;
 }
 
 int run(args& a) noexcept {

@@ -13,8 +13,9 @@
 /// The views are unregistered intra-communicators made once per communicator and process
 /// (`levels`, hung on the communicator's collective state and freed with it):
 ///  - the local view: the members in this process, in communicator rank order; its shm
-///    algorithms take their own sequence numbers on it (only blocking hierarchical calls use
-///    it, and MPI orders them alike on every member);
+///    algorithms take their own sequence numbers on it, in the communicator's call order (MPI
+///    orders the calls alike on every member): a blocking call as it runs its phases, a
+///    non-blocking one all at once when it starts (reserve());
 ///  - the leader view: the leaders in communicator rank order, on the communicator's own
 ///    collective context. Its messages travel under the call's sequence number in a tag space
 ///    of their own (args::phase), so they never meet the communicator's other collective
@@ -56,5 +57,11 @@ void destroy(levels* l) noexcept;
 bool runs(const args& a) noexcept;
 /// Runs it (may yield; returns an MPI error class).
 int run(args& a) noexcept;
+/// For a non-blocking call that runs(): reserves, in the caller's call order, the numbers of
+/// the local view's sequence its shared-memory phases will use, and sets *next to the first.
+/// Blocking calls take theirs as they go, in the same order on every member of a process; a
+/// non-blocking call runs in a thread of its own, whenever it is scheduled, so it takes them
+/// when it starts. Its phases never run flat (flat calls count in call order too).
+void reserve(const args& a, std::uint64_t* next) noexcept;
 
 }  // namespace mpc::mpi::coll::hier

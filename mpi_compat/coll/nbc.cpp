@@ -62,7 +62,8 @@ void body(void* p) noexcept {
 /// A collective of coll.hpp's kinds: its args, run by execute().
 class coll_job final : public job {
 public:
-    explicit coll_job(const args& a) noexcept : a_(a) {}
+    /// In the caller, in call order: a hierarchical call reserves its local sequence numbers.
+    explicit coll_job(const args& a) noexcept : a_(a) { prepare_nonblocking(a_, &local_seq_); }
     int run() noexcept override { return execute(a_); }
 
     /// Holds what the user may free before completion; false when out of memory.
@@ -104,6 +105,7 @@ private:
     }
 
     args a_;
+    std::uint64_t local_seq_ = 0;  ///< a_.local_seq points here (hierarchical calls)
     std::vector<const datatype*> stypes_;
     std::vector<const datatype*> rtypes_;
 };

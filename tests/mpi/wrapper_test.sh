@@ -14,6 +14,7 @@
 #   findmpi     CMake's FindMPI pointed at mpicc/mpicxx finds MPC; its programs run on 4 ranks;
 #               a project with CC=mpicc CXX=mpicxx builds them too
 #   install     the installed, relocated wrappers build a program that the installed mpc_run runs
+#               (and Fortran programs with mpif90 / mpif77 when the Fortran bindings are built)
 set -euo pipefail
 mode=$1
 tools=$2
@@ -292,6 +293,19 @@ case $mode in
     expect_ranks "$work/out" 5
     run_status 0 "$work/moved/bin/mpc_run" -n 2 "$work/static_objects"
     count_lines "$work/out" "static destructor of global_object" 2
+    # Fortran (when built): mpif.h and the modules beside mpi.h, libmpc_fortran.a beside libmpc
+    if [ -e "$work/moved/bin/mpc_fc" ]; then
+      for f in bin/mpif90 bin/mpifort bin/mpif77 include/mpif.h include/mpi.mod include/mpi_f08.mod; do
+        [ -e "$work/moved/$f" ] || fail "not installed: $f"
+      done
+      ln -s "$work/moved/bin/mpif90" "$work/elsewhere/mpif90"
+      "$work/elsewhere/mpif90" -o "$work/f08" "$src/fortran/use_mpi_f08.f90"
+      "$work/moved/bin/mpif77" -o "$work/f77" "$src/fortran/mpif_basic.f"
+      for p in f08 f77; do
+        run_status 0 "$work/moved/bin/mpc_run" -n 3 "$work/$p"
+        grep -q "3 ranks ok" "$work/out" || fail "installed $p: $(cat "$work/out")"
+      done
+    fi
     # the program finds the installed libmpc by its rpath, not the build tree's
     libs=$(ldd "$work/hello")
     grep -q "libmpc.so.* => $(cd "$work/moved" && pwd -P)/" <<<"$libs" || fail "rpath: $libs"

@@ -1,7 +1,8 @@
-/* StarPU 1.3 API on MPC: data handles, access modes, acquisition, sequential consistency.
+/* StarPU 1.3 API on MPC: data handles, access modes, acquisition, sequential consistency,
+ * reductions.
  *
- * Access modes: R, W and RW. SCRATCH, REDUX and COMMUTE are not implemented yet and therefore not
- * declared: a program that uses them does not compile. */
+ * Access modes: R, W, RW, SCRATCH, REDUX, and COMMUTE with W or RW. (SSEND, LOCALITY and NOPLAN
+ * are not implemented and not declared.) */
 #ifndef MPC_STARPU_DATA_H
 #define MPC_STARPU_DATA_H
 
@@ -20,7 +21,18 @@ enum starpu_data_access_mode {
     STARPU_NONE = 0,
     STARPU_R = (1 << 0),
     STARPU_W = (1 << 1),
-    STARPU_RW = (STARPU_R | STARPU_W)
+    STARPU_RW = (STARPU_R | STARPU_W),
+    /** A buffer of the handle's shape for the task alone, contents undefined on entry; no
+     * dependency. Register such handles with home node -1 and a NULL pointer. */
+    STARPU_SCRATCH = (1 << 2),
+    /** A contribution to a reduction: tasks in this mode run in parallel on per-worker copies
+     * (set up by the handle's init codelet); the next other access folds them into the data
+     * with its reduction codelet (starpu_data_set_reduction_methods()). */
+    STARPU_REDUX = (1 << 3),
+    /** With STARPU_W or STARPU_RW: consecutive such accesses run in any order, one at a time,
+     * and stay ordered against the other accesses before and after them. */
+    STARPU_COMMUTE = (1 << 4),
+    STARPU_ACCESS_MODE_MAX = (1 << 9)
 };
 
 /** Waits until no submitted task uses the handle (may block), then forgets it; the memory
@@ -39,8 +51,64 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle);
  * every earlier conflicting task has finished. Returns 0, or -EDEADLK when called from a task
  * or callback. */
 int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
-/** Ends the latest starpu_data_acquire() of the handle. */
+/** Ends the latest starpu_data_acquire() of the handle (or starpu_data_acquire_cb(), whose
+ * callback may call it). */
 void starpu_data_release(starpu_data_handle_t handle);
+
+/** Memory nodes for the _on_node variants: main memory (STARPU_MAIN_RAM, 0) is the only node;
+ * these two ask for no particular node, which is the same here. */
+#define STARPU_ACQUIRE_NO_NODE -1
+#define STARPU_ACQUIRE_NO_NODE_LOCK_ALL -2
+
+/** starpu_data_acquire() only if every access submitted before that it would wait for has
+ * finished: returns 0 (acquired: release it), or -EAGAIN without waiting. */
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
+/** starpu_data_acquire() for a memory node (only those above). Returns -EINVAL for another. */
+int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
+/** Asynchronous acquisition: returns at once; callback(arg) runs once the data is the
+ * application's (on a worker, or on the caller when nothing is in the way); release it with
+ * starpu_data_release(), from the callback or later. May be called from tasks and callbacks.
+ * Returns 0, or -EINVAL for a bad handle or mode. */
+int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *),
+                           void *arg);
+int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+                                   void (*callback)(void *), void *arg);
+/** starpu_data_acquire_cb(); sequential_consistency 0: no order against the tasks submitted
+ * before (only exclusion from conflicting ones). */
+int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
+                                                  void (*callback)(void *), void *arg, int sequential_consistency);
+int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node,
+                                                          enum starpu_data_access_mode mode, void (*callback)(void *),
+                                                          void *arg, int sequential_consistency);
+/** Ends an acquisition made for `node`. */
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
+
+/** Declares the data's contents useless (a write access in submission order that writes
+ * nothing): invalidate waits for the accesses before it, invalidate_submit does not wait. */
+void starpu_data_invalidate(starpu_data_handle_t handle);
+void starpu_data_invalidate_submit(starpu_data_handle_t handle);
+/** Data movement hints. Main memory (node 0) is the only node and holds the data: fetch with
+ * async = 0 waits until the writers submitted before have finished, the others do nothing.
+ * Return 0, or -EINVAL for another node. */
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** 1 for main memory (where the data always is), 0 for another node. */
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
+/** A hint that the data will not be used soon: nothing to do with main memory only. */
+void starpu_data_wont_use(starpu_data_handle_t handle);
+
+struct starpu_codelet;
+/** The codelets of STARPU_REDUX accesses: init_cl (one buffer, STARPU_W) sets a worker's copy
+ * to the neutral value; redux_cl (two buffers: STARPU_RW|STARPU_COMMUTE, STARPU_R) folds the
+ * second into the first. Their first CPU implementation runs. */
+void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl,
+                                       struct starpu_codelet *init_cl);
+
+/** An application pointer attached to the handle. */
+void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data);
+void *starpu_data_get_user_data(starpu_data_handle_t handle);
 
 /** Inferred dependencies for the handle (1, the default) or not (0). */
 void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag);

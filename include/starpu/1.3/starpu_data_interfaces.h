@@ -1,11 +1,13 @@
-/* StarPU 1.3 API on MPC: the variable, vector, matrix and block data interfaces, with StarPU's
- * layouts and accessor macros. Codelets receive pointers to these structures in buffers[].
- * Only main memory exists (home node STARPU_MAIN_RAM), so dev_handle equals ptr and offset is 0. */
+/* StarPU 1.3 API on MPC: the variable, vector, matrix, block and CSR data interfaces, with
+ * StarPU's layouts and accessor macros, and custom interfaces (struct starpu_data_interface_ops).
+ * Codelets receive pointers to these structures in buffers[]. Only main memory exists (home
+ * node STARPU_MAIN_RAM, or -1: the runtime allocates the memory), so dev_handle equals ptr. */
 #ifndef MPC_STARPU_DATA_INTERFACES_H
 #define MPC_STARPU_DATA_INTERFACES_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "starpu_data.h"
 
@@ -19,10 +21,126 @@ enum starpu_data_interface_id {
     STARPU_MATRIX_INTERFACE_ID = 0,
     STARPU_BLOCK_INTERFACE_ID = 1,
     STARPU_VECTOR_INTERFACE_ID = 2,
-    STARPU_VARIABLE_INTERFACE_ID = 5
+    STARPU_CSR_INTERFACE_ID = 3,
+    STARPU_VARIABLE_INTERFACE_ID = 5,
+    /** Custom interfaces number theirs from here (starpu_data_interface_get_next_id()). */
+    STARPU_MAX_INTERFACE_ID = 9
 };
 
 enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t handle);
+
+/* ---- custom interfaces ------------------------------------------------------------------------ */
+
+/** Copy methods of an interface (StarPU's layout). With main memory only, none is needed; they
+ * are accepted and not called. */
+struct starpu_data_copy_methods {
+    int (*can_copy)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
+                    unsigned handling_node);
+    int (*ram_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*ram_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*ram_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*ram_to_mic)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*cuda_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*cuda_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*cuda_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*opencl_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*opencl_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*opencl_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*mic_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*ram_to_mpi_ms)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*mpi_ms_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*mpi_ms_to_mpi_ms)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    /* Asynchronous variants of GPU drivers that do not exist here (as in a StarPU without them). */
+    int (*ram_to_cuda_async)();
+    int (*cuda_to_ram_async)();
+    int (*cuda_to_cuda_async)();
+    int (*ram_to_opencl_async)();
+    int (*opencl_to_ram_async)();
+    int (*opencl_to_opencl_async)();
+    int (*ram_to_mpi_ms_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
+                               void *event);
+    int (*mpi_ms_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
+                               void *event);
+    int (*mpi_ms_to_mpi_ms_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
+                                  void *event);
+    int (*ram_to_mic_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*mic_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+    int (*any_to_any)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
+                      void *async_data);
+};
+
+struct starpu_multiformat_data_interface_ops;
+
+/** An interface of the application's (StarPU's layout). MPC calls: register_data_handle
+ * (mandatory; node 0 is the only node: starpu_data_get_interface_on_node(handle, 0) is the
+ * interface codelets receive), allocate_data_on_node and free_data_on_node (mandatory: scratch
+ * buffers, redux copies, handles registered on node -1), get_size (or get_alloc_size: what an
+ * allocation takes, for the memory limit), unregister_data_handle, pack_data and unpack_data
+ * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr). The
+ * others are accepted and not used yet. */
+struct starpu_data_interface_ops {
+    void (*register_data_handle)(starpu_data_handle_t handle, unsigned home_node, void *data_interface);
+    void (*unregister_data_handle)(starpu_data_handle_t handle);
+    starpu_ssize_t (*allocate_data_on_node)(void *data_interface, unsigned node);
+    void (*free_data_on_node)(void *data_interface, unsigned node);
+    void (*init)(void *data_interface);
+    const struct starpu_data_copy_methods *copy_methods;
+    void *(*handle_to_pointer)(starpu_data_handle_t handle, unsigned node);
+    void *(*to_pointer)(void *data_interface, unsigned node);
+    int (*pointer_is_inside)(void *data_interface, unsigned node, void *ptr);
+    size_t (*get_size)(starpu_data_handle_t handle);
+    size_t (*get_alloc_size)(starpu_data_handle_t handle);
+    uint32_t (*footprint)(starpu_data_handle_t handle);
+    uint32_t (*alloc_footprint)(starpu_data_handle_t handle);
+    int (*compare)(void *data_interface_a, void *data_interface_b);
+    int (*alloc_compare)(void *data_interface_a, void *data_interface_b);
+    void (*display)(starpu_data_handle_t handle, FILE *f);
+    starpu_ssize_t (*describe)(void *data_interface, char *buf, size_t size);
+    enum starpu_data_interface_id interfaceid;
+    size_t interface_size;
+    char is_multiformat;
+    char dontcache;
+    struct starpu_multiformat_data_interface_ops *(*get_mf_ops)(void *data_interface);
+    int (*pack_data)(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count);
+    int (*unpack_data)(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
+    char *name;
+};
+
+/** Registers data of a custom interface: data_interface (ops->interface_size bytes, filled with
+ * the application's pointers) is handed to ops->register_data_handle. home_node is
+ * STARPU_MAIN_RAM, or -1 (the runtime allocates the memory with allocate_data_on_node).
+ * ops->interfaceid must have been set with starpu_data_interface_get_next_id() (the program
+ * stops with a message otherwise, as StarPU asserts). */
+void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *data_interface,
+                          struct starpu_data_interface_ops *ops);
+/** A new handle with the interface (shape) of handlesrc and memory of its own, allocated by
+ * the runtime at the first use (contents undefined until written). */
+void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc);
+/** The handle's interface on a memory node (node 0: the one codelets receive; others: a
+ * scratch structure nobody reads, for register_data_handle loops over STARPU_MAXNODES). */
+void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node);
+/** A new id for a custom interface (STARPU_MAX_INTERFACE_ID, then up). */
+int starpu_data_interface_get_next_id(void);
+/** The ops of a custom handle (NULL for the built-in interfaces). */
+struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle);
+/** Bytes of data the handle describes. */
+size_t starpu_data_get_size(starpu_data_handle_t handle);
+/** The data's pointer in main memory (custom interfaces: to_pointer or handle_to_pointer). */
+void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
+void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
+/** Packs the data into a new buffer (*ptr, *count bytes; free with starpu_free_flags(*ptr,
+ * *count, 0)); with ptr NULL, only *count. Built-in dense interfaces, and custom interfaces with
+ * pack_data. Returns 0, or -ENOSYS when the interface cannot pack. Take the data first (acquire)
+ * when tasks may be writing it. */
+int starpu_data_pack(starpu_data_handle_t handle, void **ptr, starpu_ssize_t *count);
+/** Unpacks a buffer made by starpu_data_pack() into the data, and frees the buffer. */
+int starpu_data_unpack(starpu_data_handle_t handle, void *ptr, size_t count);
+/** Memory on a node for an interface's allocate_data_on_node (only STARPU_MAIN_RAM exists):
+ * 0 when it cannot be had. */
+uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size);
+uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags);
+void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
+void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
 
 /* ---- variable: one element of elemsize bytes ---------------------------------------------- */
 struct starpu_variable_interface {
@@ -131,6 +249,41 @@ size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
 #define STARPU_BLOCK_GET_LDY(interface) (((struct starpu_block_interface *)(interface))->ldy)
 #define STARPU_BLOCK_GET_LDZ(interface) (((struct starpu_block_interface *)(interface))->ldz)
 #define STARPU_BLOCK_GET_ELEMSIZE(interface) (((struct starpu_block_interface *)(interface))->elemsize)
+
+/* ---- CSR: compressed sparse rows ----------------------------------------------------------- */
+struct starpu_csr_interface {
+    enum starpu_data_interface_id id;
+    uint32_t nnz;        /* non-zero values */
+    uint32_t nrow;       /* rows */
+    uintptr_t nzval;     /* the values */
+    uint32_t *colind;    /* the column of each value */
+    uint32_t *rowptr;    /* the index in nzval of each row's first value (nrow + 1 entries) */
+    uint32_t firstentry; /* the base of the indices (0 or 1 usually) */
+    size_t elemsize;
+};
+
+void starpu_csr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow,
+                              uintptr_t nzval, uint32_t *colind, uint32_t *rowptr, uint32_t firstentry,
+                              size_t elemsize);
+uint32_t starpu_csr_get_nnz(starpu_data_handle_t handle);
+uint32_t starpu_csr_get_nrow(starpu_data_handle_t handle);
+uint32_t starpu_csr_get_firstentry(starpu_data_handle_t handle);
+uintptr_t starpu_csr_get_local_nzval(starpu_data_handle_t handle);
+uint32_t *starpu_csr_get_local_colind(starpu_data_handle_t handle);
+uint32_t *starpu_csr_get_local_rowptr(starpu_data_handle_t handle);
+size_t starpu_csr_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_CSR_GET_NNZ(interface) (((struct starpu_csr_interface *)(interface))->nnz)
+#define STARPU_CSR_GET_NROW(interface) (((struct starpu_csr_interface *)(interface))->nrow)
+#define STARPU_CSR_GET_NZVAL(interface) (((struct starpu_csr_interface *)(interface))->nzval)
+#define STARPU_CSR_GET_NZVAL_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->nnz)
+#define STARPU_CSR_GET_COLIND(interface) (((struct starpu_csr_interface *)(interface))->colind)
+#define STARPU_CSR_GET_COLIND_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->colind)
+#define STARPU_CSR_GET_ROWPTR(interface) (((struct starpu_csr_interface *)(interface))->rowptr)
+#define STARPU_CSR_GET_ROWPTR_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->rowptr)
+#define STARPU_CSR_GET_OFFSET 0
+#define STARPU_CSR_GET_FIRSTENTRY(interface) (((struct starpu_csr_interface *)(interface))->firstentry)
+#define STARPU_CSR_GET_ELEMSIZE(interface) (((struct starpu_csr_interface *)(interface))->elemsize)
 
 #ifdef __cplusplus
 }

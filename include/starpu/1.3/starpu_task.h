@@ -1,7 +1,7 @@
 /* StarPU 1.3 API on MPC: codelets and tasks.
  *
  * The structures keep StarPU's field names for what MPC implements; fields of features not
- * implemented yet (tags, per-worker execution, CUDA/OpenCL implementations, bundles, profiling,
+ * implemented yet (CUDA/OpenCL implementations, bundles, profiling,
  * scheduling contexts) are absent, so a program that sets them does not compile rather than
  * silently running without them. */
 #ifndef MPC_STARPU_TASK_H
@@ -94,6 +94,9 @@ struct starpu_task {
     unsigned detach : 1;
     /** 1: freed automatically once finished (detached) or waited for. */
     unsigned destroy : 1;
+    /** 1: only worker `workerid` runs the task. */
+    unsigned execute_on_a_specific_worker : 1;
+    unsigned workerid;
     int priority;
     int magic;
     /** The runtime's record of the task. */
@@ -104,8 +107,9 @@ struct starpu_task {
     {                                                                                                        \
         .name = NULL, .cl = NULL, .nbuffers = 0, .dyn_handles = NULL, .dyn_modes = NULL, .cl_arg = NULL,    \
         .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, .cl_arg_free = 0,                    \
-        .callback_arg_free = 0, .use_tag = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1, .destroy = 0,  \
-        .priority = 0, .magic = 42, .starpu_private = NULL                                                   \
+        .callback_arg_free = 0, .use_tag = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1,          \
+        .destroy = 0, .execute_on_a_specific_worker = 0, .workerid = 0, .priority = 0, .magic = 42,               \
+        .starpu_private = NULL                                                                               \
     }
 
 #define STARPU_TASK_GET_NBUFFERS(task) \
@@ -156,7 +160,10 @@ struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
 /** Frees a task made by starpu_task_create() (after starpu_task_clean()). */
 void starpu_task_destroy(struct starpu_task *task);
 /** Submits the task; it runs once its dependencies are met. Returns 0, -ENODEV when no worker
- * can run its codelet, -EINVAL for a malformed task (the reason is logged). A synchronous task
+ * can run its codelet, -EINVAL for a malformed task (the reason is logged), -ENOMEM when its
+ * scratch or redux memory does not fit under STARPU_LIMIT_CPU_MEM and cannot come free. With
+ * STARPU_LIMIT_MAX_SUBMITTED_TASKS set, it first waits while that many tasks are in flight,
+ * until STARPU_LIMIT_MIN_SUBMITTED_TASKS are. A synchronous task
  * has finished when it returns. */
 int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Waits for a task submitted with detach = 0 (destroying it if destroy = 1). Returns 0,

@@ -1,7 +1,7 @@
 /* StarPU 1.3 API on MPC: starpu_task_insert() and packed codelet arguments.
  *
  * The argument keys keep StarPU's values. Keys of features not implemented yet (execute-on-
- * worker/node, flops, scheduling contexts, prologue callbacks, ...) are not
+ * node, worker order, flops, scheduling contexts, prologue callbacks, ...) are not
  * declared: using one does not compile. */
 #ifndef MPC_STARPU_TASK_UTIL_H
 #define MPC_STARPU_TASK_UTIL_H
@@ -34,6 +34,8 @@ extern "C" {
 #define STARPU_DATA_ARRAY (8 << STARPU_MODE_SHIFT)
 /** followed by an array of struct starpu_data_descr and its length (int) */
 #define STARPU_DATA_MODE_ARRAY (9 << STARPU_MODE_SHIFT)
+/** followed by an int: the worker that must run the task (-1: any) */
+#define STARPU_EXECUTE_ON_WORKER (18 << STARPU_MODE_SHIFT)
 /** followed by a string: the task's name */
 #define STARPU_NAME (24 << STARPU_MODE_SHIFT)
 /** followed by a buffer made by starpu_codelet_pack_args() and its size: becomes cl_arg, freed
@@ -48,7 +50,8 @@ struct starpu_data_descr {
 };
 
 /** Creates and submits a task of codelet cl. The arguments are access modes (STARPU_R,
- * STARPU_W, STARPU_RW) each followed by a handle, and the keys above with their values; a 0
+ * STARPU_W, STARPU_RW, STARPU_SCRATCH, STARPU_REDUX, STARPU_W|STARPU_COMMUTE,
+ * STARPU_RW|STARPU_COMMUTE) each followed by a handle, and the keys above with their values; a 0
  * ends the list. Returns what starpu_task_submit() returns, or -EINVAL (logged) for a malformed
  * list. */
 int starpu_task_insert(struct starpu_codelet *cl, ...);

@@ -15,6 +15,11 @@
  *             collectives on other communicators while they are outstanding
  *   many      64 MPI_Iallreduce outstanding on one communicator (distinct data: a mix-up
  *             shows), completed one by one in reverse order
+ *   mixed     Ibarrier, Ibcast, Ireduce, Iallreduce, Igather and Iallgather(v) outstanding on
+ *             one communicator while blocking Allreduce, Barrier and Bcast run on it, three
+ *             rounds, completed in reverse order (with ranks in several processes these take
+ *             the hierarchical path, whose shared-memory phases share the communicator's
+ *             sequence in each process)
  *   free      the communicator, a derived datatype and a user operation freed while an
  *             operation that uses them is outstanding; MPI_Request_get_status polling
  *   inter     MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce and MPI_Ialltoall on an intercommunicator
@@ -590,6 +595,43 @@ static void s_many(tctx *t, ctx_t *cx) {
     free(ops);
 }
 
+static void s_mixed(tctx *t, ctx_t *cx) {
+    (void)cx;
+    static const int kinds[] = {K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_ALLGATHER, K_ALLGATHERV};
+    enum { NK = sizeof(kinds) / sizeof(kinds[0]), ROUNDS = 3, M = NK * ROUNDS };
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    nb_t *ops = calloc(M, sizeof(nb_t));
+    MPI_Request req[M];
+    for (int i = 0; i < M; ++i) {
+        int kind = kinds[i % NK];
+        nb_setup(&ops[i], t, kind, MPI_COMM_WORLD, &L_INT, MPI_INT, MPI_SUM, GEN_PLAIN, 3 + (i % 3) * 700,
+                 (i * 5) % size, 0, (uint32_t)(7000 + i));
+        nb_begin(&ops[i], &req[i]);
+        /* Blocking calls on the same communicator while the non-blocking ones are outstanding. */
+        int x = rank + i, sum = 0, b = rank == i % size ? 1000 + i : -1;
+        coll_where(t, "blocking MPI_Allreduce after %d outstanding operations", i + 1);
+        CALL(t, MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        if (sum != size * (size - 1) / 2 + size * i) {
+            FAIL(t, "blocking MPI_Allreduce among %d outstanding operations: %d, expected %d", i + 1, sum,
+                      size * (size - 1) / 2 + size * i);
+        }
+        CALL(t, MPI_Barrier(MPI_COMM_WORLD));
+        CALL(t, MPI_Bcast(&b, 1, MPI_INT, i % size, MPI_COMM_WORLD));
+        if (b != 1000 + i) {
+            FAIL(t, "blocking MPI_Bcast among %d outstanding operations: %d, expected %d", i + 1, b, 1000 + i);
+        }
+    }
+    for (int i = M - 1; i >= 0; --i) {
+        coll_where(t, "MPI_Wait on %s, operation %d of %d outstanding", knames[ops[i].kind], i, M);
+        CALL(t, MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+        nb_check(&ops[i]);
+        nb_free(&ops[i]);
+    }
+    free(ops);
+}
+
 /* Objects freed while an operation using them is outstanding; MPI_Request_get_status. */
 static void s_free(tctx *t, ctx_t *cx) {
     (void)cx;
@@ -691,7 +733,7 @@ int main(int argc, char **argv) {
     cx.vec = coll_make_type(&t, &L_VECTOR);
     CALL(&t, MPI_Op_create(coll_uaffine, 0, &cx.uaffine));
     const scen_t sc[] = {{"each", s_each}, {"same", s_same}, {"comms", s_comms},
-                         {"many", s_many}, {"free", s_free}, {"inter", s_inter}};
+                         {"many", s_many}, {"mixed", s_mixed}, {"free", s_free}, {"inter", s_inter}};
     const char *want = argc > 1 ? argv[1] : "all";
     int ran = 0;
     for (int i = 0; i < (int)(sizeof(sc) / sizeof(sc[0])); ++i) {

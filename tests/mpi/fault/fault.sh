@@ -60,7 +60,7 @@ case $death in
     reason="was killed by signal 9 \\(Killed\\)" ;;
   segv)
     want=139
-    reason="exited with status 139"
+    reason="exited with status 139 after a fatal signal 11 \\(Segmentation fault\\) in a rank, reported above"
     own="mpc: fatal: ULT [0-9]+ \"rank $victim\" on VP [0-9]+: segmentation fault \\(address not mapped\\) at address 0x0" ;;
   exit0)
     want=1

@@ -11,23 +11,11 @@
 #include <vector>
 
 #include "scheduler/sched.hpp"
+#include "starpu_fixture.hpp"
 
 namespace {
 
-class StarPU : public ::testing::Test {
-protected:
-    void SetUp() override {
-        starpu_conf conf;
-        ASSERT_EQ(starpu_conf_init(&conf), 0);
-        conf.ncpus = 2;
-        conf.precedence_over_environment_variables = 1;
-        ASSERT_EQ(starpu_init(&conf), 0);
-    }
-    void TearDown() override {
-        starpu_shutdown();
-        EXPECT_FALSE(starpu_is_initialized());
-    }
-};
+using StarPU = mpc::test::starpu_two_workers;
 
 // ---- starpu_task_insert ----------------------------------------------------------------------
 

@@ -48,6 +48,32 @@ inline tg::task* submit_probe(const tg::codelet& cl, probe* p, std::vector<tg::d
     return t;
 }
 
+/// A handle the application holds (acquired for writing) until let_go(): tasks that read it are
+/// held back, which makes "B must not run before A" observable.
+struct held {
+    long g = 0;
+    tg::data* h = nullptr;
+    held() {
+        EXPECT_TRUE(tg::register_variable(&h, &g, sizeof g).ok());
+        EXPECT_TRUE(tg::acquire(h, tg::access_write).ok());
+    }
+    held(const held&) = delete;
+    held& operator=(const held&) = delete;
+    void let_go() { EXPECT_TRUE(tg::release(h).ok()); }
+    ~held() { EXPECT_TRUE(tg::unregister(h).ok()); }
+};
+
+/// A one-buffer task description (for submissions expected to fail).
+inline tg::task_desc one_buffer(const tg::codelet* cl, tg::data** h, tg::access_mode* m, probe* p) {
+    tg::task_desc d;
+    d.cl = cl;
+    d.handles = h;
+    d.modes = m;
+    d.nbuffers = 1;
+    d.cl_arg = p;
+    return d;
+}
+
 inline const char* mode_name(tg::access_mode m) {
     return m == tg::access_read ? "R" : m == tg::access_write ? "W" : "RW";
 }

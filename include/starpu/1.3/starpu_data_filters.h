@@ -1,0 +1,109 @@
+/* StarPU 1.3 API on MPC: partitioning data with filters.
+ *
+ * A partitioned handle's children are handles of their own, with their own dependencies, so
+ * tasks on different children run in parallel; while partitioned, tasks may not name the
+ * parent (starpu_task_submit returns -EINVAL, with the reason logged). The synchronous calls
+ * (starpu_data_partition, starpu_data_unpartition) and the asynchronous ones
+ * (starpu_data_partition_plan / _submit / starpu_data_unpartition_submit / _clean) are
+ * implemented; filters whose children use another interface (get_child_ops) are not. */
+#ifndef MPC_STARPU_DATA_FILTERS_H
+#define MPC_STARPU_DATA_FILTERS_H
+
+#include <stdarg.h>
+
+#include "starpu_data.h"
+#include "starpu_data_interfaces.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct starpu_data_interface_ops;
+
+/** How to cut a handle (StarPU's layout). filter_func fills child `id` of `nparts` from the
+ * parent's interface (the child's interface is a copy of the parent's on entry). */
+struct starpu_data_filter {
+    void (*filter_func)(void *father_interface, void *child_interface, struct starpu_data_filter *, unsigned id,
+                        unsigned nparts);
+    unsigned nchildren;
+    /** When set, the number of children (instead of nchildren). */
+    unsigned (*get_nchildren)(struct starpu_data_filter *, starpu_data_handle_t initial_handle);
+    /** Not supported: must be NULL (children have the parent's interface). */
+    struct starpu_data_interface_ops *(*get_child_ops)(struct starpu_data_filter *, unsigned id);
+    unsigned filter_arg;
+    void *filter_arg_ptr;
+};
+
+/** Cuts the handle into children; tasks submitted from now on use the children, after every
+ * access to the parent submitted before. Does not block. The program stops with a message for
+ * a handle partitioned already. */
+void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter *f);
+/** Gathers the children back (after every task submitted on them, which it waits for) and
+ * frees them, the children's own children first. gathering_node must be STARPU_MAIN_RAM. */
+void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node);
+/** Child i of a partitioned handle; the number of children. */
+starpu_data_handle_t starpu_data_get_child(starpu_data_handle_t handle, unsigned i);
+int starpu_data_get_nb_children(starpu_data_handle_t handle);
+/** The handle `depth` levels down: starpu_data_get_sub_data(A, 2, i, j) is child j of child i. */
+starpu_data_handle_t starpu_data_get_sub_data(starpu_data_handle_t root_data, unsigned depth, ...);
+starpu_data_handle_t starpu_data_vget_sub_data(starpu_data_handle_t root_data, unsigned depth, va_list pa);
+/** Applies nfilters filters (struct starpu_data_filter *) recursively: the first to the root,
+ * the second to each of its children, and so on (tiles of a matrix with two filters). */
+void starpu_data_map_filters(starpu_data_handle_t root_data, unsigned nfilters, ...);
+void starpu_data_vmap_filters(starpu_data_handle_t root_data, unsigned nfilters, va_list pa);
+
+/** Asynchronous partitioning: plan makes the children (into children[], f's number of them),
+ * not usable yet; partition_submit switches to them (after every access to the parent submitted
+ * before), unpartition_submit back to the parent (after every access to the children); clean
+ * frees them once no task uses them (may block). None but clean blocks. */
+void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct starpu_data_filter *f,
+                                starpu_data_handle_t *children);
+void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                  starpu_data_handle_t *children);
+void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                    starpu_data_handle_t *children, int gathering_node);
+void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children);
+
+/* Standard filters (StarPU's: parts as equal as possible, the first ones one element larger). */
+/** Vector into nparts contiguous pieces. */
+void starpu_vector_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                unsigned id, unsigned nparts);
+/** The same with (uintptr_t)filter_arg_ptr elements of overlap on each side (StarPU's way of
+ * passing the shadow; the pieces share them). */
+void starpu_vector_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                       unsigned id, unsigned nparts);
+/** Vector into parts of the lengths in filter_arg_ptr (nparts uint32_t; long for _long). */
+void starpu_vector_filter_list(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                               unsigned id, unsigned nparts);
+void starpu_vector_filter_list_long(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                    unsigned id, unsigned nparts);
+/** Matrix into blocks along x (the contiguous dimension: nx / nparts by ny). */
+void starpu_matrix_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                unsigned id, unsigned nparts);
+/** Matrix into blocks along y (nx by ny / nparts). */
+void starpu_matrix_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                         unsigned id, unsigned nparts);
+/** 3-D block into blocks along x, y, z. */
+void starpu_block_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                               unsigned id, unsigned nparts);
+void starpu_block_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                        unsigned id, unsigned nparts);
+void starpu_block_filter_depth_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                     unsigned id, unsigned nparts);
+/** The same cuts with (uintptr_t)filter_arg_ptr elements of overlap on each side of each part. */
+void starpu_matrix_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                       unsigned id, unsigned nparts);
+void starpu_matrix_filter_vertical_block_shadow(void *father_interface, void *child_interface,
+                                                struct starpu_data_filter *f, unsigned id, unsigned nparts);
+void starpu_block_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                      unsigned id, unsigned nparts);
+void starpu_block_filter_vertical_block_shadow(void *father_interface, void *child_interface,
+                                               struct starpu_data_filter *f, unsigned id, unsigned nparts);
+void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_interface,
+                                            struct starpu_data_filter *f, unsigned id, unsigned nparts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPC_STARPU_DATA_FILTERS_H */

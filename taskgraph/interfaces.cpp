@@ -1,0 +1,214 @@
+/// \file
+/// Data interfaces beyond registration of the dense ones (data.cpp): the allocation ops of the
+/// built-in interfaces (how the runtime makes a buffer of a handle's shape: scratch buffers,
+/// redux copies, handles without memory), CSR and custom interfaces, user data.
+///
+/// Memory the runtime makes for a built-in interface is one block, 64-byte aligned, laid out
+/// densely (a matrix copy has ld = nx, a block copy ldy = nx and ldz = nx * ny, as StarPU's);
+/// a CSR copy holds its values, then its column indices, then its row pointers.
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "lib/log.hpp"
+#include "scheduler/sched.hpp"
+#include "taskgraph/detail.hpp"
+
+namespace mpc::tg {
+namespace {
+
+constexpr std::size_t csr_index_bytes(const csr_interface& c) noexcept {
+    return (static_cast<std::size_t>(c.nnz) + c.nrow + 1) * sizeof(std::uint32_t);
+}
+
+/// Bytes the values of a CSR copy take, rounded so that the indices after them are aligned.
+constexpr std::size_t csr_values_bytes(const csr_interface& c) noexcept {
+    return (c.nnz * c.elemsize + alignof(std::uint32_t) - 1) / alignof(std::uint32_t) * alignof(std::uint32_t);
+}
+
+std::size_t builtin_size(const void* iface, const void* /*ctx*/, const data* /*d*/) noexcept {
+    const auto* u = static_cast<const builtin_iface*>(iface);
+    switch (u->var.id) {
+    case interface_id::variable:
+        return u->var.elemsize;
+    case interface_id::vector:
+        return static_cast<std::size_t>(u->vec.nx) * u->vec.elemsize;
+    case interface_id::matrix:
+        return static_cast<std::size_t>(u->mat.nx) * u->mat.ny * u->mat.elemsize;
+    case interface_id::block:
+        return static_cast<std::size_t>(u->blk.nx) * u->blk.ny * u->blk.nz * u->blk.elemsize;
+    case interface_id::csr:
+        return csr_values_bytes(u->csr) + csr_index_bytes(u->csr);
+    }
+    return 0;
+}
+
+long builtin_allocate(void* iface, const void* ctx) noexcept {
+    const std::size_t n = builtin_size(iface, ctx, nullptr);
+    void* p = nullptr;
+    if (posix_memalign(&p, 64, n == 0 ? 1 : n) != 0) {
+        return -1;
+    }
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto* u = static_cast<builtin_iface*>(iface);
+    switch (u->var.id) {
+    case interface_id::variable:
+        u->var.ptr = u->var.dev_handle = a;
+        u->var.offset = 0;
+        break;
+    case interface_id::vector:
+        u->vec.ptr = u->vec.dev_handle = a;
+        u->vec.offset = 0;
+        u->vec.slice_base = 0;
+        u->vec.allocsize = n;
+        break;
+    case interface_id::matrix:
+        u->mat.ptr = u->mat.dev_handle = a;
+        u->mat.offset = 0;
+        u->mat.ld = u->mat.nx;
+        u->mat.allocsize = n;
+        break;
+    case interface_id::block:
+        u->blk.ptr = u->blk.dev_handle = a;
+        u->blk.offset = 0;
+        u->blk.ldy = u->blk.nx;
+        u->blk.ldz = u->blk.nx * u->blk.ny;
+        break;
+    case interface_id::csr:
+        u->csr.nzval = a;
+        u->csr.colind = reinterpret_cast<std::uint32_t*>(a + csr_values_bytes(u->csr));
+        u->csr.rowptr = u->csr.colind + u->csr.nnz;
+        break;
+    }
+    return static_cast<long>(n);
+}
+
+void builtin_release(void* iface, const void* /*ctx*/) noexcept {
+    auto* u = static_cast<builtin_iface*>(iface);
+    // The block's start is the first pointer field of each layout (nzval for CSR).
+    std::uintptr_t p = u->var.id == interface_id::csr ? u->csr.nzval : u->var.ptr;
+    std::free(reinterpret_cast<void*>(p));
+}
+
+constexpr interface_ops g_builtin_ops{sizeof(builtin_iface), &builtin_allocate, &builtin_release,
+                                      &builtin_size, nullptr, nullptr};
+
+}  // namespace
+
+const interface_ops* detail::builtin_ops(interface_id /*id*/) noexcept { return &g_builtin_ops; }
+
+status register_csr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzval, std::uint32_t* colind,
+                    std::uint32_t* rowptr, std::uint32_t firstentry, std::size_t elemsize) noexcept {
+    if ((nnz > 0 && (nzval == nullptr || colind == nullptr)) || (rowptr == nullptr && nzval != nullptr)) {
+        MPC_LOG(error, tg, "register_csr: %u values need nzval, colind and rowptr arrays", nnz);
+        return {errc::invalid_argument, "csr arrays missing"};
+    }
+    status st = detail::new_handle(out, interface_id::csr);
+    if (st.ok()) {
+        (*out)->iface.csr = {interface_id::csr, nnz, nrow, reinterpret_cast<std::uintptr_t>(nzval), colind, rowptr,
+                             firstentry, elemsize};
+    }
+    return st;
+}
+
+status register_custom(data** out, int id, const void* iface, const interface_ops& ops) noexcept {
+    if (iface == nullptr || ops.interface_size == 0 || ops.allocate == nullptr || ops.release == nullptr ||
+        ops.size == nullptr) {
+        MPC_LOG(error, tg, "register_custom: an interface and its size, allocate, release and size functions are "
+                           "needed");
+        return {errc::invalid_argument, "incomplete custom interface"};
+    }
+    if (id < first_custom_id) {
+        MPC_LOG(error, tg, "register_custom: interface id %d is a built-in one (custom ids start at %d)", id,
+                first_custom_id);
+        return {errc::invalid_argument, "custom interface id"};
+    }
+    std::unique_ptr<std::byte[]> mem(new (std::nothrow) std::byte[2 * ops.interface_size]());
+    if (!mem) {
+        return {errc::no_memory, "custom interface"};
+    }
+    status st = detail::new_handle(out, static_cast<interface_id>(id));
+    if (st.ok()) {
+        data* d = *out;
+        std::memcpy(mem.get(), iface, ops.interface_size);
+        d->custom = std::move(mem);
+        d->ifp = d->custom.get();
+        d->custom_ops = ops;
+        d->ops = &d->custom_ops;
+    }
+    return st;
+}
+
+status allocate_on_use(data* d) noexcept {
+    if (status st = detail::live(d, "allocate_on_use"); !st.ok()) {
+        return st;
+    }
+    spin_guard g(d->g.lock);
+    d->needs_memory.store(!d->allocated, std::memory_order_release);
+    return {};
+}
+
+status detail::ensure_memory(data* d) noexcept {
+    if (!d->needs_memory.load(std::memory_order_acquire)) {
+        return {};
+    }
+    d->g.lock.lock();
+    while (d->allocating) {  // another submitter makes it: wait for the end (rare, short)
+        d->g.lock.unlock();
+        sched::yield();
+        d->g.lock.lock();
+    }
+    if (d->allocated) {
+        d->g.lock.unlock();
+        return {};
+    }
+    d->allocating = true;
+    d->g.lock.unlock();
+    // Made at the first submission that needs it, where waiting for memory is safe, and where
+    // a failure is an error code for the program (-ENOMEM), not a crash.
+    const std::size_t n = d->ops->size(d->ifp, d->ops->ctx, d);
+    status st = mem_reserve(n, "a handle registered without memory");
+    if (st.ok() && d->ops->allocate(d->ifp, d->ops->ctx) < 0) {
+        mem_release(n);
+        MPC_LOG(error, tg, "no memory for a handle registered without memory (%zu bytes)", n);
+        st = {errc::no_memory, "handle memory"};
+    }
+    spin_guard g(d->g.lock);
+    d->allocating = false;
+    if (st.ok()) {
+        d->allocated = true;
+        d->fresh = true;
+        d->needs_memory.store(false, std::memory_order_release);
+    }
+    return st;
+}
+
+status register_same(data** out, const data* src) noexcept {
+    if (status st = detail::live(src, "register_same"); !st.ok()) {
+        return st;
+    }
+    status st = src->custom ? register_custom(out, static_cast<int>(src->id), src->ifp, src->custom_ops)
+                            : detail::new_handle(out, src->id);
+    if (!st.ok()) {
+        return st;
+    }
+    if (!src->custom) {
+        (*out)->iface = src->iface;
+    }
+    return allocate_on_use(*out);  // the shape is src's, the memory its own (made at first use)
+}
+
+void* interface_sink(data* d) noexcept {
+    if (d->custom) {
+        return d->custom.get() + d->ops->interface_size;
+    }
+    return nullptr;
+}
+
+std::size_t data_size(const data* d) noexcept { return d->ops->size(d->ifp, d->ops->ctx, d); }
+const interface_ops* interface_ops_of(const data* d) noexcept { return d->ops; }
+void set_user_data(data* d, void* p) noexcept { d->user = p; }
+void* user_data(const data* d) noexcept { return d->user; }
+
+}  // namespace mpc::tg

@@ -1,0 +1,115 @@
+/// \file
+/// Memory control: submission watermarks and the limit on memory the runtime allocates for data.
+///
+/// Watermarks (StarPU's STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS): a submission from the
+/// application that finds `max` tasks in flight waits until at most `min` are, so a long
+/// submission loop keeps a bounded graph in memory. Submissions from tasks never wait (they
+/// would wait for themselves).
+///
+/// Memory limit (StarPU's STARPU_LIMIT_CPU_MEM): what the runtime allocates for data — scratch
+/// buffers, per-worker redux copies, the memory of handles registered without any — is reserved
+/// against the limit when the task (or handle) is submitted (registered), where waiting is
+/// safe: not on a worker, which might be the one that would give memory back. A reservation
+/// that does not fit waits while tasks are in flight (each end may give memory back) and fails
+/// with errc::no_memory when nothing is in flight any more, or at once when called from a task
+/// or when the request alone exceeds the limit: the program gets -ENOMEM, never a crash.
+/// Scratch memory goes back when its task ends, redux copies when their reduction ends.
+
+#include <atomic>
+
+#include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
+
+namespace mpc::tg {
+namespace {
+
+std::atomic<long> g_max_submitted{0};
+std::atomic<long> g_min_submitted{0};
+std::atomic<std::size_t> g_limit{0};
+std::atomic<std::size_t> g_used{0};
+
+struct request {
+    std::size_t bytes;
+};
+
+/// Takes r->bytes if they fit under the limit.
+bool try_take(void* p) {
+    const std::size_t want = static_cast<request*>(p)->bytes;
+    const std::size_t limit = g_limit.load(std::memory_order_relaxed);
+    std::size_t used = g_used.load(std::memory_order_relaxed);
+    do {
+        if (limit != 0 && used + want > limit) {
+            return false;
+        }
+    } while (!g_used.compare_exchange_weak(used, used + want, std::memory_order_acq_rel));
+    return true;
+}
+
+}  // namespace
+
+void set_submission_limits(long max, long min) noexcept {
+    if (max <= 0) {
+        max = 0;
+        min = 0;
+    } else if (min < 0 || min > max) {
+        min = max * 9 / 10;
+    }
+    g_min_submitted.store(min, std::memory_order_relaxed);
+    g_max_submitted.store(max, std::memory_order_relaxed);
+}
+
+void set_memory_limit(std::size_t bytes) noexcept {
+    g_limit.store(bytes, std::memory_order_relaxed);
+    detail::wake_in_flight_waiters();  // a larger limit may let a waiter go
+}
+
+std::size_t memory_limit() noexcept { return g_limit.load(std::memory_order_relaxed); }
+std::size_t memory_used() noexcept { return g_used.load(std::memory_order_relaxed); }
+
+namespace detail {
+
+void throttle_submission() noexcept {
+    const long max = g_max_submitted.load(std::memory_order_relaxed);
+    if (max > 0 && tasks_in_flight() >= max) {
+        wait_for_n_submitted(g_min_submitted.load(std::memory_order_relaxed)).ignore();
+    }
+}
+
+status mem_reserve(std::size_t bytes, const char* what) noexcept {
+    if (bytes == 0) {
+        return {};
+    }
+    request r{bytes};
+    if (try_take(&r)) {
+        return {};
+    }
+    const std::size_t limit = g_limit.load(std::memory_order_relaxed);
+    if (bytes > limit) {
+        MPC_LOG(error, tg, "%s: %zu bytes needed, more than the runtime's memory limit (%zu bytes)", what, bytes, limit);
+        return {errc::no_memory, "request above the memory limit"};
+    }
+    if (in_task()) {
+        MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit is reached, and a task cannot wait for memory", what,
+                bytes);
+        return {errc::no_memory, "memory limit reached (submission from a task)"};
+    }
+    if (!wait_in_flight(&try_take, &r, "mpc::tg memory limit")) {
+        MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit (%zu bytes, %zu in use) is reached and no task in "
+                           "flight can give memory back", what, bytes, limit, memory_used());
+        return {errc::no_memory, "memory limit reached"};
+    }
+    return {};
+}
+
+void mem_release(std::size_t bytes) noexcept {
+    if (bytes == 0) {
+        return;
+    }
+    g_used.fetch_sub(bytes, std::memory_order_acq_rel);
+    if (g_limit.load(std::memory_order_relaxed) != 0) {
+        wake_in_flight_waiters();
+    }
+}
+
+}  // namespace detail
+}  // namespace mpc::tg

@@ -1,0 +1,239 @@
+/// \file
+/// The access modes beyond R/W/RW: SCRATCH, REDUX and COMMUTE (StarPU's semantics).
+///
+/// SCRATCH: the task gets a buffer shaped like the handle's interface, for itself, contents
+/// undefined. It is made through the interface's ops when the task starts on its worker and
+/// freed when the task ends; its memory is reserved against the runtime's limit at submission.
+/// The access takes no part in the handle's history.
+///
+/// REDUX: a run of consecutive redux accesses (in submission order) is a phase. Each task of a
+/// phase waits for what a writer would wait for (the readers since the last writer, else that
+/// writer) but does not become the last writer, so the phase's tasks run in parallel, each on
+/// its worker's private copy of the data, made and set neutral by the handle's init function
+/// the first time that worker needs it. The next access that is not redux (a task, an
+/// acquisition, unregister, a partition) closes the phase: an internal reduction task, after
+/// every task of the phase, folds each worker's copy into the data with the handle's reduction
+/// function (the data's own value is the first operand, as in StarPU) and frees the copies; it
+/// becomes the last writer, so the closing access follows it.
+///
+/// COMMUTE: a run of consecutive commute accesses is a group. Each member waits for what a
+/// writer would wait for, without becoming the last writer, and takes the handle exclusively at
+/// run time (the arbiter, arbiter.cpp), so the members run one at a time in any order. The next
+/// access that is not commute closes the group with an empty internal task after every member,
+/// which becomes the last writer.
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
+
+namespace mpc::tg {
+namespace detail {
+namespace {
+
+/// A copy of d's interface on new memory (on the worker that needs it).
+void* new_copy(data* d) noexcept {
+    const std::size_t n = d->ops->interface_size;
+    void* c = std::malloc(n);
+    if (c != nullptr) {
+        std::memcpy(c, d->ifp, n);
+        if (d->ops->allocate(c, d->ops->ctx) >= 0) {
+            return c;
+        }
+        std::free(c);
+    }
+    // The memory was reserved at submission: only the system allocator can fail here.
+    MPC_LOG(fatal, tg, "no memory for a scratch buffer or redux copy (%zu bytes of data)", d->ops->size(d->ifp, d->ops->ctx, d));
+    std::abort();
+}
+
+void free_copy(data* d, void* c) noexcept {
+    d->ops->release(c, d->ops->ctx);
+    std::free(c);
+}
+
+/// The reduction task's function: folds every worker's copy into the data (buffers[0]).
+void reduce(void** buffers, void* arg) {
+    auto* d = static_cast<data*>(arg);
+    if (d->reduce_init_main) {
+        void* b[1] = {buffers[0]};  // no value before the phase: start from the neutral one
+        d->init_fn(b, d->init_arg);
+    }
+    for (int w = 0; w < max_workers; ++w) {
+        void* c = d->copies[w];
+        if (c == nullptr) {
+            continue;
+        }
+        void* b[2] = {buffers[0], c};
+        d->redux_fn(b, d->redux_arg);
+        free_copy(d, c);
+        d->copies[w] = nullptr;
+    }
+}
+
+/// Ends a run (redux tasks or commute group) with `closer` after every member.
+void after_all(std::vector<task*>& members, task* closer) noexcept {
+    for (task* m : members) {
+        add_dependency(m, closer);
+        task_unref(m);
+    }
+    members.clear();
+}
+
+}  // namespace
+
+task* close_phases(data* d, unsigned mode) noexcept {
+    if (!d->redux_tasks.empty() && (mode & access_redux) == 0) {
+        task* r = make_internal("reduction");
+        r->fn = &reduce;
+        r->cl_arg = d;
+        r->bufs[0] = {d, access_rw};
+        r->nbuffers = 1;
+        ++d->users;
+        r->mem_reserved = d->redux_reserved;  // given back once the copies are freed
+        d->redux_reserved = 0;
+        d->redux_copies = 0;
+        d->reduce_init_main = d->fresh;
+        d->fresh = false;
+        after_all(d->redux_tasks, r);
+        infer_write(d, r, true);
+        return r;
+    }
+    if (!d->commute_group.empty() && (mode & access_commute) == 0) {
+        task* j = make_internal("commute group end");  // empty: completes once ready
+        after_all(d->commute_group, j);
+        drop_history(d);  // every member followed it already
+        task_ref(j);
+        d->last_writer = j;
+        return j;
+    }
+    return nullptr;
+}
+
+bool infer_special(data* d, unsigned mode, task* t) noexcept {
+    std::vector<task*>* run = (mode & access_redux) != 0     ? &d->redux_tasks
+                              : (mode & access_commute) != 0 ? &d->commute_group
+                                                             : nullptr;
+    if (run == nullptr) {
+        return false;
+    }
+    infer_write(d, t, false);
+    task_ref(t);
+    run->push_back(t);
+    return true;
+}
+
+status reserve_task_memory(task* t) noexcept {
+    std::size_t scratch = 0;
+    for (int i = 0; i < t->nbuffers; ++i) {
+        if ((t->bufs[i].mode & access_scratch) == 0) {
+            if (status st = ensure_memory(t->bufs[i].d); !st.ok()) {
+                return st;
+            }
+        } else {
+            const data* d = t->bufs[i].d;
+            scratch += d->ops->size(d->ifp, d->ops->ctx, d);
+        }
+    }
+    if (status st = mem_reserve(scratch, "scratch buffers of a task"); !st.ok()) {
+        return st;
+    }
+    t->mem_reserved = scratch;
+    for (int i = 0; i < t->nbuffers; ++i) {
+        if ((t->bufs[i].mode & access_redux) == 0) {
+            continue;
+        }
+        data* d = t->bufs[i].d;
+        d->g.lock.lock();
+        const bool more = d->redux_copies < worker_count();  // at most one copy per worker
+        d->redux_copies += more ? 1 : 0;
+        d->g.lock.unlock();
+        if (!more) {
+            continue;
+        }
+        const std::size_t bytes = d->ops->size(d->ifp, d->ops->ctx, d);
+        status st = mem_reserve(bytes, "a worker's redux copy");
+        spin_guard g(d->g.lock);
+        if (!st.ok()) {
+            --d->redux_copies;
+            return st;
+        }
+        d->redux_reserved += bytes;
+    }
+    return {};
+}
+
+void prepare_buffers(task* t, int worker, void** v) noexcept {
+    for (int i = 0; i < t->nbuffers; ++i) {
+        const buffer& b = t->bufs[i];
+        if ((b.mode & access_scratch) != 0) {
+            v[i] = new_copy(b.d);
+        } else if ((b.mode & access_redux) != 0) {
+            void*& c = b.d->copies[worker];  // only this worker touches its slot during the phase
+            if (c == nullptr) {
+                c = new_copy(b.d);
+                void* x[1] = {c};
+                b.d->init_fn(x, b.d->init_arg);
+            }
+            v[i] = c;
+        } else {
+            v[i] = b.d->ifp;
+        }
+    }
+}
+
+void finish_buffers(task* t, void** v) noexcept {
+    for (int i = 0; i < t->nbuffers; ++i) {
+        if ((t->bufs[i].mode & access_scratch) != 0) {
+            free_copy(t->bufs[i].d, v[i]);
+        }
+    }
+}
+
+void free_data_memory(data* d) noexcept {
+    if (d->copies) {
+        for (int w = 0; w < max_workers; ++w) {
+            if (d->copies[w] != nullptr) {
+                free_copy(d, d->copies[w]);  // a phase never closed (no access came after it)
+            }
+        }
+    }
+    mem_release(d->redux_reserved);
+    d->redux_reserved = 0;
+    if (d->allocated) {
+        mem_release(d->ops->size(d->ifp, d->ops->ctx, d));
+        d->ops->release(d->ifp, d->ops->ctx);
+        d->allocated = false;
+    }
+    if (d->ops->forget != nullptr) {
+        d->ops->forget(d, d->ops->ctx);
+    }
+}
+
+}  // namespace detail
+
+status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* init_arg) noexcept {
+    if (status st = detail::live(d, "set_reduction"); !st.ok()) {
+        return st;
+    }
+    if (redux == nullptr || init == nullptr) {
+        MPC_LOG(error, tg, "set_reduction: both a reduction and an init function are needed");
+        return {errc::invalid_argument, "missing reduction function"};
+    }
+    spin_guard g(d->g.lock);
+    if (!d->copies) {
+        d->copies.reset(new (std::nothrow) void*[max_workers]());
+        if (!d->copies) {
+            return {errc::no_memory, "redux copies"};
+        }
+    }
+    d->redux_fn = redux;
+    d->redux_arg = redux_arg;
+    d->init_fn = init;
+    d->init_arg = init_arg;
+    return {};
+}
+
+}  // namespace mpc::tg

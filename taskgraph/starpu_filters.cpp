@@ -1,0 +1,331 @@
+/// \file
+/// StarPU 1.3 C API: partitioning with filters (starpu_data_filters.h) over the core's
+/// partitioning (partition.cpp), and StarPU's standard filter functions for the vector, matrix
+/// and block interfaces. Parts are as equal as possible, the first n % nparts one element
+/// larger, at the offsets StarPU uses, so that a program's index arithmetic stays valid. A
+/// child keeps its parent's dev_handle and gets offset = parent's + its byte offset (StarPU's
+/// convention), and ptr = dev_handle + offset.
+
+#include <starpu.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <vector>
+
+#include "lib/log.hpp"
+#include "taskgraph/starpu_glue.hpp"
+#include "taskgraph/tg.hpp"
+
+using namespace mpc::tg;
+
+namespace {
+
+data* core(starpu_data_handle_t h) noexcept { return reinterpret_cast<data*>(h); }
+
+void fill_bridge(void* ctx, void* parent_iface, void* child_iface, int i, int n) noexcept {
+    auto* f = static_cast<starpu_data_filter*>(ctx);
+    f->filter_func(parent_iface, child_iface, f, static_cast<unsigned>(i), static_cast<unsigned>(n));
+}
+
+int nparts_of(starpu_data_handle_t h, starpu_data_filter* f, const char* call) noexcept {
+    if (f == nullptr || f->filter_func == nullptr) {
+        starpu::fatal(call, "a filter with a filter_func is needed");
+    }
+    if (f->get_child_ops != nullptr) {
+        starpu::fatal(call, "filters whose children have another interface (get_child_ops) are not supported");
+    }
+    unsigned n = f->get_nchildren != nullptr ? f->get_nchildren(f, h) : f->nchildren;
+    if (n == 0 || n > 1u << 20) {
+        starpu::fatal(call, "the filter gives no children (nchildren 0)");
+    }
+    return static_cast<int>(n);
+}
+
+void check(const mpc::status& st, const char* call) noexcept {
+    if (!st.ok()) {
+        starpu::fatal(call, st.reason());
+    }
+}
+
+/// Part `id` of `nparts` of n elements: its length and its first element.
+void chunk(std::uint32_t n, unsigned nparts, unsigned id, std::uint32_t* len, std::size_t* first,
+           const char* filter) noexcept {
+    if (nparts > n) {
+        MPC_LOG(fatal, tg, "%s: cannot cut %u elements into %u parts", filter, n, nparts);
+        std::abort();
+    }
+    const std::uint32_t base = n / nparts;
+    const std::uint32_t rem = n % nparts;
+    *len = base + (id < rem ? 1 : 0);
+    *first = static_cast<std::size_t>(id) * base + std::min<std::uint32_t>(id, rem);
+}
+
+/// Moves a child's start by `bytes` (StarPU's ptr/offset convention).
+template <class I>
+void shift(const I* father, I* child, std::size_t bytes) noexcept {
+    child->dev_handle = father->dev_handle;
+    child->offset = father->offset + bytes;
+    if (father->ptr != 0) {
+        child->ptr = father->ptr + bytes;
+    }
+}
+
+/// Cuts dimension `dim` of the father (less 2 * `shadow`, added back to each part) into part
+/// `id` of `nparts`; elements of that dimension are `stride` elements apart. Returns the child.
+template <class I>
+I* cut(void* father_interface, void* child_interface, std::uint32_t I::*dim, unsigned shadow, std::size_t stride,
+       unsigned id, unsigned nparts, const char* filter) noexcept {
+    auto* fa = static_cast<I*>(father_interface);
+    auto* ch = static_cast<I*>(child_interface);
+    std::size_t first = 0;
+    chunk(fa->*dim - 2 * shadow, nparts, id, &(ch->*dim), &first, filter);
+    ch->*dim += 2 * shadow;
+    shift(fa, ch, first * stride * fa->elemsize);
+    return ch;
+}
+
+/// The shadow of a *_shadow filter: StarPU passes it in filter_arg_ptr (cast to uintptr_t),
+/// checked against the dimension it widens.
+unsigned shadow_of(const starpu_data_filter* f, std::uint32_t n) noexcept {
+    const auto shadow = reinterpret_cast<std::uintptr_t>(f->filter_arg_ptr);
+    if (2ull * shadow > n) {
+        starpu::fatal("starpu_*_filter_*_shadow", "the shadow (filter_arg_ptr) is wider than half the dimension");
+    }
+    return static_cast<unsigned>(shadow);
+}
+
+void matrix_allocsize(starpu_matrix_interface* m) noexcept {
+    m->allocsize = m->ny == 0 ? 0 : (static_cast<std::size_t>(m->ld) * (m->ny - 1) + m->nx) * m->elemsize;
+}
+
+/// Part `id` of a vector cut into the lengths of a list (StarPU's filter_list: uint32_t or long).
+template <class Len>
+void vector_list(void* father_interface, void* child_interface, const struct starpu_data_filter* f,
+                        unsigned id, unsigned nparts, const char* filter) noexcept {
+    auto* fa = static_cast<starpu_vector_interface*>(father_interface);
+    auto* ch = static_cast<starpu_vector_interface*>(child_interface);
+    const auto* len = static_cast<const Len*>(f->filter_arg_ptr);
+    if (len == nullptr) {
+        starpu::fatal(filter, "filter_arg_ptr must point to the lengths of the parts");
+    }
+    std::uint64_t first = 0;
+    std::uint64_t total = 0;
+    for (unsigned i = 0; i < nparts; ++i) {
+        first += i < id ? static_cast<std::uint64_t>(len[i]) : 0;
+        total += static_cast<std::uint64_t>(len[i]);
+    }
+    if (total > fa->nx) {
+        starpu::fatal(filter, "the lengths add up to more than the vector");
+    }
+    ch->nx = static_cast<std::uint32_t>(len[id]);
+    shift(fa, ch, first * fa->elemsize);
+    ch->allocsize = ch->nx * ch->elemsize;
+}
+
+void apply(starpu_data_handle_t h, std::vector<starpu_data_filter*>::const_iterator first,
+           std::vector<starpu_data_filter*>::const_iterator last) noexcept {
+    if (first == last) {
+        return;
+    }
+    starpu_data_partition(h, *first);
+    for (int i = 0, n = starpu_data_get_nb_children(h); i < n; ++i) {
+        apply(starpu_data_get_child(h, static_cast<unsigned>(i)), first + 1, last);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter* f) {
+    int n = nparts_of(initial_handle, f, "starpu_data_partition");
+    check(partition(core(initial_handle), n, &fill_bridge, f), "starpu_data_partition");
+}
+
+void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node) {
+    if (gathering_node != STARPU_MAIN_RAM) {
+        starpu::fatal("starpu_data_unpartition", "the gathering node must be STARPU_MAIN_RAM");
+    }
+    // As StarPU: the children's own partitions are gathered first (tiles).
+    for (int i = 0, n = nchildren(core(root_data)); i < n; ++i) {
+        starpu_data_handle_t c = starpu_data_get_child(root_data, static_cast<unsigned>(i));
+        if (nchildren(core(c)) > 0) {
+            starpu_data_unpartition(c, gathering_node);
+        }
+    }
+    check(unpartition(core(root_data)), "starpu_data_unpartition");
+}
+
+starpu_data_handle_t starpu_data_get_child(starpu_data_handle_t handle, unsigned i) {
+    data* c = child(core(handle), static_cast<int>(i));
+    if (c == nullptr) {
+        starpu::fatal("starpu_data_get_child", "no such child (is the handle partitioned?)");
+    }
+    return reinterpret_cast<starpu_data_handle_t>(c);
+}
+
+int starpu_data_get_nb_children(starpu_data_handle_t handle) { return nchildren(core(handle)); }
+
+starpu_data_handle_t starpu_data_vget_sub_data(starpu_data_handle_t root_data, unsigned depth, va_list pa) {
+    starpu_data_handle_t h = root_data;
+    for (unsigned k = 0; k < depth; ++k) {
+        h = starpu_data_get_child(h, va_arg(pa, unsigned));
+    }
+    return h;
+}
+
+starpu_data_handle_t starpu_data_get_sub_data(starpu_data_handle_t root_data, unsigned depth, ...) {
+    va_list pa;
+    va_start(pa, depth);
+    starpu_data_handle_t h = starpu_data_vget_sub_data(root_data, depth, pa);
+    va_end(pa);
+    return h;
+}
+
+void starpu_data_vmap_filters(starpu_data_handle_t root_data, unsigned nfilters, va_list pa) {
+    std::vector<starpu_data_filter*> fs(nfilters);
+    for (unsigned i = 0; i < nfilters; ++i) {
+        fs[i] = va_arg(pa, starpu_data_filter*);
+    }
+    apply(root_data, fs.begin(), fs.end());
+}
+
+void starpu_data_map_filters(starpu_data_handle_t root_data, unsigned nfilters, ...) {
+    va_list pa;
+    va_start(pa, nfilters);
+    starpu_data_vmap_filters(root_data, nfilters, pa);
+    va_end(pa);
+}
+
+void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct starpu_data_filter* f,
+                                starpu_data_handle_t* children) {
+    int n = nparts_of(initial_handle, f, "starpu_data_partition_plan");
+    check(partition_plan(core(initial_handle), n, &fill_bridge, f, reinterpret_cast<data**>(children)),
+          "starpu_data_partition_plan");
+}
+
+/// The planned children must be the ones given (StarPU asserts the same).
+static void check_children(starpu_data_handle_t h, unsigned nparts, starpu_data_handle_t* children, const char* call) {
+    if (static_cast<int>(nparts) != nchildren(core(h))) {
+        starpu::fatal(call, "nparts is not the number of planned children");
+    }
+    for (unsigned i = 0; children != nullptr && i < nparts; ++i) {
+        if (core(children[i]) != child(core(h), static_cast<int>(i))) {
+            starpu::fatal(call, "children[] are not the handles starpu_data_partition_plan gave");
+        }
+    }
+}
+
+void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                  starpu_data_handle_t* children) {
+    check_children(initial_handle, nparts, children, "starpu_data_partition_submit");
+    check(partition_submit(core(initial_handle)), "starpu_data_partition_submit");
+}
+
+void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                    starpu_data_handle_t* children, int gathering_node) {
+    if (gathering_node != STARPU_MAIN_RAM && gathering_node != -1) {
+        starpu::fatal("starpu_data_unpartition_submit", "the gathering node must be STARPU_MAIN_RAM");
+    }
+    check_children(initial_handle, nparts, children, "starpu_data_unpartition_submit");
+    check(unpartition_submit(core(initial_handle)), "starpu_data_unpartition_submit");
+}
+
+void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t* children) {
+    check_children(root_data, nparts, children, "starpu_data_partition_clean");
+    check(partition_clean(core(root_data)), "starpu_data_partition_clean");
+}
+
+void starpu_vector_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                                unsigned id, unsigned nparts) {
+    auto* ch = cut(father_interface, child_interface, &starpu_vector_interface::nx, 0, 1, id, nparts,
+                   "starpu_vector_filter_block");
+    ch->allocsize = ch->nx * ch->elemsize;
+}
+
+void starpu_vector_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                       unsigned id, unsigned nparts) {
+    const unsigned shadow = shadow_of(f, static_cast<starpu_vector_interface*>(father_interface)->nx);
+    auto* ch = cut(father_interface, child_interface, &starpu_vector_interface::nx, shadow, 1, id, nparts,
+                   "starpu_vector_filter_block_shadow");
+    ch->allocsize = ch->nx * ch->elemsize;
+}
+
+void starpu_matrix_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                                unsigned id, unsigned nparts) {
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::nx, 0, 1, id, nparts,
+                         "starpu_matrix_filter_block"));
+}
+
+void starpu_matrix_filter_vertical_block(void* father_interface, void* child_interface,
+                                         struct starpu_data_filter* /*f*/, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_matrix_interface*>(father_interface);
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::ny, 0, fa->ld, id, nparts,
+                         "starpu_matrix_filter_vertical_block"));
+}
+
+void starpu_vector_filter_list(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                               unsigned id, unsigned nparts) {
+    vector_list<std::uint32_t>(father_interface, child_interface, f, id, nparts, "starpu_vector_filter_list");
+}
+
+void starpu_vector_filter_list_long(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                    unsigned id, unsigned nparts) {
+    vector_list<long>(father_interface, child_interface, f, id, nparts, "starpu_vector_filter_list_long");
+}
+
+void starpu_matrix_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                       unsigned id, unsigned nparts) {
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::nx,
+                         shadow_of(f, static_cast<starpu_matrix_interface*>(father_interface)->nx), 1, id, nparts,
+                         "starpu_matrix_filter_block_shadow"));
+}
+
+void starpu_matrix_filter_vertical_block_shadow(void* father_interface, void* child_interface,
+                                                struct starpu_data_filter* f, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_matrix_interface*>(father_interface);
+    matrix_allocsize(cut(father_interface, child_interface, &starpu_matrix_interface::ny, shadow_of(f, fa->ny),
+                         fa->ld, id, nparts, "starpu_matrix_filter_vertical_block_shadow"));
+}
+
+void starpu_block_filter_block_shadow(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                      unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::nx, shadow_of(f, fa->nx), 1, id, nparts,
+        "starpu_block_filter_block_shadow");
+}
+
+void starpu_block_filter_vertical_block_shadow(void* father_interface, void* child_interface,
+                                               struct starpu_data_filter* f, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::ny, shadow_of(f, fa->ny), fa->ldy, id, nparts,
+        "starpu_block_filter_vertical_block_shadow");
+}
+
+void starpu_block_filter_depth_block_shadow(void* father_interface, void* child_interface,
+                                            struct starpu_data_filter* f, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::nz, shadow_of(f, fa->nz), fa->ldz, id, nparts,
+        "starpu_block_filter_depth_block_shadow");
+}
+
+void starpu_block_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                               unsigned id, unsigned nparts) {
+    cut(father_interface, child_interface, &starpu_block_interface::nx, 0, 1, id, nparts, "starpu_block_filter_block");
+}
+
+void starpu_block_filter_vertical_block(void* father_interface, void* child_interface,
+                                        struct starpu_data_filter* /*f*/, unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::ny, 0, fa->ldy, id, nparts,
+        "starpu_block_filter_vertical_block");
+}
+
+void starpu_block_filter_depth_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                                     unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_block_interface*>(father_interface);
+    cut(father_interface, child_interface, &starpu_block_interface::nz, 0, fa->ldz, id, nparts,
+        "starpu_block_filter_depth_block");
+}
+
+}  // extern "C"
