@@ -12,7 +12,7 @@ packages=(
   openmpi-bin                                   # mpirun: a PMIx launcher for the tests
   libgtest-dev libgmock-dev libbenchmark-dev    # tests and micro-benchmarks
   libstarpu-dev                                 # StarPU 1.3: the task-graph layer's compatibility test
-  gfortran python3                              # Fortran bindings (python3 generates them)
+  gfortran python3                              # Fortran bindings (python3 generates them); trace JSON checks
   "$@"
 )
 

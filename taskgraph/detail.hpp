@@ -63,6 +63,15 @@ struct task {
     bool has_arbitrated = false;
     std::uintptr_t arb_last = 0;
     access_mode arb_wait_mode = access_none;  ///< the mode it waits for, in a handle's waiters
+
+    // Scheduling and measurement (policy.hpp, perfmodel.hpp, trace.cpp).
+    perfmodel* model = nullptr;
+    std::uint32_t footprint = 0;
+    std::size_t size = 0;
+    double cost_us = -1;        ///< the application's cost function's answer; < 0: none
+    double predicted_us = 0;    ///< what the policy expected when it placed the task
+    int sched_worker = -1;      ///< the worker a placing policy chose
+    std::uint64_t trace_id = 0; ///< non-zero when traced (trace.cpp)
 };
 
 /// Where a handle's interface structure lives: inline for the built-in interfaces, on the heap
@@ -212,6 +221,18 @@ void drop_history(data* d) noexcept;
 status live(const data* d, const char* call) noexcept;
 /// The allocation ops of a built-in interface (interfaces.cpp).
 const interface_ops* builtin_ops(interface_id id) noexcept;
+
+/// Whether execute() measures every task (a trace, a summary or a policy that learns from the
+/// durations); tasks with a performance model are measured in any case.
+extern bool g_measure;
+/// A task's function ran on the calling worker from `start_ns` to `end_ns` (steady clock):
+/// feeds the policy, the model, the trace and the summary. Called before complete().
+void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
+std::uint64_t now_ns() noexcept;
+/// Trace hooks (trace.cpp): an id for a new task, and a dependency between two traced tasks.
+extern bool g_tracing;
+void trace_new_task(task* t) noexcept;
+void trace_dependency(const task* pred, const task* succ) noexcept;
 
 /// Hands a ready task to the policy and wakes a worker for it.
 void push_ready(task* t) noexcept;

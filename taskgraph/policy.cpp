@@ -7,17 +7,22 @@
 
 #include <atomic>
 #include <cstring>
-#include <queue>
+#include <string>
 #include <vector>
 
 #include "lib/spinlock.hpp"
-#include "scheduler/queues.hpp"
+#include "taskgraph/modular.hpp"
 
 namespace mpc::tg {
 namespace {
 
 /// A policy with one queue shared by every worker, under one lock. Q provides put(task*) and
-/// take() (nullptr when empty); the policies differ only in Q's order.
+/// take() (nullptr when empty); the policies differ only in Q's order: eager takes the oldest
+/// ready task (modular::fifo_order, intrusive through task::next), prio the highest priority,
+/// the first submitted among equals (modular::prio_order). The same trees as modular-eager and
+/// modular-prio, fused into one object: one lock and no virtual call between components. Good
+/// while tasks are long compared with a cache-line transfer; the baseline the other policies
+/// are measured against.
 template <class Q>
 class central final : public policy {
 public:
@@ -50,52 +55,41 @@ private:
     std::atomic<long> size_{0};
 };
 
-/// eager's order: the oldest ready task first (the engine's intrusive FIFO, through
-/// task::next). One lock: good while tasks are long compared with a cache-line transfer; the
-/// baseline the other policies are measured against.
-class fifo {
-public:
-    void put(task* t) noexcept { q_.push_back(t); }
-    task* take() noexcept { return q_.pop_front(); }
-
-private:
-    sched::detail::fifo<task> q_;
-};
-
-/// prio's order: the highest priority first; among equal priorities, the one submitted first
-/// (the submission number breaks ties, so the order is deterministic).
-class by_priority {
-public:
-    void put(task* t) { heap_.push(t); }
-    task* take() noexcept {
-        if (heap_.empty()) {
-            return nullptr;
-        }
-        task* t = heap_.top();
-        heap_.pop();
-        return t;
-    }
-
-private:
-    struct lower {
-        bool operator()(const task* a, const task* b) const noexcept {
-            return a->priority != b->priority ? a->priority < b->priority : a->seq > b->seq;
-        }
-    };
-    std::priority_queue<task*, std::vector<task*>, lower> heap_;
-};
-
 constexpr policy_entry g_policies[] = {
     {"eager", "greedy: one shared FIFO, every worker takes the oldest ready task", &make_eager},
     {"prio", "greedy with priorities: one shared queue, highest priority first, FIFO among equals", &make_prio},
+    {"modular-eager", "eager as a component tree (a FIFO above the workers' leaves)", &make_modular_eager},
+    {"modular-prio", "prio as a component tree (a priority queue above the workers' leaves)", &make_modular_prio},
+    {"random", "each task to a random worker, drawn in proportion to the workers' speeds", &make_random},
+    {"ws", "work stealing: per-worker deques, a worker's tasks stay local, idle workers steal", &make_ws},
+    {"lws", "locality work stealing: as ws, stealing from the nearest workers first", &make_lws},
+    {"dm", "deque model: each task to the worker expected to finish it first (performance models)", &make_dm},
+    {"dmda", "dm with the data-transfer time in the expected completion", &make_dmda},
+    {"dmdas", "dmda with per-worker queues sorted by priority", &make_dmdas},
+    {"heteroprio", "buckets by priority, each architecture takes them in its own order", &make_heteroprio},
 };
+
+/// "eager, prio, ..." built once from the table.
+std::string make_names() {
+    std::string s;
+    for (const policy_entry& e : g_policies) {
+        s += s.empty() ? "" : ", ";
+        s += e.name;
+    }
+    return s;
+}
 
 }  // namespace
 
-std::unique_ptr<policy> make_eager(const policy_context& /*ctx*/) { return std::make_unique<central<fifo>>(); }
-std::unique_ptr<policy> make_prio(const policy_context& /*ctx*/) { return std::make_unique<central<by_priority>>(); }
+std::unique_ptr<policy> make_eager(const policy_context& /*ctx*/) { return std::make_unique<central<modular::fifo_order>>(); }
+std::unique_ptr<policy> make_prio(const policy_context& /*ctx*/) { return std::make_unique<central<modular::prio_order>>(); }
 
 std::span<const policy_entry> policies() noexcept { return g_policies; }
+
+const char* policy_names() noexcept {
+    static const std::string names = make_names();
+    return names.c_str();
+}
 
 const policy_entry* find_policy(const char* name) noexcept {
     for (const policy_entry& e : g_policies) {

@@ -12,12 +12,11 @@
 /// last pop() ahead of sleeping, so a policy needs no more than release/acquire ordering on its
 /// queues (a lock, or a lock-free deque).
 ///
-/// Extension points for the policies still to come (issue 8): per-worker queues with stealing
-/// (ws, lws: push returns -1, pop steals), performance-model placement (dm, dmda, dmdas: push
-/// picks the worker and returns it; a completion hook, to add then, feeds the model and the
-/// worker's expected end),
-/// heteroprio (per-arch buckets). A new policy is one file with a factory, added to the table
-/// in policy.cpp.
+/// eager and prio are written directly (one locked queue: the fastest path); the other policies
+/// are trees of components (modular.hpp), as StarPU's modular schedulers. A policy that learns
+/// from durations (dm, dmda, dmdas) says so with measures(): the runtime then times every task
+/// and calls done() with the measured time. A new policy is a factory added to the table in
+/// policy.cpp.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +28,20 @@
 namespace mpc::tg {
 
 struct policy_context {
-    int nworkers;
+    int nworkers = 1;
+    /// Relative speed of each worker (nworkers entries; nullptr: all 1). random draws workers
+    /// in proportion to it.
+    const double* speed = nullptr;
+    /// Expected duration of t on `worker`, in µs; NaN when unknown (an uncalibrated model),
+    /// 0 without a model. nullptr: the runtime's (perfmodel.hpp, from t's model).
+    double (*expected_us)(const task* t, int worker) = nullptr;
+    /// Expected time to bring t's data to `worker`, in µs (0 while all data is in main memory).
+    double (*transfer_us)(const task* t, int worker) = nullptr;
+    /// The worker calling push() (a worker that submits from a task), or -1 (the program).
+    int (*current_worker)() = nullptr;
+    /// Workers' VPs (nworkers entries; nullptr: worker i on VP i): lws steals from the workers
+    /// nearest in VP order first.
+    const int* worker_vp = nullptr;
 };
 
 class policy {
@@ -41,6 +53,10 @@ public:
     virtual task* pop(int worker) noexcept = 0;
     /// Cheap hint (no lock) that pop(worker) may find work; used while spinning before sleep.
     virtual bool may_have_work(int worker) const noexcept = 0;
+    /// Whether the policy wants done() for every task (the runtime then times every task).
+    virtual bool measures() const noexcept { return false; }
+    /// t, popped by `worker`, ran for `us` µs (called before t completes).
+    virtual void done(task* /*t*/, int /*worker*/, double /*us*/) noexcept {}
 };
 
 /// One entry of the policy table: STARPU_SCHED / MPC_TG_SCHED select it by name.
@@ -55,7 +71,20 @@ std::span<const policy_entry> policies() noexcept;
 /// The entry named `name`, or nullptr.
 const policy_entry* find_policy(const char* name) noexcept;
 
+/// A comma-separated list of the policies' names, for error messages.
+const char* policy_names() noexcept;
+
 std::unique_ptr<policy> make_eager(const policy_context& ctx);
 std::unique_ptr<policy> make_prio(const policy_context& ctx);
+// Modular policies (modular.cpp).
+std::unique_ptr<policy> make_modular_eager(const policy_context& ctx);
+std::unique_ptr<policy> make_modular_prio(const policy_context& ctx);
+std::unique_ptr<policy> make_random(const policy_context& ctx);
+std::unique_ptr<policy> make_ws(const policy_context& ctx);
+std::unique_ptr<policy> make_lws(const policy_context& ctx);
+std::unique_ptr<policy> make_dm(const policy_context& ctx);
+std::unique_ptr<policy> make_dmda(const policy_context& ctx);
+std::unique_ptr<policy> make_dmdas(const policy_context& ctx);
+std::unique_ptr<policy> make_heteroprio(const policy_context& ctx);
 
 }  // namespace mpc::tg

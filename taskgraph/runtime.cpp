@@ -21,15 +21,25 @@
 #include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "scheduler/sched.hpp"
+#include "taskgraph/perfmodel.hpp"
 #include "taskgraph/policy.hpp"
+#include "taskgraph/trace.hpp"
 
 MPC_CONFIG_TABLE(tg, {
     {"MPC_TG_NCPU", ::mpc::config::knob_type::integer, "-1",
      "CPU workers of the task-graph runtime; -1: STARPU_NCPU, else one per VP"},
     {"MPC_TG_SCHED", ::mpc::config::knob_type::string, "",
-     "scheduling policy of the task-graph runtime (eager, prio); empty: STARPU_SCHED, else eager"},
+     "scheduling policy of the task-graph runtime (eager, prio, random, ws, lws, dm, dmda, dmdas, heteroprio, modular-eager, modular-prio); empty: STARPU_SCHED, else eager"},
     {"MPC_TG_SPIN_US", ::mpc::config::knob_type::integer, "20",
      "how long an idle task-graph worker looks for work before it parks, in microseconds"},
+    {"MPC_TG_TRACE", ::mpc::config::knob_type::string, "",
+     "write a Chrome/Perfetto trace (JSON) of the task graph's tasks and dependencies to this file at shutdown"},
+    {"MPC_TG_SUMMARY", ::mpc::config::knob_type::string, "",
+     "1: print per-worker busy/idle time and per-codelet counts and mean times at shutdown (else STARPU_WORKER_STATS)"},
+    {"MPC_TG_PERFMODEL_DIR", ::mpc::config::knob_type::string, "",
+     "directory of the performance models (else STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling/codelets/mpc)"},
+    {"MPC_TG_CALIBRATE", ::mpc::config::knob_type::string, "",
+     "calibration of performance models: 0 until calibrated, 1 always, 2 from scratch (else STARPU_CALIBRATE)"},
     {"MPC_TG_LIMIT_CPU_MEM", ::mpc::config::knob_type::integer, "-1",
      "MiB the task-graph runtime may allocate for data (scratch, redux copies); -1: STARPU_LIMIT_CPU_MEM, else no limit"},
     {"MPC_TG_LIMIT_MAX_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
@@ -66,6 +76,8 @@ struct runtime {
     int nworkers = 0;
     std::unique_ptr<worker[]> workers;
     std::unique_ptr<policy> pol;
+    bool pol_measures = false;  ///< pol->measures(): done() after every task
+    std::unique_ptr<int[]> vps;  ///< each worker's VP
     const char* policy_name = "";
     std::atomic<bool> running{false};
     std::atomic<bool> stopping{false};
@@ -155,14 +167,15 @@ status read_policy(const config& c, const policy_entry** out) noexcept {
     if (std::strcmp(name, "help") == 0) {  // StarPU lists its policies for STARPU_SCHED=help
         std::fprintf(stderr, "task-graph scheduling policies:\n");
         for (const policy_entry& e : policies()) {
-            std::fprintf(stderr, "\t%-8s %s\n", e.name, e.description);
+            std::fprintf(stderr, "\t%-14s %s\n", e.name, e.description);
         }
         *out = &policies()[0];
         return {};
     }
     *out = find_policy(name);
     if (*out == nullptr) {
-        MPC_LOG(error, tg, "unknown scheduling policy '%s' (STARPU_SCHED=help lists them)", name);
+        MPC_LOG(error, tg, "unknown scheduling policy '%s'; valid policies: %s (STARPU_SCHED=help describes them)",
+                name, policy_names());
         return {errc::invalid_argument, "unknown scheduling policy"};
     }
     return {};
@@ -317,6 +330,20 @@ void wake_any() noexcept {
     }
 }
 
+/// Where each of n workers runs: fewer workers than VPs take the last VPs, away from VP 0 where
+/// the program runs.
+status place_workers(int n) noexcept {
+    g_rt.vps.reset(new (std::nothrow) int[n]);
+    if (!g_rt.vps) {
+        return {errc::no_memory, "worker records"};
+    }
+    const int vps = sched::nr_vps();
+    for (int i = 0; i < n; ++i) {
+        g_rt.vps[i] = n >= vps ? i % vps : vps - n + i;
+    }
+    return {};
+}
+
 status start_workers(int n) noexcept {
     g_rt.workers.reset(new (std::nothrow) worker[n]);
     if (!g_rt.workers) {
@@ -333,8 +360,7 @@ status start_workers(int n) noexcept {
     for (int i = 0; i < n; ++i) {
         worker& w = g_rt.workers[i];
         w.id = i;
-        // Fewer workers than VPs: the last VPs, away from VP 0 where the program runs.
-        w.vp = n >= vps ? i % vps : vps - n + i;
+        w.vp = g_rt.vps[i];
         char name[32];
         std::snprintf(name, sizeof name, "tg worker %d", i);
         sched::attr a;
@@ -409,12 +435,23 @@ status start(const config& c) noexcept {
         }
         g_rt.worker_key = *k;
     }
-    g_rt.pol = pe->make(policy_context{ncpus > 0 ? ncpus : sched::nr_vps()});
+    const int n = ncpus > 0 ? ncpus : sched::nr_vps();
+    if (status st = place_workers(n); !st.ok()) {
+        return st;
+    }
+    policy_context ctx;
+    ctx.nworkers = n;
+    ctx.current_worker = &current_worker;
+    ctx.worker_vp = g_rt.vps.get();
+    g_rt.pol = pe->make(ctx);
+    g_rt.pol_measures = g_rt.pol->measures();
     g_rt.policy_name = pe->name;
+    const bool traced = detail::trace_start(n, g_rt.vps.get());
+    detail::g_measure = g_rt.pol_measures || traced;
     g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
     g_rt.stopping.store(false, std::memory_order_relaxed);
     g_rt.inflight.store(0, std::memory_order_relaxed);
-    if (status st = start_workers(ncpus > 0 ? ncpus : sched::nr_vps()); !st.ok()) {
+    if (status st = start_workers(n); !st.ok()) {
         stop_workers();
         if (g_rt.started_engine) {
             sched::finalize().ignore();
@@ -451,6 +488,24 @@ void push_ready(task* t) noexcept {
 }
 
 bool in_task() noexcept { return this_worker() != nullptr; }
+
+void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
+    const double us = static_cast<double>(end_ns - start_ns) / 1000.0;
+    worker* w = this_worker();
+    const int id = w != nullptr ? w->id : -1;
+    if (t->model != nullptr) {
+        model_record(t->model, arch_cpu, t->footprint, t->size, us);
+    }
+    if (id < 0) {
+        return;
+    }
+    if (g_rt.pol_measures) {
+        g_rt.pol->done(t, id, us);
+    }
+    if (g_measure) {
+        trace_task(t, id, start_ns, end_ns);
+    }
+}
 
 bool wait_in_flight(bool (*done)(void*), void* arg, const char* what) noexcept {
     bool ok = false;
@@ -533,6 +588,12 @@ status shutdown() noexcept {
     status st = wait_for_all();
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
+    detail::trace_finish(g_rt.policy_name);
+    detail::g_measure = false;
+    if (status ms = model_save_all(); !ms.ok() && st.ok()) {
+        st = ms;
+    }
+    model_unload_all();  // the next start reads them again, as a new run would
     g_rt.pol.reset();
     g_rt.workers.reset();
     g_rt.nworkers = 0;

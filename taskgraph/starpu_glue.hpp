@@ -3,6 +3,7 @@
 #pragma once
 
 #include "lib/status.hpp"
+#include "taskgraph/tg.hpp"
 
 struct starpu_task;
 
@@ -15,5 +16,8 @@ int errno_of(const status& st) noexcept;
 [[noreturn]] void fatal(const char* call, const char* reason) noexcept;
 /// starpu_task_submit().
 int submit(starpu_task* t) noexcept;
+/// Fills d's model fields from t's codelet's performance model (starpu_perfmodel.cpp); d's
+/// handles and buffer count must be set.
+void fill_model(starpu_task* t, task_desc* d) noexcept;
 
 }  // namespace mpc::tg::starpu

@@ -173,6 +173,7 @@ int submit(starpu_task* t) noexcept {
     d.name = t->name;
     d.use_tag = t->use_tag != 0;
     d.tag = t->tag_id;
+    fill_model(t, &d);
     if (t->execute_on_a_specific_worker) {
         if (t->workerid >= static_cast<unsigned>(worker_count())) {
             MPC_LOG(error, tg, "starpu_task_submit: task %s asks for worker %u; there are %d workers",

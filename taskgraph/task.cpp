@@ -30,6 +30,9 @@ void add_dependency(task* pred, task* succ) noexcept {
     succ->ndeps.fetch_add(1, std::memory_order_relaxed);
     task_ref(succ);
     pred->succs.push_back(succ);
+    if (g_tracing) {
+        trace_dependency(pred, succ);
+    }
 }
 
 void dependency_met(task* t) noexcept {
@@ -66,7 +69,13 @@ void execute(task* t) noexcept {
         v = more.get();
     }
     prepare_buffers(t, current_worker(), v);
-    t->fn(v, t->cl_arg);
+    if (g_measure || t->model != nullptr) {
+        std::uint64_t start = now_ns();
+        t->fn(v, t->cl_arg);
+        task_ran(t, start, now_ns());
+    } else {
+        t->fn(v, t->cl_arg);
+    }
     finish_buffers(t, v);
     complete(t);
 }
@@ -206,6 +215,10 @@ status fill(task* t, const task_desc& d) noexcept {
     t->priority = d.priority;
     t->callback = d.callback;
     t->callback_arg = d.callback_arg;
+    t->model = d.model;
+    t->footprint = d.footprint;
+    t->size = d.size;
+    t->cost_us = d.cost_us;
     return {};
 }
 
@@ -248,6 +261,9 @@ result<task*> task_create() noexcept {
     task* t = new (std::nothrow) task;
     if (t == nullptr) {
         return status{errc::no_memory, "task record"};
+    }
+    if (g_tracing) {
+        trace_new_task(t);
     }
     return t;
 }

@@ -156,7 +156,8 @@ struct codelet {
     access_mode modes[max_buffers] = {};
 };
 
-struct task;  ///< a task (opaque, reference-counted)
+struct task;       ///< a task (opaque, reference-counted)
+struct perfmodel;  ///< a performance model (perfmodel.hpp)
 
 // --------------------------------------------------------------------------------------------
 // Runtime
@@ -307,6 +308,13 @@ struct task_desc {
     bool use_tag = false;                ///< the task carries tag `tag` (see tags below)
     std::uint64_t tag = 0;
     int worker = -1;                     ///< >= 0: only this worker runs the task
+    /// Performance model (perfmodel.hpp): measured runs calibrate it and model-based policies
+    /// consult it, indexed by `footprint` (history) or `size` (regressions).
+    perfmodel* model = nullptr;
+    std::uint32_t footprint = 0;
+    std::size_t size = 0;
+    /// Expected duration given by the application (a cost function), in µs; < 0: none.
+    double cost_us = -1;
 };
 
 /// A new task, not yet submitted; the caller owns one reference (task_release()).

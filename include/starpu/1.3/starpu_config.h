@@ -22,6 +22,7 @@
 #define STARPU_MAXIMPLEMENTATIONS 4 /* entries of starpu_codelet::cpu_funcs */
 #define STARPU_MAXCPUS 256
 #define STARPU_NMAXWORKERS 256
+#define STARPU_NMAX_SCHED_CTXS 10  /* one context exists; the value is StarPU's */
 #define STARPU_MAXNODES 1           /* main memory only */
 
 typedef ssize_t starpu_ssize_t;

@@ -1,17 +1,27 @@
 /* StarPU 1.3 API on MPC: performance models.
  *
- * The structure is accepted so that codelets that name a model compile; the eager and prio
- * policies, the only ones implemented so far, do not use models (as in StarPU), and nothing is
- * measured or stored yet. Cost functions and the other fields are not declared: a program that
- * sets them does not compile. */
+ * A codelet's model (starpu_codelet::model) is calibrated from measured runs and consulted by
+ * the model-based policies (dm, dmda, dmdas). Types: STARPU_HISTORY_BASED (mean per data
+ * footprint), STARPU_REGRESSION_BASED (a*size^b), STARPU_NL_REGRESSION_BASED (a*size^b+c),
+ * STARPU_COMMON (cost_function) and STARPU_PER_ARCH (arch_cost_function). Models are stored
+ * in MPC's own text format (not StarPU's files), in MPC_TG_PERFMODEL_DIR, else
+ * STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling/codelets/mpc; calibration follows
+ * STARPU_CALIBRATE (0, 1, 2). STARPU_MULTIPLE_REGRESSION_BASED is accepted and answers as a
+ * history-based model. The structure has StarPU 1.3's fields in StarPU's order. */
 #ifndef MPC_STARPU_PERFMODEL_H
 #define MPC_STARPU_PERFMODEL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "starpu_config.h"
+#include "starpu_worker.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct starpu_task;
 
 enum starpu_perfmodel_type {
     STARPU_PERFMODEL_INVALID = 0,
@@ -23,11 +33,71 @@ enum starpu_perfmodel_type {
     STARPU_MULTIPLE_REGRESSION_BASED
 };
 
+/** A device of an architecture (every worker is one CPU core on MPC). */
+struct starpu_perfmodel_device {
+    enum starpu_worker_archtype type;
+    int devid;
+    int ncores;
+};
+
+/** An architecture: the devices a worker drives. */
+struct starpu_perfmodel_arch {
+    int ndevices;
+    struct starpu_perfmodel_device *devices;
+};
+
+/** Private state of a model (MPC's record). */
+typedef struct _starpu_perfmodel_state *starpu_perfmodel_state_t;
+
 struct starpu_perfmodel {
     enum starpu_perfmodel_type type;
-    /** Name of the model (its file, once models are stored). */
+    /** STARPU_COMMON: expected duration in µs. */
+    double (*cost_function)(struct starpu_task *, unsigned nimpl);
+    /** STARPU_PER_ARCH: expected duration in µs on the architecture. */
+    double (*arch_cost_function)(struct starpu_task *, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+    /** Regressions (and history): the size of the task's problem; default: the bytes of its data. */
+    size_t (*size_base)(struct starpu_task *, unsigned nimpl);
+    /** History: the key of the task's entry; default: starpu_task_data_footprint(). */
+    uint32_t (*footprint)(struct starpu_task *);
+    /** Name of the model: its file, and its identity across codelets. */
     const char *symbol;
+    unsigned is_loaded;
+    unsigned benchmarking;
+    unsigned is_init;
+    void (*parameters)(struct starpu_task *task, double *parameters);
+    const char **parameters_names;
+    unsigned nparameters;
+    unsigned **combinations;
+    unsigned ncombinations;
+    starpu_perfmodel_state_t state;
 };
+
+/** Prepares a model (done automatically at the first submission of a task using it). */
+void starpu_perfmodel_init(struct starpu_perfmodel *model);
+/** Loads model `symbol` from the model directory into `model` (whose type may be 0: the
+ * file's type is taken). 0; 1 when no stored model has that name (as StarPU 1.3); -EINVAL for
+ * a malformed file, reported (StarPU stops the program there). */
+int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *model);
+/** Loads the model stored in `filename` (same rules). */
+int starpu_perfmodel_load_file(const char *filename, struct starpu_perfmodel *model);
+int starpu_perfmodel_unload_model(struct starpu_perfmodel *model);
+/** The file of model `symbol`. */
+void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxlen);
+/** Forgets the models' data (they are read again on next use). */
+void starpu_perfmodel_free_sampling(void);
+/** Adds a measurement (µs) for the task on `arch`, as if it had run there. */
+void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task,
+                                     struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl,
+                                     double measured);
+/** The expected duration of a history-based model's entry `footprint`, NaN when uncalibrated. */
+double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *model,
+                                                    struct starpu_perfmodel_arch *arch, uint32_t footprint);
+/** The architecture of a worker (sched_ctx_id is ignored: one context). */
+struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);
+/** "cpu" and the like. */
+char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype);
+void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen,
+                                    unsigned nimpl);
 
 #ifdef __cplusplus
 }

@@ -57,8 +57,10 @@ struct starpu_codelet {
     /** Access modes of the buffers (beyond STARPU_NMAXBUFS: dyn_modes). */
     enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
     enum starpu_data_access_mode *dyn_modes;
-    /** Performance model (see starpu_perfmodel.h: not used by the eager and prio policies). */
+    /** Performance model (starpu_perfmodel.h): calibrated from the runs, used by dm/dmda/dmdas. */
     struct starpu_perfmodel *model;
+    /** Energy model (fed by the application with starpu_perfmodel_update_history). */
+    struct starpu_perfmodel *energy_model;
     const char *name;
 };
 

@@ -1,18 +1,23 @@
 // The data side of the task-graph core beyond R/W/RW (taskgraph/modes.cpp, partition.cpp,
 // memory.cpp, interfaces.cpp): SCRATCH, REDUX and COMMUTE accesses, tasks pinned to a worker,
 // asynchronous acquisition, partitioning, handles without memory, the memory limit and the
-// submission watermarks. Each test runs with 1 and 2 workers under eager and prio.
+// submission watermarks. Each test runs with 1 and 2 workers under every policy.
 //
 // Ordering is checked as in deps_test.cpp: a task is held back by an application acquisition of
 // another handle, and the test thread pauses with sched::sleep_for (its VP runs the workers
 // meanwhile), so "has not run" after the pause is a fact about the dependencies.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "taskgraph/perfmodel.hpp"
 #include "tg_test_util.hpp"
 
 namespace {
@@ -318,6 +323,38 @@ TEST_P(Modes, TaskRunsOnItsWorker) {
     }
 }
 
+TEST_P(Modes, PinnedTasksAreMeasured) {
+    // A pinned task bypasses the policy's queues, not its measurement: each run reaches the
+    // task's model (and, for the policies that learn, their completion hook) like any other.
+    const std::string symbol = std::string("tg_data_modes_pinned_") + std::to_string(::getpid()) + "_" +
+                               std::get<1>(GetParam()) + "_" + std::to_string(workers());
+    tg::perfmodel* m = tg::model_get(symbol.c_str(), tg::model_type::history);
+    ASSERT_NE(m, nullptr);
+    probe nop{[](void**) {}};
+    tg::codelet cl = probe_codelet(0, "pinned measured");
+    constexpr unsigned n = 2 * tg::calibrate_minimum;
+    std::vector<tg::task*> ts;
+    for (unsigned i = 0; i < n; ++i) {
+        tg::task* t = *tg::task_create();
+        tg::task_desc d;
+        d.cl = &cl;
+        d.cl_arg = &nop;
+        d.worker = static_cast<int>(i) % workers();
+        d.model = m;
+        d.footprint = 0x5eed;
+        ASSERT_TRUE(tg::submit(t, d).ok());
+        ts.push_back(t);
+    }
+    ASSERT_TRUE(tg::wait_for_all().ok());
+    // STARPU_CALIBRATE's default keeps runs until the entry is calibrated.
+    EXPECT_EQ(tg::model_samples(m, tg::arch_cpu, 0x5eed), tg::calibrate_minimum);
+    EXPECT_FALSE(std::isnan(tg::model_expected_us(m, tg::arch_cpu, 0x5eed, 0)));
+    tg::model_unload_all();  // nothing to store at shutdown
+    for (tg::task* t : ts) {
+        tg::task_release(t);
+    }
+}
+
 // ---- asynchronous acquisition -------------------------------------------------------------
 
 struct acq_state {
@@ -396,6 +433,6 @@ TEST_P(Modes, AcquireTryNeverWaits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, Modes,
-                         ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")), param_name);
+                         ::testing::Combine(::testing::Values(1, 2), ::testing::ValuesIn(all_policies)), param_name);
 
 }  // namespace

@@ -237,8 +237,8 @@ TEST_P(Memory, LimitMakesSubmissionsWaitOrFail) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, Partition,
-                         ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")), param_name);
+                         ::testing::Combine(::testing::Values(1, 2), ::testing::ValuesIn(all_policies)), param_name);
 INSTANTIATE_TEST_SUITE_P(Workers, Memory,
-                         ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")), param_name);
+                         ::testing::Combine(::testing::Values(1, 2), ::testing::ValuesIn(all_policies)), param_name);
 
 }  // namespace

@@ -436,7 +436,7 @@ TEST_P(Deps, Tags) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, Deps,
-                         ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")),
+                         ::testing::Combine(::testing::Values(1, 2), ::testing::ValuesIn(all_policies)),
                          param_name);
 
 }  // namespace

@@ -345,7 +345,7 @@ TEST_P(Runtime, PlainThreadWaits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, Runtime,
-                         ::testing::Combine(::testing::Values(1, 2), ::testing::Values("eager", "prio")),
+                         ::testing::Combine(::testing::Values(1, 2), ::testing::ValuesIn(all_policies)),
                          param_name);
 
 // Priorities: with one worker on the program's own VP, nothing runs until the program waits, so

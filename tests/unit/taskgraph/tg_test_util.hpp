@@ -78,6 +78,10 @@ inline const char* mode_name(tg::access_mode m) {
     return m == tg::access_read ? "R" : m == tg::access_write ? "W" : "RW";
 }
 
+/// Every policy of the table (policy.cpp): the generic tests run under each.
+inline const char* const all_policies[] = {"eager", "prio", "modular-eager", "modular-prio", "random", "ws",
+                                           "lws", "dm", "dmda", "dmdas", "heteroprio"};
+
 /// Starts the runtime with GetParam() = (workers, policy); one VP per worker.
 class tg_fixture : public ::testing::TestWithParam<std::tuple<int, const char*>> {
 protected:
@@ -98,7 +102,11 @@ protected:
 };
 
 inline std::string param_name(const ::testing::TestParamInfo<std::tuple<int, const char*>>& i) {
-    return std::string(std::get<1>(i.param)) + "_" + std::to_string(std::get<0>(i.param)) + "w";
+    std::string name = std::string(std::get<1>(i.param)) + "_" + std::to_string(std::get<0>(i.param)) + "w";
+    for (char& c : name) {
+        c = c == '-' ? '_' : c;  // gtest names: letters, digits, underscores
+    }
+    return name;
 }
 
 }  // namespace mpc::test

@@ -1,0 +1,243 @@
+/* benchmarks/run tasks: the cost of the task-graph runtime, written as a StarPU 1.3 program and
+ * built unchanged against MPC's starpu-1.3.pc and against Debian's StarPU 1.3.
+ *
+ *   tasks --impl NAME [--quick] [--cholesky]
+ *
+ * Figures (median of the timed runs after one warm-up, with the min and the max):
+ *   indep     N empty tasks (a codelet with no buffer and an empty body) inserted, then
+ *             starpu_task_wait_for_all: µs per task, submission included.
+ *   chain     N tasks in a read-write chain on one variable: µs per task.
+ *   cholesky  (with --cholesky, built with -DTASKS_HAVE_CBLAS) a tiled Cholesky factorisation
+ *             (POTRF on diagonal tiles, TRSM, SYRK, GEMM through CBLAS; the sequential task
+ *             flow of StarPU's example): GFlop/s, the result checked against the input.
+ * The policy and the number of workers come from STARPU_SCHED and STARPU_NCPU (run.sh sets
+ * them). One tab-separated line per figure on stdout, the format benchmarks/lib.sh reads:
+ *   ROW <metric> <workers> <impl> <value> <unit> <min> <max> <extra json keys> <description>
+ */
+#include <starpu.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef TASKS_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+static void nop(void *buffers[], void *arg)
+{
+	(void)buffers;
+	(void)arg;
+}
+
+static void incr(void *buffers[], void *arg)
+{
+	(void)arg;
+	(*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]))++;
+}
+
+static struct starpu_codelet nop_cl = { .cpu_funcs = { nop }, .nbuffers = 0, .name = "nop" };
+static struct starpu_codelet incr_cl = { .cpu_funcs = { incr }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "incr" };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void row(const char *metric, const char *impl, double *v, int reps, const char *unit, const char *what)
+{
+	const char *sched = getenv("STARPU_SCHED");
+	qsort(v, (size_t)reps, sizeof(v[0]), cmp_double);
+	printf("ROW\t%s\t%u\t%s\t%.4f\t%s\t%.4f\t%.4f\t\"sched\": \"%s\"\t%s\n", metric, starpu_worker_get_count(), impl,
+	       v[reps / 2], unit, v[0], v[reps - 1], sched != NULL ? sched : "eager", what);
+	fflush(stdout);
+	fprintf(stderr, "%-9s %-8s %10.4f %s [%.4f .. %.4f]\n", metric, impl, v[reps / 2], unit, v[0], v[reps - 1]);
+}
+
+/* µs per task of n tasks (chain: on one variable). */
+static double run_tasks(long n, int chain)
+{
+	long counter = 0;
+	starpu_data_handle_t h = NULL;
+	double t0, t1;
+	long i;
+	if (chain)
+		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&counter, sizeof(counter));
+	t0 = starpu_timing_now();
+	for (i = 0; i < n; i++) {
+		int ret = chain ? starpu_task_insert(&incr_cl, STARPU_RW, h, 0) : starpu_task_insert(&nop_cl, 0);
+		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
+	}
+	starpu_task_wait_for_all();
+	t1 = starpu_timing_now();
+	if (chain) {
+		starpu_data_unregister(h);
+		if (counter != n) {
+			fprintf(stderr, "tasks: the chain counted %ld of %ld\n", counter, n);
+			exit(1);
+		}
+	}
+	return (t1 - t0) / (double)n;
+}
+
+#ifdef TASKS_HAVE_CBLAS
+/* Column-major tiles of nb x nb; the matrix is nt x nt tiles, tile (i, j) at A + (j*nt + i)*nb*nb. */
+
+static void potrf_tile(void *buffers[], void *arg)
+{
+	double *a = (double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	unsigned n = STARPU_MATRIX_GET_NX(buffers[0]), ld = STARPU_MATRIX_GET_LD(buffers[0]), j, k;
+	(void)arg;
+	for (j = 0; j < n; j++) { /* unblocked left-looking Cholesky, lower */
+		for (k = 0; k < j; k++)
+			cblas_daxpy((int)(n - j), -a[j + k * ld], a + j + k * ld, 1, a + j + j * ld, 1);
+		double d = sqrt(a[j + j * ld]);
+		cblas_dscal((int)(n - j), 1.0 / d, a + j + j * ld, 1);
+	}
+}
+
+static void trsm_tile(void *buffers[], void *arg)
+{
+	double *l = (double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	double *b = (double *)STARPU_MATRIX_GET_PTR(buffers[1]);
+	int n = (int)STARPU_MATRIX_GET_NX(buffers[0]);
+	(void)arg;
+	cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n, n, 1.0, l,
+		    (int)STARPU_MATRIX_GET_LD(buffers[0]), b, (int)STARPU_MATRIX_GET_LD(buffers[1]));
+}
+
+static void syrk_tile(void *buffers[], void *arg)
+{
+	double *a = (double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	double *c = (double *)STARPU_MATRIX_GET_PTR(buffers[1]);
+	int n = (int)STARPU_MATRIX_GET_NX(buffers[0]);
+	(void)arg;
+	cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, n, -1.0, a, (int)STARPU_MATRIX_GET_LD(buffers[0]), 1.0, c,
+		    (int)STARPU_MATRIX_GET_LD(buffers[1]));
+}
+
+static void gemm_tile(void *buffers[], void *arg)
+{
+	double *a = (double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	double *b = (double *)STARPU_MATRIX_GET_PTR(buffers[1]);
+	double *c = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
+	int n = (int)STARPU_MATRIX_GET_NX(buffers[0]);
+	(void)arg;
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, -1.0, a, (int)STARPU_MATRIX_GET_LD(buffers[0]), b,
+		    (int)STARPU_MATRIX_GET_LD(buffers[1]), 1.0, c, (int)STARPU_MATRIX_GET_LD(buffers[2]));
+}
+
+static struct starpu_perfmodel potrf_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_bench_potrf" };
+static struct starpu_perfmodel trsm_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_bench_trsm" };
+static struct starpu_perfmodel syrk_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_bench_syrk" };
+static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_bench_gemm" };
+static struct starpu_codelet potrf_cl = { .cpu_funcs = { potrf_tile }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &potrf_model, .name = "potrf" };
+static struct starpu_codelet trsm_cl = { .cpu_funcs = { trsm_tile }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &trsm_model, .name = "trsm" };
+static struct starpu_codelet syrk_cl = { .cpu_funcs = { syrk_tile }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &syrk_model, .name = "syrk" };
+static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm_tile }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
+
+/* GFlop/s of one factorisation of an SPD matrix of nt x nt tiles of nb; exits on a wrong result. */
+static double cholesky(unsigned nt, unsigned nb)
+{
+	size_t n = (size_t)nt * nb, tile = (size_t)nb * nb;
+	double *a = malloc(n * n * sizeof(double)), *orig = malloc(n * n * sizeof(double));
+	starpu_data_handle_t *h = malloc((size_t)nt * nt * sizeof(*h));
+	unsigned i, j, k;
+	double t0, t1, err = 0;
+	/* A(i, j) = n [i == j] + 1 / (1 + |i - j|): symmetric, diagonally dominant, so SPD. Stored
+	 * tile by tile; the full matrix is kept for the check. */
+	for (j = 0; j < n; j++)
+		for (i = 0; i < n; i++) {
+			double s = (i == j ? (double)n : 0.0) + 1.0 / (1.0 + fabs((double)i - (double)j));
+			a[((size_t)(j / nb) * nt + i / nb) * tile + (j % nb) * nb + i % nb] = s;
+			orig[j * n + i] = s;
+		}
+	for (j = 0; j < nt; j++)
+		for (i = 0; i < nt; i++)
+			starpu_matrix_data_register(&h[j * nt + i], STARPU_MAIN_RAM, (uintptr_t)(a + ((size_t)j * nt + i) * tile),
+						    nb, nb, nb, sizeof(double));
+	t0 = starpu_timing_now();
+	for (k = 0; k < nt; k++) {
+		starpu_task_insert(&potrf_cl, STARPU_RW, h[k * nt + k], STARPU_PRIORITY, STARPU_MAX_PRIO, 0);
+		for (i = k + 1; i < nt; i++)
+			starpu_task_insert(&trsm_cl, STARPU_R, h[k * nt + k], STARPU_RW, h[k * nt + i],
+					   STARPU_PRIORITY, i == k + 1 ? STARPU_MAX_PRIO : STARPU_DEFAULT_PRIO, 0);
+		for (i = k + 1; i < nt; i++) {
+			starpu_task_insert(&syrk_cl, STARPU_R, h[k * nt + i], STARPU_RW, h[i * nt + i], 0);
+			for (j = k + 1; j < i; j++)
+				starpu_task_insert(&gemm_cl, STARPU_R, h[k * nt + i], STARPU_R, h[k * nt + j], STARPU_RW,
+						   h[j * nt + i], 0);
+		}
+	}
+	starpu_task_wait_for_all();
+	t1 = starpu_timing_now();
+	for (i = 0; i < nt * nt; i++)
+		starpu_data_unregister(h[i]);
+	/* Check (L L^T)(r, c) against the input on a few entries. */
+	for (k = 0; k < 64; k++) {
+		size_t r = (k * 2654435761u) % n, c = (k * 40503u + 17) % n, m;
+		double s = 0;
+		if (c > r) { size_t t = r; r = c; c = t; }
+		for (m = 0; m <= c; m++)
+			s += a[((m / nb) * nt + r / nb) * tile + (m % nb) * nb + r % nb] *
+			     a[((m / nb) * nt + c / nb) * tile + (m % nb) * nb + c % nb];
+		err = fmax(err, fabs(s - orig[c * n + r]) / fabs(orig[c * n + c]));
+	}
+	free(a);
+	free(orig);
+	free(h);
+	if (!(err < 1e-10)) {
+		fprintf(stderr, "tasks: the Cholesky factor is wrong (relative error %g)\n", err);
+		exit(1);
+	}
+	return ((double)n * n * n / 3.0) / ((t1 - t0) * 1e3);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	const char *impl = "mpc";
+	int quick = 0, chol = 0, reps, r, i;
+	long n;
+	double v[16];
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = 1;
+		else if (strcmp(argv[i], "--cholesky") == 0)
+			chol = 1;
+		else if (strcmp(argv[i], "--impl") == 0 && i + 1 < argc)
+			impl = argv[++i];
+		else {
+			fprintf(stderr, "usage: tasks --impl NAME [--quick] [--cholesky]\n");
+			return 2;
+		}
+	}
+	if (starpu_init(NULL) != 0) {
+		fprintf(stderr, "tasks: starpu_init failed\n");
+		return 1;
+	}
+	n = quick ? 20000 : 100000;
+	reps = quick ? 3 : 7;
+	run_tasks(n / 10, 0); /* warm-up */
+	for (r = 0; r < reps; r++)
+		v[r] = run_tasks(n, 0);
+	row("indep", impl, v, reps, "us/task", "independent empty tasks, inserted then waited for");
+	for (r = 0; r < reps; r++)
+		v[r] = run_tasks(n, 1);
+	row("chain", impl, v, reps, "us/task", "empty tasks in a read-write chain on one variable");
+#ifdef TASKS_HAVE_CBLAS
+	if (chol) {
+		unsigned nt = quick ? 6 : 10, nb = 192;
+		reps = quick ? 2 : 4;
+		cholesky(nt, nb); /* warm-up, and model calibration */
+		for (r = 0; r < reps; r++)
+			v[r] = cholesky(nt, nb); /* a rate: the max is the best figure */
+		row("cholesky", impl, v, reps, "GFlop/s", "tiled Cholesky (CBLAS tiles of 192, sequential task flow)");
+	}
+#else
+	if (chol)
+		fprintf(stderr, "tasks: built without CBLAS: no Cholesky\n");
+#endif
+	starpu_shutdown();
+	return 0;
+}

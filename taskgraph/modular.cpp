@@ -1,0 +1,436 @@
+/// \file
+/// The component-built policies: modular-eager, modular-prio, random, ws, lws, dm, dmda, dmdas,
+/// heteroprio (see modular.hpp for the protocol, policy.cpp for the table).
+
+#include "taskgraph/modular.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
+#include "taskgraph/perfmodel.hpp"
+
+namespace mpc::tg::modular {
+namespace {
+
+int no_current_worker() { return -1; }
+
+double zero_transfer(const task* /*t*/, int /*worker*/) { return 0.0; }
+
+/// Per-thread xorshift: random draws without a shared state.
+double uniform01() noexcept {
+    thread_local std::uint64_t s = 0x9e3779b97f4a7c15ull ^ reinterpret_cast<std::uintptr_t>(&s);
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return static_cast<double>(s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/// Chooses a child at random, in proportion to its worker's speed. Holds nothing.
+class random_switch final : public component {
+public:
+    random_switch(std::vector<component*> children, const double* speed) : children_(std::move(children)) {
+        double sum = 0;
+        for (std::size_t i = 0; i < children_.size(); ++i) {
+            double s = speed != nullptr && speed[i] > 0 ? speed[i] : 1.0;
+            sum += s;
+            cumulative_.push_back(sum);
+        }
+    }
+    int push(task* t) noexcept override {
+        double r = uniform01() * cumulative_.back();
+        std::size_t i = 0;
+        while (i + 1 < cumulative_.size() && r >= cumulative_[i]) {
+            ++i;
+        }
+        return children_[i]->push(t);
+    }
+    task* pull(int /*worker*/) noexcept override { return nullptr; }
+    bool can_pull(int /*worker*/) const noexcept override { return false; }
+
+private:
+    std::vector<component*> children_;
+    std::vector<double> cumulative_;
+};
+
+/// Work stealing over per-worker deques. A task pushed by a worker goes to its own deque (its
+/// data are warm there); one pushed by the program goes round-robin. A worker whose deque is
+/// empty pulls here and steals from the others' oldest ends: in turn from a rotating start
+/// (ws), or nearest first in VP order (lws).
+class steal_switch final : public component {
+public:
+    steal_switch(std::vector<deque_queue*> children, const policy_context& ctx, bool local)
+        : children_(std::move(children)), current_(ctx.current_worker != nullptr ? ctx.current_worker : &no_current_worker) {
+        const int n = static_cast<int>(children_.size());
+        order_.resize(static_cast<std::size_t>(n));
+        for (int w = 0; w < n; ++w) {
+            std::vector<int>& o = order_[static_cast<std::size_t>(w)];
+            if (local) {
+                // Victims by distance in VP order (ties: the lower VP first).
+                const int* vp = ctx.worker_vp;
+                auto vp_of = [vp](int i) { return vp != nullptr ? vp[i] : i; };
+                for (int v = 0; v < n; ++v) {
+                    if (v != w) {
+                        o.push_back(v);
+                    }
+                }
+                std::stable_sort(o.begin(), o.end(), [&](int a, int b) {
+                    int da = std::abs(vp_of(a) - vp_of(w));
+                    int db = std::abs(vp_of(b) - vp_of(w));
+                    return da != db ? da < db : vp_of(a) < vp_of(b);
+                });
+            } else {
+                for (int v = 1; v < n; ++v) {
+                    o.push_back((w + v) % n);
+                }
+            }
+        }
+        local_ = local;
+    }
+    int push(task* t) noexcept override {
+        int w = current_();
+        if (w < 0 || w >= static_cast<int>(children_.size())) {
+            w = static_cast<int>(rr_.fetch_add(1, std::memory_order_relaxed) % children_.size());
+        }
+        children_[static_cast<std::size_t>(w)]->push(t);
+        return -1;  // any idle worker: the owner, or a thief
+    }
+    task* pull(int worker) noexcept override {
+        const std::vector<int>& o = order_[static_cast<std::size_t>(worker)];
+        const std::size_t n = o.size();
+        // ws starts at a rotating victim so that thieves spread; lws keeps the locality order.
+        std::size_t start = local_ || n == 0 ? 0 : static_cast<std::size_t>(rr_.load(std::memory_order_relaxed)) % n;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (task* t = children_[static_cast<std::size_t>(o[(start + i) % n])]->steal(); t != nullptr) {
+                steals_.fetch_add(1, std::memory_order_relaxed);
+                return t;
+            }
+        }
+        return nullptr;
+    }
+    bool can_pull(int /*worker*/) const noexcept override {
+        for (const deque_queue* c : children_) {
+            if (c->size() != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+    std::uint64_t steals() const noexcept { return steals_.load(std::memory_order_relaxed); }
+
+private:
+    std::vector<deque_queue*> children_;
+    std::vector<std::vector<int>> order_;
+    int (*current_)();
+    bool local_ = false;
+    std::atomic<std::uint64_t> rr_{0};
+    std::atomic<std::uint64_t> steals_{0};
+};
+
+/// HEFT (dm, dmda, dmdas): each task to the worker with the smallest expected completion,
+/// alpha * (load + length) + beta * transfer, where load is the expected remaining work already
+/// given to the worker (its queue, and what is left of its running task: the prediction minus
+/// the time it has run, at least 0) and length the model's prediction on that worker. A task whose model is not calibrated on some worker goes to the least loaded
+/// such worker, so that it gets measured (StarPU calibrates the same way). When every eligible
+/// worker queue is full (bounded queues), the task waits here, in submission or priority
+/// order, until a queue makes room (can_push) or an idle worker pulls it.
+class heft_switch final : public component {
+public:
+    heft_switch(std::vector<component*> children, const policy_context& ctx, const heft_options& o)
+        : children_(std::move(children)),
+          load_(children_.size(), 0.0),
+          ntasks_(children_.size(), 0),
+          running_(children_.size()),
+          expected_(ctx.expected_us != nullptr ? ctx.expected_us : &task_expected_us),
+          transfer_(ctx.transfer_us != nullptr ? ctx.transfer_us : &zero_transfer),
+          o_(o) {}
+
+    int push(task* t) noexcept override {
+        spin_guard g(lock_);
+        int best = choose(t);
+        if (best < 0) {
+            held_.put(t);
+            held_n_.fetch_add(1, std::memory_order_relaxed);
+            return -1;
+        }
+        return give(t, best);
+    }
+    task* pull(int worker) noexcept override {
+        if (held_n_.load(std::memory_order_relaxed) == 0) {
+            return nullptr;
+        }
+        spin_guard g(lock_);
+        task* t = held_.take();
+        if (t != nullptr) {
+            held_n_.fetch_sub(1, std::memory_order_relaxed);
+            account(t, worker);  // an idle worker: the earliest completion there is
+        }
+        return t;
+    }
+    int can_push(component* child) noexcept override {
+        if (held_n_.load(std::memory_order_relaxed) == 0) {
+            return -1;
+        }
+        spin_guard g(lock_);
+        for (std::size_t w = 0; w < children_.size(); ++w) {
+            if (children_[w] == child && child->accepts()) {
+                if (task* t = held_.take(); t != nullptr) {
+                    held_n_.fetch_sub(1, std::memory_order_relaxed);
+                    return give(t, static_cast<int>(w));
+                }
+            }
+        }
+        return -1;
+    }
+    bool can_pull(int /*worker*/) const noexcept override { return held_n_.load(std::memory_order_relaxed) != 0; }
+    void notify_start(task* t, int worker) noexcept override {
+        if (worker < 0 || worker >= static_cast<int>(load_.size())) {
+            return;
+        }
+        const std::uint64_t now = detail::now_ns();
+        spin_guard g(lock_);
+        running_[static_cast<std::size_t>(worker)] = {now, t->sched_worker == worker ? t->predicted_us : 0.0};
+    }
+    void notify_done(task* t, int worker, double /*us*/) noexcept override {
+        if (t->sched_worker < 0 || t->sched_worker >= static_cast<int>(load_.size())) {
+            return;
+        }
+        spin_guard g(lock_);
+        if (worker >= 0 && worker < static_cast<int>(running_.size())) {
+            running_[static_cast<std::size_t>(worker)] = {};
+        }
+        double& l = load_[static_cast<std::size_t>(t->sched_worker)];
+        l = l > t->predicted_us ? l - t->predicted_us : 0.0;
+        --ntasks_[static_cast<std::size_t>(t->sched_worker)];
+    }
+
+private:
+    /// The worker for t, or -1 when no eligible queue has room. Under lock_. Equal expectations
+    /// (no model: every length is 0) go to the worker with the fewest tasks, as in StarPU.
+    int choose(const task* t) noexcept {
+        const std::uint64_t now = detail::now_ns();
+        int best = -1;
+        double best_fit = std::numeric_limits<double>::infinity();
+        int uncal = -1;  // least loaded worker where t's model is not calibrated
+        double uncal_ahead = 0;
+        auto fewer = [this](std::size_t w, int than) {
+            return than < 0 || ntasks_[w] < ntasks_[static_cast<std::size_t>(than)];
+        };
+        for (std::size_t w = 0; w < children_.size(); ++w) {
+            if (!children_[w]->accepts()) {
+                continue;
+            }
+            const double a = ahead(w, now);
+            double len = expected_(t, static_cast<int>(w));
+            if (std::isnan(len)) {
+                if (uncal < 0 || a < uncal_ahead || (a == uncal_ahead && fewer(w, uncal))) {
+                    uncal = static_cast<int>(w);
+                    uncal_ahead = a;
+                }
+                continue;
+            }
+            double fit = o_.alpha * (a + len);
+            if (o_.data_aware) {
+                fit += o_.beta * transfer_(t, static_cast<int>(w));
+            }
+            if (fit < best_fit || (fit == best_fit && fewer(w, best))) {
+                best_fit = fit;
+                best = static_cast<int>(w);
+            }
+        }
+        return uncal >= 0 ? uncal : best;
+    }
+    /// Expected µs before worker w is free: its load less the elapsed part of its running task.
+    double ahead(std::size_t w, std::uint64_t now) const noexcept {
+        const running& r = running_[w];
+        if (r.start_ns == 0 || r.predicted_us <= 0) {
+            return load_[w];
+        }
+        const double elapsed = static_cast<double>(now - r.start_ns) / 1000.0;
+        return load_[w] - std::min(elapsed, r.predicted_us);
+    }
+    void account(task* t, int w) noexcept {
+        double len = expected_(t, w);
+        t->predicted_us = std::isnan(len) ? 0.0 : len;
+        t->sched_worker = w;
+        load_[static_cast<std::size_t>(w)] += t->predicted_us;
+        ++ntasks_[static_cast<std::size_t>(w)];
+    }
+    int give(task* t, int w) noexcept {
+        account(t, w);
+        children_[static_cast<std::size_t>(w)]->push(t);
+        return w;
+    }
+
+    spinlock lock_;
+    std::vector<component*> children_;
+    std::vector<double> load_;   ///< under lock_: expected µs of work given to each worker
+    std::vector<long> ntasks_;   ///< under lock_: tasks given to each worker and not finished
+    struct running {
+        std::uint64_t start_ns = 0;  ///< 0: none
+        double predicted_us = 0;
+    };
+    std::vector<running> running_;  ///< under lock_: each worker's task in progress
+    double (*expected_)(const task*, int);
+    double (*transfer_)(const task*, int);
+    heft_options o_;
+    prio_order held_;  ///< priority order; with equal priorities it is the submission order
+    std::atomic<long> held_n_{0};
+};
+
+/// heteroprio: buckets by priority (one FIFO per priority level); each architecture takes the
+/// buckets in its own order (CPUs: the highest priority first). Every worker is a CPU for now;
+/// a second architecture adds a row to order_.
+class heteroprio_root final : public component {
+public:
+    explicit heteroprio_root(int nworkers) : arch_of_(static_cast<std::size_t>(nworkers), arch_cpu) {
+        std::vector<int> cpu;
+        for (int b = nbuckets - 1; b >= 0; --b) {
+            cpu.push_back(b);
+        }
+        order_.push_back(std::move(cpu));
+    }
+    int push(task* t) noexcept override {
+        int b = std::clamp(t->priority, min_priority, max_priority) - min_priority;
+        spin_guard g(lock_);
+        buckets_[b].push_back(t);
+        size_.fetch_add(1, std::memory_order_relaxed);
+        return -1;
+    }
+    task* pull(int worker) noexcept override {
+        if (size_.load(std::memory_order_relaxed) == 0) {
+            return nullptr;
+        }
+        spin_guard g(lock_);
+        for (int b : order_[static_cast<std::size_t>(arch_of_[static_cast<std::size_t>(worker)])]) {
+            if (task* t = buckets_[b].pop_front(); t != nullptr) {
+                size_.fetch_sub(1, std::memory_order_relaxed);
+                return t;
+            }
+        }
+        return nullptr;
+    }
+    bool can_pull(int /*worker*/) const noexcept override { return size_.load(std::memory_order_relaxed) != 0; }
+
+private:
+    static constexpr int nbuckets = max_priority - min_priority + 1;
+    spinlock lock_;
+    sched::detail::fifo<task> buckets_[nbuckets];
+    std::vector<int> arch_of_;
+    std::vector<std::vector<int>> order_;  ///< per architecture: buckets in the order taken
+    std::atomic<long> size_{0};
+};
+
+/// One shared queue above the workers: each worker's leaf is the queue itself.
+template <class Q>
+std::unique_ptr<policy> shared_queue_tree(const policy_context& ctx) {
+    std::vector<std::unique_ptr<component>> parts;
+    parts.push_back(std::make_unique<Q>());
+    component* root = parts.back().get();
+    std::vector<component*> leaves(static_cast<std::size_t>(ctx.nworkers), root);
+    return std::make_unique<tree_policy>(std::move(parts), root, std::move(leaves), false);
+}
+
+/// One queue per worker (the leaves) under a root that make_root builds from them.
+template <class Q, class MakeRoot>
+std::unique_ptr<tree_policy> per_worker_tree(const policy_context& ctx, bool measures, long limit, MakeRoot make_root) {
+    std::vector<std::unique_ptr<component>> parts;
+    std::vector<Q*> queues;
+    std::vector<component*> leaves;
+    for (int w = 0; w < ctx.nworkers; ++w) {
+        auto q = std::make_unique<Q>(w, limit);
+        queues.push_back(q.get());
+        leaves.push_back(q.get());
+        parts.push_back(std::move(q));
+    }
+    std::unique_ptr<component> root = make_root(queues);
+    for (component* l : leaves) {
+        l->parent = root.get();
+    }
+    component* r = root.get();
+    parts.push_back(std::move(root));
+    return std::make_unique<tree_policy>(std::move(parts), r, std::move(leaves), measures);
+}
+
+template <class Q>
+std::vector<component*> as_components(const std::vector<Q*>& qs) {
+    return {qs.begin(), qs.end()};
+}
+
+/// STARPU_SCHED_ALPHA / STARPU_SCHED_BETA (StarPU's dmda weights), 1 by default.
+double weight(const char* var) noexcept {
+    const char* s = std::getenv(var);
+    if (s == nullptr || *s == '\0') {
+        return 1.0;
+    }
+    char* end = nullptr;
+    double v = std::strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= 0)) {
+        MPC_LOG(warn, tg, "%s=%s is not a non-negative number: 1 is used", var, s);
+        return 1.0;
+    }
+    return v;
+}
+
+}  // namespace
+
+std::unique_ptr<tree_policy> make_heft_tree(const policy_context& ctx, const heft_options& o) {
+    auto root = [&](const auto& qs) { return std::make_unique<heft_switch>(as_components(qs), ctx, o); };
+    return o.sorted ? per_worker_tree<prio_queue>(ctx, true, o.queue_limit, root)
+                    : per_worker_tree<fifo_queue>(ctx, true, o.queue_limit, root);
+}
+
+}  // namespace mpc::tg::modular
+
+namespace mpc::tg {
+
+using namespace modular;
+
+std::unique_ptr<policy> make_modular_eager(const policy_context& ctx) { return shared_queue_tree<fifo_queue>(ctx); }
+std::unique_ptr<policy> make_modular_prio(const policy_context& ctx) { return shared_queue_tree<prio_queue>(ctx); }
+
+std::unique_ptr<policy> make_random(const policy_context& ctx) {
+    return per_worker_tree<fifo_queue>(
+        ctx, false, 0, [&](const auto& qs) { return std::make_unique<random_switch>(as_components(qs), ctx.speed); });
+}
+
+std::unique_ptr<policy> make_ws(const policy_context& ctx) {
+    return per_worker_tree<deque_queue>(ctx, false, 0,
+                                        [&](const auto& qs) { return std::make_unique<steal_switch>(qs, ctx, false); });
+}
+std::unique_ptr<policy> make_lws(const policy_context& ctx) {
+    return per_worker_tree<deque_queue>(ctx, false, 0,
+                                        [&](const auto& qs) { return std::make_unique<steal_switch>(qs, ctx, true); });
+}
+
+std::unique_ptr<policy> make_dm(const policy_context& ctx) { return make_heft_tree(ctx, heft_options{}); }
+
+std::unique_ptr<policy> make_dmda(const policy_context& ctx) {
+    heft_options o;
+    o.data_aware = true;
+    o.alpha = weight("STARPU_SCHED_ALPHA");
+    o.beta = weight("STARPU_SCHED_BETA");
+    return make_heft_tree(ctx, o);
+}
+
+std::unique_ptr<policy> make_dmdas(const policy_context& ctx) {
+    heft_options o;
+    o.data_aware = true;
+    o.sorted = true;
+    o.alpha = weight("STARPU_SCHED_ALPHA");
+    o.beta = weight("STARPU_SCHED_BETA");
+    return make_heft_tree(ctx, o);
+}
+
+std::unique_ptr<policy> make_heteroprio(const policy_context& ctx) {
+    std::vector<std::unique_ptr<component>> parts;
+    parts.push_back(std::make_unique<heteroprio_root>(ctx.nworkers));
+    component* root = parts.back().get();
+    std::vector<component*> leaves(static_cast<std::size_t>(ctx.nworkers), root);
+    return std::make_unique<tree_policy>(std::move(parts), root, std::move(leaves), false);
+}
+
+}  // namespace mpc::tg

@@ -1,0 +1,313 @@
+/// \file
+/// StarPU 1.3 C API: performance models (starpu_perfmodel.h, the model queries of
+/// starpu_scheduler.h) over the core's models (perfmodel.hpp).
+
+#include <starpu.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "lib/log.hpp"
+#include "taskgraph/perfmodel.hpp"
+#include "taskgraph/starpu_glue.hpp"
+#include "taskgraph/tg.hpp"
+
+namespace mpc::tg::starpu {
+namespace {
+
+bool model_type_of(enum starpu_perfmodel_type t, model_type* out) noexcept {
+    switch (t) {
+    case STARPU_HISTORY_BASED:
+    case STARPU_MULTIPLE_REGRESSION_BASED:  // answered from its history
+        *out = model_type::history;
+        return true;
+    case STARPU_REGRESSION_BASED:
+        *out = model_type::regression;
+        return true;
+    case STARPU_NL_REGRESSION_BASED:
+        *out = model_type::nl_regression;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/// The core model behind a measured model (history or regression with a symbol), or nullptr.
+perfmodel* core_of(starpu_perfmodel* m) noexcept {
+    if (m == nullptr) {
+        return nullptr;
+    }
+    if (m->state == nullptr) {
+        starpu_perfmodel_init(m);
+    }
+    return reinterpret_cast<perfmodel*>(m->state);
+}
+
+data* const* handles_of(starpu_task* t) noexcept {
+    return reinterpret_cast<data* const*>(t->dyn_handles != nullptr ? t->dyn_handles : t->handles);
+}
+
+int nbuffers_of(const starpu_task* t) noexcept {
+    if (t->cl == nullptr) {
+        return 0;
+    }
+    return t->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? t->nbuffers : t->cl->nbuffers;
+}
+
+std::size_t size_of(starpu_perfmodel* m, starpu_task* t) noexcept {
+    if (m->size_base != nullptr) {
+        return m->size_base(t, 0);
+    }
+    std::size_t bytes = 0;
+    data_footprint(handles_of(t), nbuffers_of(t), &bytes);
+    return bytes;
+}
+
+bool is_cpu(const starpu_perfmodel_arch* arch) noexcept {
+    return arch == nullptr || arch->ndevices < 1 || arch->devices == nullptr ||
+           arch->devices[0].type == STARPU_CPU_WORKER;
+}
+
+starpu_perfmodel_device g_cpu_device = {STARPU_CPU_WORKER, 0, 1};
+starpu_perfmodel_arch g_cpu_arch = {1, &g_cpu_device};
+
+/// Expected value of model m for t (µs for a duration model): see starpu_task_expected_length.
+double expected(starpu_perfmodel* m, starpu_task* t, starpu_perfmodel_arch* arch, unsigned nimpl) noexcept {
+    if (m == nullptr) {
+        return 0.0;
+    }
+    if (m->type == STARPU_COMMON) {
+        return m->cost_function != nullptr ? m->cost_function(t, nimpl) : std::nan("");
+    }
+    if (m->type == STARPU_PER_ARCH) {
+        return m->arch_cost_function != nullptr ? m->arch_cost_function(t, arch != nullptr ? arch : &g_cpu_arch, nimpl)
+                                                : std::nan("");
+    }
+    perfmodel* core = core_of(m);
+    if (core == nullptr) {
+        return 0.0;  // no symbol: StarPU ignores the model
+    }
+    if (!is_cpu(arch)) {
+        return std::nan("");
+    }
+    return model_expected_us(core, arch_cpu, starpu_task_footprint(m, t, arch, nimpl), size_of(m, t));
+}
+
+/// Reads the "symbol" and "type" lines of a model file.
+bool peek(const char* path, std::string* symbol, enum starpu_perfmodel_type* type) {
+    std::ifstream in(path);
+    std::string line;
+    *type = STARPU_PERFMODEL_INVALID;
+    while (in && std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string key;
+        std::string value;
+        ls >> key >> value;
+        if (key == "symbol") {
+            *symbol = value;
+        } else if (key == "type") {
+            *type = value == "history"         ? STARPU_HISTORY_BASED
+                    : value == "regression"    ? STARPU_REGRESSION_BASED
+                    : value == "nl_regression" ? STARPU_NL_REGRESSION_BASED
+                                               : STARPU_PERFMODEL_INVALID;
+        }
+    }
+    return !symbol->empty() && *type != STARPU_PERFMODEL_INVALID;
+}
+
+int load(const char* path, const char* symbol, starpu_perfmodel* model) {
+    std::string sym = symbol != nullptr ? symbol : "";
+    std::string file_sym;
+    enum starpu_perfmodel_type file_type = STARPU_PERFMODEL_INVALID;
+    std::ifstream probe(path);
+    if (!probe) {
+        return 1;  // StarPU 1.3 answers 1 for a model it does not find
+    }
+    if (!peek(path, &file_sym, &file_type) || (!sym.empty() && file_sym != sym)) {
+        MPC_LOG(warn, tg, "performance model file %s ignored: no valid symbol and type lines", path);
+        return -EINVAL;
+    }
+    model_type mt{};
+    if (model->type == STARPU_PERFMODEL_INVALID) {
+        model->type = file_type;
+    }
+    if (!model_type_of(model->type, &mt)) {
+        return -EINVAL;
+    }
+    perfmodel* core = model_get(file_sym.c_str(), mt);
+    std::string why;
+    if (status st = model_load_file(core, path, &why); !st.ok()) {
+        MPC_LOG(warn, tg, "performance model file %s ignored: %s", path, why.c_str());
+        return st.code() == errc::system && st.sys_errno() == ENOENT ? 1 : -EINVAL;
+    }
+    if (model->symbol == nullptr) {
+        model->symbol = model_symbol(core);  // lives as long as the process
+    }
+    model->state = reinterpret_cast<starpu_perfmodel_state_t>(core);
+    model->is_init = 1;
+    model->is_loaded = 1;
+    return 0;
+}
+
+}  // namespace
+
+void fill_model(starpu_task* t, task_desc* d) noexcept {
+    starpu_perfmodel* m = t->cl != nullptr ? t->cl->model : nullptr;
+    if (m == nullptr) {
+        return;
+    }
+    if (m->type == STARPU_COMMON || m->type == STARPU_PER_ARCH) {
+        double c = expected(m, t, &g_cpu_arch, 0);
+        d->cost_us = std::isnan(c) ? -1.0 : c;
+        return;
+    }
+    perfmodel* core = core_of(m);
+    if (core == nullptr) {
+        return;
+    }
+    d->model = core;
+    std::size_t bytes = 0;
+    std::uint32_t fp = data_footprint(d->handles, d->nbuffers, &bytes);
+    d->footprint = m->footprint != nullptr ? m->footprint(t) : fp;
+    d->size = m->size_base != nullptr ? m->size_base(t, 0) : bytes;
+}
+
+}  // namespace mpc::tg::starpu
+
+using namespace mpc::tg;
+using namespace mpc::tg::starpu;
+
+extern "C" {
+
+void starpu_perfmodel_init(struct starpu_perfmodel* model) {
+    if (model == nullptr || model->is_init != 0) {
+        return;
+    }
+    model_type mt{};
+    if (model->symbol != nullptr && model->symbol[0] != '\0' && model_type_of(model->type, &mt)) {
+        model->state = reinterpret_cast<starpu_perfmodel_state_t>(model_get(model->symbol, mt));
+    }
+    model->is_init = 1;
+}
+
+int starpu_perfmodel_load_symbol(const char* symbol, struct starpu_perfmodel* model) {
+    if (symbol == nullptr || *symbol == '\0' || model == nullptr) {
+        return -EINVAL;
+    }
+    return load(model_path(symbol).c_str(), symbol, model);
+}
+
+int starpu_perfmodel_load_file(const char* filename, struct starpu_perfmodel* model) {
+    if (filename == nullptr || model == nullptr) {
+        return -EINVAL;
+    }
+    return load(filename, nullptr, model);
+}
+
+int starpu_perfmodel_unload_model(struct starpu_perfmodel* model) {
+    if (model == nullptr) {
+        return -EINVAL;
+    }
+    model->is_loaded = 0;
+    return 0;
+}
+
+void starpu_perfmodel_get_model_path(const char* symbol, char* path, size_t maxlen) {
+    if (path == nullptr || maxlen == 0) {
+        return;
+    }
+    std::snprintf(path, maxlen, "%s", symbol != nullptr ? model_path(symbol).c_str() : "");
+}
+
+void starpu_perfmodel_free_sampling(void) { model_unload_all(); }
+
+void starpu_perfmodel_update_history(struct starpu_perfmodel* model, struct starpu_task* task,
+                                     struct starpu_perfmodel_arch* arch, unsigned /*cpuid*/, unsigned nimpl,
+                                     double measured) {
+    perfmodel* core = core_of(model);
+    if (core == nullptr || task == nullptr || !is_cpu(arch)) {
+        return;
+    }
+    model_record(core, arch_cpu, starpu_task_footprint(model, task, arch, nimpl), size_of(model, task), measured,
+                 true);
+}
+
+double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel* model,
+                                                    struct starpu_perfmodel_arch* arch, uint32_t footprint) {
+    perfmodel* core = core_of(model);
+    if (core == nullptr || !is_cpu(arch)) {
+        return std::nan("");
+    }
+    return model_expected_us(core, arch_cpu, footprint, 0);
+}
+
+struct starpu_perfmodel_arch* starpu_worker_get_perf_archtype(int workerid, unsigned /*sched_ctx_id*/) {
+    if (workerid < 0 || workerid >= worker_count()) {
+        return nullptr;
+    }
+    return &g_cpu_arch;
+}
+
+char* starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype) {
+    static char cpu[] = "cpu", cuda[] = "cuda", opencl[] = "opencl", any[] = "any";
+    switch (archtype) {
+    case STARPU_CPU_WORKER:
+        return cpu;
+    case STARPU_CUDA_WORKER:
+        return cuda;
+    case STARPU_OPENCL_WORKER:
+        return opencl;
+    default:
+        return any;
+    }
+}
+
+void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch* arch, char* archname, size_t maxlen,
+                                    unsigned nimpl) {
+    if (archname == nullptr || maxlen == 0) {
+        return;
+    }
+    enum starpu_worker_archtype t =
+        arch != nullptr && arch->ndevices > 0 && arch->devices != nullptr ? arch->devices[0].type : STARPU_CPU_WORKER;
+    std::snprintf(archname, maxlen, "%s_impl%u", starpu_perfmodel_get_archtype_name(t), nimpl);
+}
+
+uint32_t starpu_task_data_footprint(struct starpu_task* task) {
+    if (task == nullptr) {
+        return 0;
+    }
+    return data_footprint(handles_of(task), nbuffers_of(task), nullptr);
+}
+
+uint32_t starpu_task_footprint(struct starpu_perfmodel* model, struct starpu_task* task,
+                               struct starpu_perfmodel_arch* /*arch*/, unsigned /*nimpl*/) {
+    if (model != nullptr && model->footprint != nullptr) {
+        return model->footprint(task);
+    }
+    return starpu_task_data_footprint(task);
+}
+
+double starpu_task_expected_length(struct starpu_task* task, struct starpu_perfmodel_arch* arch, unsigned nimpl) {
+    if (task == nullptr || task->cl == nullptr) {
+        return 0.0;
+    }
+    return expected(task->cl->model, task, arch, nimpl);
+}
+
+double starpu_task_expected_energy(struct starpu_task* task, struct starpu_perfmodel_arch* arch, unsigned nimpl) {
+    if (task == nullptr || task->cl == nullptr) {
+        return 0.0;
+    }
+    return expected(task->cl->energy_model, task, arch, nimpl);
+}
+
+double starpu_worker_get_relative_speedup(struct starpu_perfmodel_arch* perf_arch) {
+    return is_cpu(perf_arch) ? 1.0 : std::nan("");
+}
+
+}  // extern "C"

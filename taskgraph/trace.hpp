@@ -1,0 +1,29 @@
+/// \file
+/// Execution traces and the shutdown summary of the task-graph runtime.
+///
+/// MPC_TG_TRACE=<file>: every executed task (worker, start, end, name, handles, predecessors)
+/// and every dependency go to a Chrome trace (JSON object format: "traceEvents", complete
+/// events "X" per task on one track per worker, flow events "s"/"f" for the dependencies between
+/// executed tasks), readable by chrome://tracing and Perfetto; "mpcDependencies" lists every
+/// dependency edge by task id, empty tasks and acquisitions included. Written at shutdown.
+/// MPC_TG_SUMMARY=1 (or StarPU's STARPU_WORKER_STATS=1): at shutdown, per worker the tasks run
+/// and the busy and idle time, and per codelet the count and mean duration, on stderr.
+///
+/// Recording is per worker (no lock on the task path); dependencies go to one locked list,
+/// only while tracing.
+#pragma once
+
+#include <cstdint>
+
+#include "taskgraph/detail.hpp"
+
+namespace mpc::tg::detail {
+
+/// Reads the options at init. `vps[i]` is worker i's VP. Returns whether tasks must be timed.
+bool trace_start(int nworkers, const int* vps) noexcept;
+/// t ran on `worker` from start to end (steady-clock ns).
+void trace_task(const task* t, int worker, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
+/// At shutdown, once the workers have stopped: writes the trace file, prints the summary.
+void trace_finish(const char* policy) noexcept;
+
+}  // namespace mpc::tg::detail
