@@ -18,7 +18,7 @@
 ///    pipelined trees, recursive doubling, ring, Rabenseifner, Bruck, pairwise). They carry the
 ///    collectives between processes and are tested on their own inside one.
 ///  - hier (hier.cpp): a communicator whose members live in several processes runs its
-///    Barrier, Bcast, Reduce, Allreduce, Gather and Allgather(v), blocking or not, as shm in
+///    Barrier, Bcast, Reduce, Allreduce, Gather, Scatter and Allgather(v), blocking or not, as shm in
 ///    each process and msg between one leader per process; its other calls run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the

@@ -158,6 +158,8 @@ int local_phase(args& l) noexcept {
         case kind::bcast: return shm::bcast(l);
         case kind::gather:
         case kind::gatherv: return shm::gather(l);
+        case kind::scatter:
+        case kind::scatterv: return shm::scatter(l);
         case kind::reduce: return shm::reduce(l);
         default: return MPI_ERR_INTERN;
     }
@@ -460,6 +462,89 @@ int gather(args& a, const levels& h) noexcept {
     return MPI_SUCCESS;
 }
 
+/// Scatter: what member a receives (its receive block; a root in place: its block in place).
+piece scatter_block(const args& a) noexcept {
+    if (a.in_place && a.rank == a.root) {
+        return {at(a.sbuf, a.rank * a.scount * a.stype->extent()), a.scount, a.stype};
+    }
+    return {a.rbuf, a.rcount, a.rtype};
+}
+
+/// Scatter (blocks of one size, contiguous processes), Gather reversed: a root that is not its
+/// process's leader hands the packed blocks to it (one message inside the process); the
+/// leaders scatter the processes' runs of blocks from the root's leader (a scatterv: typed
+/// from a leading root's send buffer, else packed bytes); each leader scatters its run in its
+/// process. A leading root's own block is copied (or stays, in place) by the last phase.
+int scatter(args& a, const levels& h) noexcept {
+    const int root_proc = h.process[static_cast<std::size_t>(a.root)];
+    const bool leader = is_leader(a, h);
+    const bool root_leads = h.first[static_cast<std::size_t>(root_proc)] == a.root;
+    const bool typed = leader && a.rank == a.root;  // the root leads: its send buffer as it is
+    const bool mine_in_place = a.in_place && a.rank == a.root;
+    const piece mine = scatter_block(a);
+    const count_t block = static_cast<count_t>(packed_bytes(mine.count, mine.type));  // the same everywhere
+    const int first = h.first[static_cast<std::size_t>(h.me)];
+    scratch packed;
+    if (leader && !typed) {
+        const int blocks = root_proc == h.me ? a.size : h.count[static_cast<std::size_t>(h.me)];
+        if (!packed.reset_bytes(static_cast<std::size_t>(block * blocks))) {
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    if (root_proc == h.me && !root_leads) {  // the root hands every block to its leader, packed
+        args p = a;
+        p.phase = phase_handoff;
+        if (a.rank == a.root) {
+            msg::send_piece_to(p, first, 0, {a.sbuf, a.scount * a.size, a.stype});
+        } else if (leader) {
+            msg::recv_piece_from(p, a.root, 0, msg::bytes(packed.base(), 0, static_cast<std::size_t>(block * a.size)));
+        }
+    }
+    int err = MPI_SUCCESS;
+    if (leader) {
+        const count_t unit = typed ? a.scount : block;
+        std::unique_ptr<int[]> runs = runs_of(h, unit);
+        if (!runs) {
+            return MPI_ERR_NO_MEM;
+        }
+        args g = leader_args(a, h, kind::scatterv);
+        g.root = root_proc;
+        g.in_place = root_proc == h.me;  // the root's leader keeps its own run where it is
+        if (g.in_place) {
+            g.sbuf = typed ? a.sbuf : packed.base();
+            g.stype = typed ? a.stype : &byte_type();
+            g.scounts = runs.get();
+            g.sdispls = runs.get() + h.first.size();
+        } else {
+            g.rbuf = packed.base();
+            g.rcount = block * h.count[static_cast<std::size_t>(h.me)];
+            g.rtype = &byte_type();
+        }
+        err = msg::by_rule(g);
+    }
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    args l = local_args(a, h, kind::scatter);
+    if (leader) {  // the run of this process's blocks, from the leader
+        l.sbuf = typed ? at(a.sbuf, first * a.scount * a.stype->extent())
+                       : (root_proc == h.me ? at(packed.base(), first * block) : packed.base());
+        l.scount = typed ? a.scount : block;
+        l.stype = typed ? a.stype : &byte_type();
+    }
+    l.in_place = mine_in_place && leader;  // a leading root in place: its block stays
+    scratch discard;
+    if (mine_in_place && !leader) {  // a root in place that does not lead: its block stays too,
+        if (!discard.reset_bytes(static_cast<std::size_t>(block))) {  // its leader's copy goes here
+            return MPI_ERR_NO_MEM;
+        }
+        l.rbuf = discard.base();
+        l.rcount = block;
+        l.rtype = &byte_type();
+    }
+    return local_phase(l);
+}
+
 }  // namespace
 
 void destroy(levels* l) noexcept { delete l; }
@@ -471,6 +556,7 @@ bool runs(const args& a) noexcept {
         case kind::reduce:
         case kind::allreduce:
         case kind::gather:
+        case kind::scatter:
         case kind::allgather:
         case kind::allgatherv: break;
         default: return false;
@@ -482,11 +568,11 @@ bool runs(const args& a) noexcept {
     if ((a.k == kind::reduce || a.k == kind::allreduce) && !a.red.commutative) {
         return h.contiguous;
     }
-    if (a.k == kind::allgather || a.k == kind::gather) {
+    if (a.k == kind::allgather || a.k == kind::gather || a.k == kind::scatter) {
         // Runs of blocks are counted in ints (a v form among the leaders); the packed size,
         // the same on every member, bounds every member's element count (an empty call gains
         // nothing).
-        piece own = contribution(a);
+        piece own = a.k == kind::scatter ? scatter_block(a) : contribution(a);
         std::size_t total = packed_bytes(own.count, own.type) * static_cast<std::size_t>(a.size);
         return h.contiguous && total > 0 && total <= INT_MAX;
     }
@@ -507,7 +593,8 @@ int local_phases(kind k) noexcept {
     switch (k) {
         case kind::bcast:
         case kind::reduce:
-        case kind::gather: return 1;
+        case kind::gather:
+        case kind::scatter: return 1;
         case kind::barrier:    // gather, release
         case kind::allreduce:  // reduce, broadcast
         case kind::allgather:  // gather, broadcast
@@ -532,6 +619,7 @@ int run(args& a) noexcept {
         case kind::reduce: return reduce(a, h);
         case kind::allreduce: return allreduce(a, h);
         case kind::gather: return gather(a, h);
+        case kind::scatter: return scatter(a, h);
         case kind::allgather: return allgather(a, h);
         case kind::allgatherv: return allgatherv(a, h);
         default: return MPI_ERR_INTERN;
