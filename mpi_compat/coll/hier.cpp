@@ -1,5 +1,5 @@
 /// \file
-/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather and
+/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather, Scatter and
 /// Allgather(v) in three tiers, shared memory in each process, messages between one leader per
 /// process, shared memory again.
 ///  - Barrier: a barrier in each process, a dissemination barrier among the leaders, then each
@@ -20,6 +20,8 @@
 ///  - Gather (the same conditions): each leader gathers its process's blocks (a leading root
 ///    in its receive buffer, the others packed), the leaders gather the runs at the root's
 ///    leader (a gatherv), which hands them to the root if it is another member.
+///  - Scatter (the same conditions): Gather reversed (a root that does not lead hands the packed
+///    blocks to its leader, the leaders scatter the runs, each leader scatters its run).
 /// Association, and so the bits of a floating-point result, depend on the layout (processes
 /// and their members), not on timing: the same job gives the same result every time.
 
