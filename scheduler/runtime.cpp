@@ -133,11 +133,18 @@ vp* place_new(int wanted) noexcept {
     return best;
 }
 
+/// Whether a's stacks of no task are the default allocator's (mmap'd) ones, which the VPs'
+/// stack caches hold: the default allocator, and the slices' (a stack of no task is not in a
+/// slice). Without it every short-lived ULT of a rank's (a non-blocking collective's) cost an
+/// mmap and a munmap with its TLB shootdown: 150-700 us per MPI_Iallreduce on a loaded host.
+bool caches_stacks(const stack_allocator* a) noexcept {
+    return a == &default_stack_allocator() || a == &slice_stack_allocator();
+}
+
 result<stack_region> take_stack(std::size_t size, int owner, stack_allocator** from) noexcept {
     vp* me = this_vp();
     stack_allocator& a = current_stack_allocator();
-    if (me != nullptr && owner < 0 && size == g_rt.stack_size && !me->stack_cache.empty() &&
-        &a == &default_stack_allocator()) {
+    if (me != nullptr && owner < 0 && size == g_rt.stack_size && !me->stack_cache.empty() && caches_stacks(&a)) {
         stack_region s = me->stack_cache.back();
         me->stack_cache.pop_back();
         *from = &a;
@@ -179,7 +186,7 @@ void free_ult(ult* u) noexcept {
     static_assert(std::is_trivially_destructible_v<ult>);
     u->magic = ult_magic_dead;  // best-effort detection of a second join while the stack is cached
     vp* me = this_vp();
-    if (me != nullptr && s.owner < 0 && s.size == g_rt.stack_size && a == &default_stack_allocator() &&
+    if (me != nullptr && s.owner < 0 && s.size == g_rt.stack_size && caches_stacks(a) &&
         me->stack_cache.size() < g_rt.stack_cache_max) {
         me->stack_cache.push_back(s);
         return;
