@@ -24,7 +24,21 @@ WIDE_KIND = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND", "MPI
 PREDEFINED_KEYVALS = ("MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
                       "MPI_LASTUSEDCODE", "MPI_APPNUM")
 # attribute_val of these is the value itself in Fortran (an address-sized or default integer).
-ATTR_GETTERS = {"MPI_Comm_get_attr": "MPI_Aint", "MPI_Attr_get": "MPI_Fint"}
+ATTR_GETTERS = {"MPI_Comm_get_attr": "MPI_Aint", "MPI_Attr_get": "MPI_Fint", "MPI_Type_get_attr": "MPI_Aint"}
+# void * inputs that are integer values in Fortran (attribute values, extra states): the C
+# function gets the value itself, as a pointer-sized integer.
+VALUE_IN = {("MPI_Comm_set_attr", "attribute_val"): "MPI_Aint", ("MPI_Type_set_attr", "attribute_val"): "MPI_Aint",
+            ("MPI_Attr_put", "attribute_val"): "MPI_Fint",
+            ("MPI_Comm_create_keyval", "extra_state"): "MPI_Aint", ("MPI_Type_create_keyval", "extra_state"): "MPI_Aint",
+            ("MPI_Keyval_create", "extra_state"): "MPI_Fint", ("MPI_Grequest_start", "extra_state"): "MPI_Aint"}
+# Calls whose callbacks are Fortran procedures (arguments by reference, an ierror, LOGICAL
+# flags): the wrapper calls mpc_f_<name> (support.cpp), which interposes C trampolines.
+# mpi_f08 does not bind them yet.
+FORTRAN_CALLBACKS = ("MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create", "MPI_Grequest_start")
+# Predefined callbacks (support.cpp), EXTERNAL in mpif.h and module mpi.
+PREDEFINED_PROCEDURES = ("MPI_COMM_NULL_COPY_FN", "MPI_COMM_NULL_DELETE_FN", "MPI_COMM_DUP_FN",
+                         "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_NULL_DELETE_FN", "MPI_TYPE_DUP_FN",
+                         "MPI_NULL_COPY_FN", "MPI_NULL_DELETE_FN", "MPI_DUP_FN")
 # Indices into arrays of requests: 0-based in C, 1-based in Fortran (MPI_UNDEFINED stays).
 INDEX_OUT = {"MPI_Waitany": ("index", "1"), "MPI_Testany": ("index", "1"),
              "MPI_Waitsome": ("array_of_indices", "*(MPI_Fint *)outcount"),
@@ -56,6 +70,8 @@ def fortran_params(f):
 def kind_of(f, p):
     if f.name in ATTR_GETTERS and p.name == "attribute_val":
         return "attr_out"
+    if (f.name, p.name) in VALUE_IN:
+        return "value_in"
     if f.name == "MPI_Buffer_detach" and p.name == "buffer_addr":
         return "addr_out"  # C stores the buffer's address there: not into a Fortran buffer
     return p.kind
@@ -120,8 +136,14 @@ def c_wrapper(f):
             params.append(f"void *{n}")
             pre.append(f"void *{n}_c = NULL;")
             args.append(f"&{n}_c")
-            post.append(f"if (rc == MPI_SUCCESS && *(MPI_Fint *)flag) {{ *({ATTR_GETTERS[f.name]} *){n} = "
-                        f"({ATTR_GETTERS[f.name]})mpc_f_attr_value(*{f.params[1].name}, {n}_c); }}")
+            t = ATTR_GETTERS[f.name]
+            # only communicators have predefined attributes
+            value = f"(MPI_Aint){n}_c" if f.name.startswith("MPI_Type") else f"mpc_f_attr_value(*{f.params[1].name}, {n}_c)"
+            post.append(f"if (rc == MPI_SUCCESS && *(MPI_Fint *)flag) {{ *({t} *){n} = ({t}){value}; }}")
+        elif k == "value_in":
+            t = VALUE_IN[(f.name, n)]
+            params.append(f"const {t} *{n}")
+            args.append(f"(void *)(MPI_Aint)*{n}")
         else:
             raise SystemExit(f"gen.py: {f.name}: no C wrapper for parameter kind {k}")
     if f.name in INDEX_OUT:
@@ -137,7 +159,8 @@ def c_wrapper(f):
     body = []
     if needs_sentinels:
         body.append("const struct mpc_f_sentinels *s = mpc_f_sentinels_get();")
-    call = f"PMPI_{f.stem}({', '.join(args)})"
+    target = f"mpc_f_{f.stem.lower()}" if f.name in FORTRAN_CALLBACKS else f"PMPI_{f.stem}"
+    call = f"{target}({', '.join(args)})"
     if f.is_subroutine:
         body.append("int rc = MPI_SUCCESS;")
         body += pre
@@ -209,6 +232,8 @@ def f_decl(f, p, f08=False, bind=False):
         return lines + [f"type(*), dimension(*) :: {n}"]
     if k == "attr_out":
         return [f"integer(kind={'MPI_ADDRESS_KIND' if ATTR_GETTERS[f.name] == 'MPI_Aint' else 'c_int'}) :: {n}"]
+    if k == "value_in":
+        return [f"integer(kind={'MPI_ADDRESS_KIND' if VALUE_IN[(f.name, n)] == 'MPI_Aint' else 'c_int'}) :: {n}"]
     raise SystemExit(f"gen.py: {f.name}: no Fortran declaration for parameter kind {k}")
 
 
@@ -282,6 +307,7 @@ def mpif_h(functions, constants):
         if not f.is_subroutine:
             for name in (f.name.upper(), "P" + f.name.upper()):
                 out += [f"      external {name}", f"      {f_return_type(f)} {name}"]
+    out += [f"      external {name}" for name in PREDEFINED_PROCEDURES]
     return "\n".join(out) + "\n"
 
 
@@ -291,6 +317,7 @@ def mpi_module(functions, constants):
            "  implicit none", "  public"]
     out += constant_lines(constants, False)
     out += sentinel_lines(False)
+    out += [f"  external :: {name}" for name in PREDEFINED_PROCEDURES]
     out.append("  interface")
     out += [interface(f) for f in functions]
     out += ["  end interface", "end module mpi", ""]
@@ -362,7 +389,7 @@ def f08_module(functions, constants, handle_types):
                    f"    {fn} = a%MPI_VAL {sym} b%MPI_VAL", f"  end function {fn}"]
     out.append("contains")
     out += eq
-    out += [f08_procedure(f) for f in functions]
+    out += [f08_procedure(f) for f in functions if f.name not in FORTRAN_CALLBACKS]
     out += ["end module mpi_f08", ""]
     return "\n".join(out)
 
