@@ -27,17 +27,8 @@ LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "remain_dims", "weight
 # int pointers that are arrays although written `int *`.
 ARRAY_NAMES = {"sourceweights", "destweights", "weights"}
 
-# No Fortran binding (and why): callbacks with C signatures (a Fortran callback receives every
-# argument by reference and an ierror), C-only calls, attribute setters that need Fortran
-# callbacks to be useful.
-SKIP = {
-    "MPI_Status_c2f": "C only", "MPI_Status_f2c": "C only",
-    "MPI_Grequest_start": "C callbacks",
-    "MPI_Comm_create_keyval": "C callbacks", "MPI_Type_create_keyval": "C callbacks",
-    "MPI_Keyval_create": "C callbacks",
-    "MPI_Comm_set_attr": "attribute values", "MPI_Type_set_attr": "attribute values",
-    "MPI_Attr_put": "attribute values", "MPI_Type_get_attr": "attribute values",
-}
+# No Fortran binding (and why): C-only calls.
+SKIP = {"MPI_Status_c2f": "C only", "MPI_Status_f2c": "C only"}
 
 # Subroutines without the trailing ierror argument in Fortran (MPI 3.1 section 14.2.4).
 NO_IERROR = {"MPI_Pcontrol"}

@@ -24,13 +24,52 @@ WIDE_KIND = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND", "MPI
 PREDEFINED_KEYVALS = ("MPI_TAG_UB", "MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL", "MPI_UNIVERSE_SIZE",
                       "MPI_LASTUSEDCODE", "MPI_APPNUM")
 # attribute_val of these is the value itself in Fortran (an address-sized or default integer).
-ATTR_GETTERS = {"MPI_Comm_get_attr": "MPI_Aint", "MPI_Attr_get": "MPI_Fint"}
+ATTR_GETTERS = {"MPI_Comm_get_attr": "MPI_Aint", "MPI_Attr_get": "MPI_Fint", "MPI_Type_get_attr": "MPI_Aint"}
+# void * inputs that are integer values in Fortran (attribute values, extra states): the C
+# function gets the value itself, as a pointer-sized integer.
+VALUE_IN = {("MPI_Comm_set_attr", "attribute_val"): "MPI_Aint", ("MPI_Type_set_attr", "attribute_val"): "MPI_Aint",
+            ("MPI_Attr_put", "attribute_val"): "MPI_Fint",
+            ("MPI_Comm_create_keyval", "extra_state"): "MPI_Aint", ("MPI_Type_create_keyval", "extra_state"): "MPI_Aint",
+            ("MPI_Keyval_create", "extra_state"): "MPI_Fint", ("MPI_Grequest_start", "extra_state"): "MPI_Aint"}
+# Calls whose callbacks are Fortran procedures (arguments by reference, an ierror, LOGICAL
+# flags): the wrapper calls mpc_f_<name> (support.cpp), which interposes C trampolines.
+FORTRAN_CALLBACKS = ("MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create", "MPI_Grequest_start")
+# Not in mpi_f08 (MPI 3.1 gives the deprecated MPI_KEYVAL_CREATE no mpi_f08 binding).
+NOT_F08 = ("MPI_Keyval_create",)
+# Predefined callbacks (support.cpp), EXTERNAL in mpif.h and module mpi.
+PREDEFINED_PROCEDURES = ("MPI_COMM_NULL_COPY_FN", "MPI_COMM_NULL_DELETE_FN", "MPI_COMM_DUP_FN",
+                         "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_NULL_DELETE_FN", "MPI_TYPE_DUP_FN",
+                         "MPI_NULL_COPY_FN", "MPI_NULL_DELETE_FN", "MPI_DUP_FN")
 # Indices into arrays of requests: 0-based in C, 1-based in Fortran (MPI_UNDEFINED stays).
 INDEX_OUT = {"MPI_Waitany": ("index", "1"), "MPI_Testany": ("index", "1"),
              "MPI_Waitsome": ("array_of_indices", "*(MPI_Fint *)outcount"),
              "MPI_Testsome": ("array_of_indices", "*(MPI_Fint *)outcount")}
 # mpi_f08: the abstract interface of each callback parameter (the C wrapper gets its address).
-F08_CALLBACKS = {"user_fn": "MPI_User_function", "comm_errhandler_fn": "MPI_Comm_errhandler_function"}
+F08_CALLBACKS = {"user_fn": "MPI_User_function", "comm_errhandler_fn": "MPI_Comm_errhandler_function",
+                 "comm_copy_attr_fn": "MPI_Comm_copy_attr_function",
+                 "comm_delete_attr_fn": "MPI_Comm_delete_attr_function",
+                 "type_copy_attr_fn": "MPI_Type_copy_attr_function",
+                 "type_delete_attr_fn": "MPI_Type_delete_attr_function",
+                 "query_fn": "MPI_Grequest_query_function", "free_fn": "MPI_Grequest_free_function",
+                 "cancel_fn": "MPI_Grequest_cancel_function"}
+# The copy / delete interfaces of MPI 3.1 section 6.7.2 (communicators) and 6.7.4 (datatypes):
+# TYPE(MPI_Comm) has the layout of an INTEGER, so the C trampolines of mpif.h serve them too.
+F08_ATTR_INTERFACES = "".join(f"""
+    subroutine MPI_{kind}_copy_attr_function(old{obj}, {obj}_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import
+      type(MPI_{handle}) :: old{obj}
+      integer :: {obj}_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_{kind}_copy_attr_function
+    subroutine MPI_{kind}_delete_attr_function({obj}, {obj}_keyval, attribute_val, extra_state, ierror)
+      import
+      type(MPI_{handle}) :: {obj}
+      integer :: {obj}_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_{kind}_delete_attr_function""" for kind, obj, handle in
+    (("Comm", "comm", "Comm"), ("Type", "type", "Datatype")))
 F08_ABSTRACT = """  abstract interface
     subroutine MPI_User_function(invec, inoutvec, len, datatype)
       import
@@ -43,7 +82,23 @@ F08_ABSTRACT = """  abstract interface
       type(MPI_Comm) :: comm
       integer :: error_code
     end subroutine MPI_Comm_errhandler_function
-  end interface"""
+    subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine MPI_Grequest_query_function
+    subroutine MPI_Grequest_free_function(extra_state, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      integer :: ierror
+    end subroutine MPI_Grequest_free_function
+    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      logical :: complete
+      integer :: ierror
+    end subroutine MPI_Grequest_cancel_function"""
 
 
 def fortran_params(f):
@@ -56,6 +111,8 @@ def fortran_params(f):
 def kind_of(f, p):
     if f.name in ATTR_GETTERS and p.name == "attribute_val":
         return "attr_out"
+    if (f.name, p.name) in VALUE_IN:
+        return "value_in"
     if f.name == "MPI_Buffer_detach" and p.name == "buffer_addr":
         return "addr_out"  # C stores the buffer's address there: not into a Fortran buffer
     return p.kind
@@ -120,8 +177,14 @@ def c_wrapper(f):
             params.append(f"void *{n}")
             pre.append(f"void *{n}_c = NULL;")
             args.append(f"&{n}_c")
-            post.append(f"if (rc == MPI_SUCCESS && *(MPI_Fint *)flag) {{ *({ATTR_GETTERS[f.name]} *){n} = "
-                        f"({ATTR_GETTERS[f.name]})mpc_f_attr_value(*{f.params[1].name}, {n}_c); }}")
+            t = ATTR_GETTERS[f.name]
+            # only communicators have predefined attributes
+            value = f"(MPI_Aint){n}_c" if f.name.startswith("MPI_Type") else f"mpc_f_attr_value(*{f.params[1].name}, {n}_c)"
+            post.append(f"if (rc == MPI_SUCCESS && *(MPI_Fint *)flag) {{ *({t} *){n} = ({t}){value}; }}")
+        elif k == "value_in":
+            t = VALUE_IN[(f.name, n)]
+            params.append(f"const {t} *{n}")
+            args.append(f"(void *)(MPI_Aint)*{n}")
         else:
             raise SystemExit(f"gen.py: {f.name}: no C wrapper for parameter kind {k}")
     if f.name in INDEX_OUT:
@@ -137,7 +200,8 @@ def c_wrapper(f):
     body = []
     if needs_sentinels:
         body.append("const struct mpc_f_sentinels *s = mpc_f_sentinels_get();")
-    call = f"PMPI_{f.stem}({', '.join(args)})"
+    target = f"mpc_f_{f.stem.lower()}" if f.name in FORTRAN_CALLBACKS else f"PMPI_{f.stem}"
+    call = f"{target}({', '.join(args)})"
     if f.is_subroutine:
         body.append("int rc = MPI_SUCCESS;")
         body += pre
@@ -209,6 +273,8 @@ def f_decl(f, p, f08=False, bind=False):
         return lines + [f"type(*), dimension(*) :: {n}"]
     if k == "attr_out":
         return [f"integer(kind={'MPI_ADDRESS_KIND' if ATTR_GETTERS[f.name] == 'MPI_Aint' else 'c_int'}) :: {n}"]
+    if k == "value_in":
+        return [f"integer(kind={'MPI_ADDRESS_KIND' if VALUE_IN[(f.name, n)] == 'MPI_Aint' else 'c_int'}) :: {n}"]
     raise SystemExit(f"gen.py: {f.name}: no Fortran declaration for parameter kind {k}")
 
 
@@ -282,6 +348,7 @@ def mpif_h(functions, constants):
         if not f.is_subroutine:
             for name in (f.name.upper(), "P" + f.name.upper()):
                 out += [f"      external {name}", f"      {f_return_type(f)} {name}"]
+    out += [f"      external {name}" for name in PREDEFINED_PROCEDURES]
     return "\n".join(out) + "\n"
 
 
@@ -291,6 +358,7 @@ def mpi_module(functions, constants):
            "  implicit none", "  public"]
     out += constant_lines(constants, False)
     out += sentinel_lines(False)
+    out += [f"  external :: {name}" for name in PREDEFINED_PROCEDURES]
     out.append("  interface")
     out += [interface(f) for f in functions]
     out += ["  end interface", "end module mpi", ""]
@@ -334,6 +402,24 @@ def f08_procedure(f):
     return "\n".join(body)
 
 
+def f08_predefined():
+    """MPI_COMM_NULL_COPY_FN... as module procedures of the abstract interfaces."""
+    out = []
+    for kind, obj, handle in (("COMM", "comm", "Comm"), ("TYPE", "type", "Datatype")):
+        for what, body in (("NULL_COPY", ["flag = .false."]), ("DUP", ["attribute_val_out = attribute_val_in", "flag = .true."])):
+            name = f"MPI_{kind}_{what}_FN"
+            out += [f"  subroutine {name}(old{obj}, {obj}_keyval, extra_state, attribute_val_in, attribute_val_out, &",
+                    "      flag, ierror)", f"    type(MPI_{handle}) :: old{obj}", f"    integer :: {obj}_keyval, ierror",
+                    "    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+                    "    logical :: flag"] + [f"    {line}" for line in body] + ["    ierror = MPI_SUCCESS", f"  end subroutine {name}"]
+        name = f"MPI_{kind}_NULL_DELETE_FN"
+        out += [f"  subroutine {name}({obj}, {obj}_keyval, attribute_val, extra_state, ierror)",
+                f"    type(MPI_{handle}) :: {obj}", f"    integer :: {obj}_keyval, ierror",
+                "    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state", "    ierror = MPI_SUCCESS",
+                f"  end subroutine {name}"]
+    return out
+
+
 def f08_module(functions, constants, handle_types):
     out = ["! module mpi_f08: MPC's MPI interface for Fortran 2008. Generated by",
            "! mpi_compat/fortran/gen.py from MPC's C headers: do not edit.", "module mpi_f08",
@@ -351,7 +437,7 @@ def f08_module(functions, constants, handle_types):
             out.append(f"  integer, parameter :: {name} = {value}")
     out += [f"  logical, parameter :: {name} = {value}" for name, value in LOGICAL_CONSTANTS.items()]
     out += sentinel_lines(False, f08=True)
-    out.append(F08_ABSTRACT)
+    out.append(F08_ABSTRACT + F08_ATTR_INTERFACES + "\n  end interface")
     eq = []
     for op, sym in (("eq", "=="), ("ne", "/=")):
         procs = ", ".join(f"mpc_{op}_{t[4:].lower()}" for t in api.HANDLE_TYPES)
@@ -362,7 +448,8 @@ def f08_module(functions, constants, handle_types):
                    f"    {fn} = a%MPI_VAL {sym} b%MPI_VAL", f"  end function {fn}"]
     out.append("contains")
     out += eq
-    out += [f08_procedure(f) for f in functions]
+    out += [f08_procedure(f) for f in functions if f.name not in NOT_F08]
+    out += f08_predefined()
     out += ["end module mpi_f08", ""]
     return "\n".join(out)
 

@@ -75,6 +75,21 @@ static inline void mpc_f_indices_out(MPI_Fint *p, MPI_Fint n) {
  * Fortran gets by value; the others are the value a Fortran program stored. */
 __attribute__((visibility("hidden"))) MPI_Aint mpc_f_attr_value(int keyval, void *attr);
 
+/* The calls with Fortran callbacks (callbacks.cpp): the arguments of the PMPI_ call, the
+ * callbacks being Fortran procedures and extra_state the Fortran extra state's value. */
+__attribute__((visibility("hidden"))) int mpc_f_comm_create_keyval(MPI_Comm_copy_attr_function *copy,
+                                                                   MPI_Comm_delete_attr_function *del, int *keyval,
+                                                                   void *extra_state);
+__attribute__((visibility("hidden"))) int mpc_f_type_create_keyval(MPI_Type_copy_attr_function *copy,
+                                                                   MPI_Type_delete_attr_function *del, int *keyval,
+                                                                   void *extra_state);
+__attribute__((visibility("hidden"))) int mpc_f_keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del,
+                                                              int *keyval, void *extra_state);
+__attribute__((visibility("hidden"))) int mpc_f_grequest_start(MPI_Grequest_query_function *query,
+                                                               MPI_Grequest_free_function *free,
+                                                               MPI_Grequest_cancel_function *cancel,
+                                                               void *extra_state, MPI_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

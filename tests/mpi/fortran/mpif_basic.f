@@ -1,5 +1,6 @@
 ! mpif.h (fixed form): point-to-point with arrays and statuses, MPI_STATUS_IGNORE, strings,
-! LOGICAL flags and MPI_WTIME. Ring: each rank sends an array to the next one.
+! LOGICAL flags, MPI_WTIME and an attribute copied by MPI_COMM_DUP_FN. Ring: each rank sends an
+! array to the next one.
       program mpif_basic
       implicit none
       include 'mpif.h'
@@ -11,6 +12,8 @@
       logical flag
       character*(MPI_MAX_OBJECT_NAME) cname
       character*(MPI_MAX_PROCESSOR_NAME) pname
+      integer key, dup
+      integer(kind=MPI_ADDRESS_KIND) extra, aval
 
       call MPI_INIT(ierr)
       call check(ierr .eq. MPI_SUCCESS, 'MPI_INIT')
@@ -54,6 +57,21 @@
       call check(len .gt. 0 .and. len_trim(pname) .eq. len, 'name')
       call check(MPI_WTIME() .ge. t0, 'MPI_WTIME')
       call check(MPI_WTICK() .gt. 0, 'MPI_WTICK')
+!     attributes with the predefined procedures (EXTERNAL in mpif.h)
+      extra = 0
+      call MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN,
+     &     MPI_COMM_NULL_DELETE_FN, key, extra, ierr)
+      call check(ierr .eq. MPI_SUCCESS, 'MPI_COMM_CREATE_KEYVAL')
+      aval = 5 + rank
+      call MPI_COMM_SET_ATTR(MPI_COMM_WORLD, key, aval, ierr)
+      call MPI_COMM_DUP(MPI_COMM_WORLD, dup, ierr)
+      aval = -1
+      call MPI_COMM_GET_ATTR(dup, key, aval, flag, ierr)
+      call check(flag .and. aval .eq. 5 + rank, 'MPI_COMM_DUP_FN')
+      call MPI_COMM_FREE(dup, ierr)
+      call MPI_COMM_DELETE_ATTR(MPI_COMM_WORLD, key, ierr)
+      call MPI_COMM_FREE_KEYVAL(key, ierr)
+      call check(ierr .eq. MPI_SUCCESS, 'MPI_COMM_FREE_KEYVAL')
       call MPI_BARRIER(MPI_COMM_WORLD, ierr)
       if (rank .eq. 0) print '(A,I0,A)', 'mpif_basic: ', nranks,
      &  ' ranks ok'

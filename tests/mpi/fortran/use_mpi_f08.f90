@@ -1,11 +1,59 @@
 ! `use mpi_f08`: TYPE(MPI_Comm)... handles, optional ierror, TYPE(MPI_Status), MPI_IN_PLACE,
-! MPI_STATUS_IGNORE, derived types and errors returned in ierror.
+! MPI_STATUS_IGNORE, derived types, errors returned in ierror, attribute copy / delete procedures
+! and generalized requests.
 module f08_callbacks
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: last_error = MPI_SUCCESS
+  integer :: copies = 0, deletes = 0, greq_calls = 0
+  integer(kind=MPI_ADDRESS_KIND) :: deleted = -1
 contains
+  ! attribute copy / delete procedures (MPI_Comm_copy_attr_function...): the copy adds extra_state
+  subroutine add_extra(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
+    type(MPI_Comm) :: oldcomm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+    copies = copies + 1
+    attribute_val_out = attribute_val_in + extra_state
+    flag = oldcomm /= MPI_COMM_NULL .and. comm_keyval /= MPI_KEYVAL_INVALID
+    ierror = MPI_SUCCESS
+  end subroutine add_extra
+  subroutine count_delete(comm, comm_keyval, attribute_val, extra_state, ierror)
+    type(MPI_Comm) :: comm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    deletes = deletes + 1
+    deleted = attribute_val
+    if (comm == MPI_COMM_NULL .or. comm_keyval == MPI_KEYVAL_INVALID .or. extra_state /= 10) deletes = -100
+    ierror = MPI_SUCCESS
+  end subroutine count_delete
+  ! generalized request procedures: each counts a call; the query fills the status
+  subroutine greq_query(extra_state, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+    greq_calls = greq_calls + 1
+    status%MPI_TAG = int(extra_state)
+    call MPI_Status_set_cancelled(status, .false.)
+    ierror = MPI_SUCCESS
+  end subroutine greq_query
+  subroutine greq_free(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    greq_calls = greq_calls + 10
+    ierror = MPI_SUCCESS
+    if (extra_state /= 31) ierror = MPI_ERR_OTHER
+  end subroutine greq_free
+  subroutine greq_cancel(extra_state, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+    greq_calls = greq_calls + 100
+    ierror = MPI_SUCCESS
+    if (complete .or. extra_state /= 31) ierror = MPI_ERR_OTHER
+  end subroutine greq_cancel
   ! the element of larger magnitude (an MPI_User_function of mpi_f08)
   subroutine absmax(invec, inoutvec, len, datatype)
     type(c_ptr), value :: invec, inoutvec
@@ -41,6 +89,11 @@ program use_mpi_f08
   integer :: iv(2)
   logical :: flag
   character(len=MPI_MAX_OBJECT_NAME) :: name
+  integer :: key, key2
+  integer(kind=MPI_ADDRESS_KIND) :: val
+  type(MPI_Comm) :: dup2
+  type(MPI_Request) :: greq
+  type(MPI_Datatype) :: t3, tdup
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -95,6 +148,42 @@ program use_mpi_f08
   call MPI_Allreduce(MPI_IN_PLACE, iv, 2, MPI_INTEGER, myop, MPI_COMM_WORLD)
   call check(all(iv == [nranks - 1, -2 * (nranks - 1)]), 'user operation')
   call MPI_Op_free(myop)
+  ! attributes: module procedures and the predefined procedures as copy / delete callbacks
+  call MPI_Comm_create_keyval(add_extra, count_delete, key, 10_MPI_ADDRESS_KIND)
+  call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, key2, 0_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  val = 100 + rank
+  call MPI_Comm_set_attr(dup, key, val)
+  call MPI_Comm_set_attr(dup, key2, val)
+  call MPI_Comm_dup(dup, dup2)
+  call MPI_Comm_get_attr(dup2, key, val, flag)
+  call check(copies == 1 .and. flag .and. val == 110 + rank, 'mpi_f08 copy procedure')
+  call MPI_Comm_get_attr(dup2, key2, val, flag)
+  call check(.not. flag, 'mpi_f08 MPI_COMM_NULL_COPY_FN')
+  call MPI_Comm_free(dup2)
+  call check(deletes == 1 .and. deleted == 110 + rank, 'mpi_f08 delete procedure')
+  call MPI_Comm_free(dup)
+  call check(deletes == 2 .and. deleted == 100 + rank, 'mpi_f08 delete procedure on free')
+  call MPI_Comm_free_keyval(key)
+  call MPI_Comm_free_keyval(key2)
+  call MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, key, 0_MPI_ADDRESS_KIND)
+  call MPI_Type_contiguous(3, MPI_INTEGER, t3)
+  val = 2_MPI_ADDRESS_KIND**36
+  call MPI_Type_set_attr(t3, key, val)
+  call MPI_Type_dup(t3, tdup)
+  val = 0
+  call MPI_Type_get_attr(tdup, key, val, flag)
+  call check(flag .and. val == 2_MPI_ADDRESS_KIND**36, 'mpi_f08 MPI_TYPE_DUP_FN')
+  call MPI_Type_free(tdup)
+  call MPI_Type_free(t3)
+  call MPI_Type_free_keyval(key)
+  ! a generalized request, cancelled then completed
+  call MPI_Grequest_start(greq_query, greq_free, greq_cancel, 31_MPI_ADDRESS_KIND, greq)
+  call MPI_Cancel(greq)
+  call MPI_Grequest_complete(greq)
+  call MPI_Wait(greq, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. greq_calls == 111 .and. st%MPI_TAG == 31, 'mpi_f08 generalized request')
+  call check(greq == MPI_REQUEST_NULL, 'mpi_f08 generalized request freed')
   call check(MPI_Wtime() > 0, 'MPI_Wtime')
   call check(.not. MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Barrier(MPI_COMM_WORLD)
