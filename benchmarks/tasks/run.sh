@@ -2,7 +2,9 @@
 # one StarPU program, benchmarks/tasks/tasks.c, built with pkg-config starpu-1.3 against MPC's
 # starpu-1.3.pc and against StarPU's. Figures: the cost of an empty task (independent tasks,
 # and a read-write chain), and a tiled Cholesky factorisation with OpenBLAS (GFlop/s), under
-# several policies (STARPU_SCHED) and worker counts (STARPU_NCPU). Invoked by benchmarks/run;
+# several policies (STARPU_SCHED) and worker counts (STARPU_NCPU); the task-size efficiency
+# (tasks spinning L = 1 .. 256 µs on 2 workers, grain90 = the smallest L reaching 90%, against
+# the elapsed time and against the CPU time used) under each policy. Invoked by benchmarks/run;
 # see benchmarks/lib.sh.
 #
 # Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies), BENCH_TASKS_WORKERS="1 2".
@@ -64,5 +66,11 @@ for s in $scheds; do
         bench_exec "tasks-mpc-$s-$w" "$mpc_exe" --impl mpc --cholesky "${args[@]}"
         bench_exec "tasks-starpu-$s-$w" "$starpu_exe" --impl starpu --cholesky "${args[@]}"
     done
+done
+# The task-size efficiency on 2 workers (the brief of issue 8), whatever the machine's count.
+for s in $scheds; do
+    export STARPU_SCHED=$s STARPU_NCPU=2
+    bench_exec "tasks-grain-mpc-$s" "$mpc_exe" --impl mpc --grain "${args[@]}"
+    bench_exec "tasks-grain-starpu-$s" "$starpu_exe" --impl starpu --grain "${args[@]}"
 done
 bench_report tasks

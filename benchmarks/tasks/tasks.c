@@ -1,7 +1,7 @@
 /* benchmarks/run tasks: the cost of the task-graph runtime, written as a StarPU 1.3 program and
  * built unchanged against MPC's starpu-1.3.pc and against Debian's StarPU 1.3.
  *
- *   tasks --impl NAME [--quick] [--cholesky]
+ *   tasks --impl NAME [--quick] [--cholesky] [--grain]
  *
  * Figures (median of the timed runs after one warm-up, with the min and the max):
  *   indep     N empty tasks (a codelet with no buffer and an empty body) inserted, then
@@ -10,6 +10,10 @@
  *   cholesky  (with --cholesky, built with -DTASKS_HAVE_CBLAS) a tiled Cholesky factorisation
  *             (POTRF on diagonal tiles, TRSM, SYRK, GEMM through CBLAS; the sequential task
  *             flow of StarPU's example): GFlop/s, the result checked against the input.
+ *   grain     (with --grain, instead of the others) the task-size efficiency: N independent tasks that busy-spin for
+ *             L µs each (L = 1, 2, 4, ..., 256), efficiency = N L / (workers x elapsed), one
+ *             row per L (percent), then grain90: the smallest L whose efficiency reaches 90%
+ *             (0 when none does).
  * The policy and the number of workers come from STARPU_SCHED and STARPU_NCPU (run.sh sets
  * them). One tab-separated line per figure on stdout, the format benchmarks/lib.sh reads:
  *   ROW <metric> <workers> <impl> <value> <unit> <min> <max> <extra json keys> <description>
@@ -19,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef TASKS_HAVE_CBLAS
 #include <cblas.h>
 #endif
@@ -35,6 +40,27 @@ static void incr(void *buffers[], void *arg)
 	(*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]))++;
 }
 
+/* µs of CPU time used by the calling thread (CLOCK_THREAD_CPUTIME_ID) or the process. */
+static double cpu_us(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Busy-spins for spin_us µs of the worker's CPU time (set before each batch of --grain): the
+ * work of a task stays L µs when the machine is loaded and the worker is descheduled. */
+static double spin_us;
+static void spin(void *buffers[], void *arg)
+{
+	double end = cpu_us(CLOCK_THREAD_CPUTIME_ID) + spin_us;
+	(void)buffers;
+	(void)arg;
+	while (cpu_us(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static struct starpu_codelet spin_cl = { .cpu_funcs = { spin }, .nbuffers = 0, .name = "spin" };
 static struct starpu_codelet nop_cl = { .cpu_funcs = { nop }, .nbuffers = 0, .name = "nop" };
 static struct starpu_codelet incr_cl = { .cpu_funcs = { incr }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "incr" };
 
@@ -78,6 +104,54 @@ static double run_tasks(long n, int chain)
 		}
 	}
 	return (t1 - t0) / (double)n;
+}
+
+/* n independent tasks spinning spin_us µs each on all the workers: the efficiencies (percent)
+ * against the elapsed time, N L / (workers x elapsed), and against the CPU time the whole
+ * process used, N L / CPU (submission, scheduling and idle polling are the rest). */
+static void run_spin(long n, double *wall, double *cpu)
+{
+	double t0, t1, c0, c1;
+	long i;
+	c0 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = starpu_timing_now();
+	for (i = 0; i < n; i++) {
+		int ret = starpu_task_insert(&spin_cl, 0);
+		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
+	}
+	starpu_task_wait_for_all();
+	t1 = starpu_timing_now();
+	c1 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
+	*wall = 100.0 * (double)n * spin_us / ((double)starpu_worker_get_count() * (t1 - t0));
+	*cpu = 100.0 * (double)n * spin_us / (c1 - c0);
+}
+
+/* The --grain rows: both efficiencies per task length, then for each the smallest length
+ * whose median reaches 90%. */
+static void grain(const char *impl, int quick)
+{
+	int reps = quick ? 1 : 3, r, l, wall90 = 0, cpu90 = 0;
+	long n = quick ? 2000 : 10000;
+	double wall[16], cpu[16];
+	char metric[32];
+	for (l = 1; l <= 256; l *= 2) {
+		spin_us = l;
+		run_spin(n / 10, &wall[0], &cpu[0]); /* warm-up */
+		for (r = 0; r < reps; r++)
+			run_spin(n, &wall[r], &cpu[r]);
+		snprintf(metric, sizeof(metric), "grain_%dus", l);
+		row(metric, impl, wall, reps, "%", "efficiency of independent tasks spinning L us: N L / (workers x elapsed)");
+		snprintf(metric, sizeof(metric), "grain_cpu_%dus", l);
+		row(metric, impl, cpu, reps, "%", "the same against the CPU time of the process: N L / CPU");
+		if (wall90 == 0 && wall[reps / 2] >= 90.0)
+			wall90 = l;
+		if (cpu90 == 0 && cpu[reps / 2] >= 90.0)
+			cpu90 = l;
+	}
+	wall[0] = wall90;
+	row("grain90", impl, wall, 1, "us", "smallest task length L (1, 2, 4 .. 256 us) whose elapsed-time efficiency reaches 90% (0: none)");
+	cpu[0] = cpu90;
+	row("grain90_cpu", impl, cpu, 1, "us", "smallest task length L whose CPU-time efficiency reaches 90% (0: none)");
 }
 
 #ifdef TASKS_HAVE_CBLAS
@@ -197,7 +271,7 @@ static double cholesky(unsigned nt, unsigned nb)
 int main(int argc, char **argv)
 {
 	const char *impl = "mpc";
-	int quick = 0, chol = 0, reps, r, i;
+	int quick = 0, chol = 0, gr = 0, reps, r, i;
 	long n;
 	double v[16];
 	for (i = 1; i < argc; i++) {
@@ -205,16 +279,23 @@ int main(int argc, char **argv)
 			quick = 1;
 		else if (strcmp(argv[i], "--cholesky") == 0)
 			chol = 1;
+		else if (strcmp(argv[i], "--grain") == 0)
+			gr = 1;
 		else if (strcmp(argv[i], "--impl") == 0 && i + 1 < argc)
 			impl = argv[++i];
 		else {
-			fprintf(stderr, "usage: tasks --impl NAME [--quick] [--cholesky]\n");
+			fprintf(stderr, "usage: tasks --impl NAME [--quick] [--cholesky] [--grain]\n");
 			return 2;
 		}
 	}
 	if (starpu_init(NULL) != 0) {
 		fprintf(stderr, "tasks: starpu_init failed\n");
 		return 1;
+	}
+	if (gr) {
+		grain(impl, quick);
+		starpu_shutdown();
+		return 0;
 	}
 	n = quick ? 20000 : 100000;
 	reps = quick ? 3 : 7;

@@ -13,7 +13,7 @@ rm -rf "$scratch"
 mkdir -p "$scratch/mpc" "$scratch/starpu"
 fail() { echo "starpu_compat: FAILED: $*" >&2; exit 1; }
 
-for prog in vector_scal task_graph cholesky data_access; do
+for prog in vector_scal task_graph cholesky lu qr data_access; do
   flags=$(PKG_CONFIG_PATH=$mpc_pc pkg-config --cflags --libs starpu-1.3) || fail "no starpu-1.3.pc in $mpc_pc"
   # shellcheck disable=SC2086  # flags are words
   "$cc" -std=gnu11 -Wall -Wextra -Werror -o "$scratch/mpc/$prog" "$src/$prog.c" $flags -lm ||
@@ -33,7 +33,7 @@ if ! pkg-config --exists starpu-1.3 2>/dev/null; then
   echo "SKIP: Debian's StarPU is not installed (apt-get install libstarpu-dev); checked MPC's side only"
   exit 77
 fi
-for prog in vector_scal task_graph cholesky data_access; do
+for prog in vector_scal task_graph cholesky lu qr data_access; do
   # shellcheck disable=SC2046
   "$cc" -std=gnu11 -Wall -Wextra -o "$scratch/starpu/$prog" "$src/$prog.c" $(pkg-config --cflags --libs starpu-1.3) -lm ||
     fail "$prog.c does not build against StarPU"
