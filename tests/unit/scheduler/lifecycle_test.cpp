@@ -198,6 +198,35 @@ TEST(Lifecycle, StackCacheCanBeDisabled) {
     ASSERT_TRUE(sched::finalize().ok());
 }
 
+// Under the slices' allocator (MPI jobs), a ULT of no task (a non-blocking collective's job)
+// gets its stack from the default allocator: a finished one must stay in its VP's cache and serve
+// the next such ULT, not be unmapped and mapped again (an mmap, a munmap and a TLB shootdown per
+// MPI_Iallreduce made them 100x slower).
+TEST(Lifecycle, StackCacheServesStacksOfNoTaskUnderTheSlicesAllocator) {
+    const std::size_t before_init = live_stacks();
+    sched::options o;
+    o.nr_vps = 1;
+    ASSERT_TRUE(sched::init(o).ok());
+    sched::set_stack_allocator(&sched::slice_stack_allocator());
+    std::uintptr_t first = 0;
+    std::uintptr_t second = 0;
+    const std::size_t base = live_stacks();
+    join_or_fail(spawn_or_fail([&first]() noexcept {
+        int x = 0;
+        first = reinterpret_cast<std::uintptr_t>(&x);
+    }));
+    EXPECT_EQ(live_stacks(), base + 1) << "the finished stack is kept in the VP's cache";
+    join_or_fail(spawn_or_fail([&second]() noexcept {
+        int x = 0;
+        second = reinterpret_cast<std::uintptr_t>(&x);
+    }));
+    EXPECT_EQ(live_stacks(), base + 1) << "the second ULT took the cached stack: no new mapping";
+    EXPECT_EQ(first, second) << "both ran on the same stack";
+    sched::set_stack_allocator(nullptr);
+    ASSERT_TRUE(sched::finalize().ok());
+    EXPECT_EQ(live_stacks(), before_init) << "finalize releases the cached stack";
+}
+
 TEST(Lifecycle, VpsFromEnvironment) {
     env_guard g("MPC_VPS", "3");
     ASSERT_TRUE(sched::init({}).ok());
