@@ -409,7 +409,12 @@ status finalize() noexcept {
     } else {
         r.done_lock.unlock();
     }
-    r.stopping.store(true, std::memory_order_release);
+    // seq_cst, not release: against a VP going to sleep (idle(): stores vp_sleeping, then reads
+    // `stopping`) this is store `stopping`, then read its sleep word (wake_vp). With a release
+    // store the read could pass it (x86 reorders a store with a later load): the VP read
+    // `stopping` false, we read it awake, nobody woke it and the join below waited for ever
+    // (a CI run hung after "coll_alltoallw: 1 ranks OK", once in thousands of exits).
+    r.stopping.store(true, std::memory_order_seq_cst);
     for (int i = 1; i < r.nr_vps; ++i) {
         wake_vp(&r.vps[i]);
     }
