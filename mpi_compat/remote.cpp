@@ -107,9 +107,6 @@ public:
     }
     int event_fd() const noexcept override { return -1; }  // the watcher polls both transports'
     bool arm() noexcept override { return false; }
-    int in_flight() const noexcept override {
-        return (g.shm != nullptr ? g.shm->in_flight() : 0) + (g.ucx != nullptr ? g.ucx->in_flight() : 0);
-    }
     bool peer_failed(int peer) const noexcept override {
         const net::transport* t = via(peer);
         return t != nullptr && t->peer_failed(peer);
@@ -159,8 +156,6 @@ constexpr int lost_peer_wait_s = 10;
 
 // ---- sends ---------------------------------------------------------------------------------
 
-/// One of the events a remote send waits for happened (the transport is done with its data,
-/// or the receiver's ack came); the last one completes the request.
 /// The send that this thread is handing to the transport (send()): a completion that runs
 /// for it here runs inside the operation that has not returned the request yet.
 [[gnu::tls_model("initial-exec")]] thread_local const request* tl_sending = nullptr;

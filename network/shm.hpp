@@ -152,7 +152,7 @@ private:
     void send_fin(peer& p, std::uint64_t token, bool ok, std::uint32_t aux) noexcept;
     int take_xfer(peer& p, const void* data, std::size_t len) noexcept;
     void serve_cts(peer& p, std::uint32_t d) noexcept;
-    status fetch_shared(peer& p, incoming& msg, void* buf, std::uint64_t token) noexcept;
+    status fetch_shared(peer& p, incoming& msg, void* buf) noexcept;
     bool tx_can_move(peer& p) noexcept;
     bool peer_dead(peer& p) noexcept;
     void fail_queue(peer& p) noexcept;

@@ -410,7 +410,7 @@ status shm_transport::fetch(incoming& msg, void* buf, std::size_t cap, completio
     msg.kept_ = false;
     const std::uint64_t token = msg.token_;
     msg.token_ = 0;
-    status st = msg.aux_ != 0 ? fetch_shared(*p, msg, buf, token)
+    status st = msg.aux_ != 0 ? fetch_shared(*p, msg, buf)
                               : cma_copy(p->pid, buf, msg.data_, msg.length_, false);
     if (!st) {
         // Most likely the sender died: the caller waits for the launcher (no error line here).
@@ -490,8 +490,7 @@ void shm_transport::serve_cts(peer& p, std::uint32_t d) noexcept {
 
 /// fetch() of a message with a shared-copy descriptor: open it, ask the sender to help, copy
 /// chunks until none is left, wait for those the sender took.
-status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf, std::uint64_t token) noexcept {
-    (void)token;
+status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf) noexcept {
     xfer& x = p.rx_xfers[msg.aux_ - 1];
     if (x.len != msg.length_ || x.src != reinterpret_cast<std::uintptr_t>(msg.data_)) {
         return {errc::internal, "a shared-copy descriptor that does not match its message"};
