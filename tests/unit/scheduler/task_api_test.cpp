@@ -553,40 +553,47 @@ TEST_F(TaskApi, FromARankTheTasksHeapIsNotTheRanks) {
 
 // ---- MPC_ALLOCATOR=system ------------------------------------------------------------------
 
-/// Run by SystemAllocatorStillRunsTasks in a child process with MPC_ALLOCATOR=system; skipped
-/// otherwise.
-TEST_F(TaskApi, ChildUnderSystemAllocator) {
-    if (std::getenv("TASK_API_TEST_CHILD") == nullptr) {
-        GTEST_SKIP() << "run as a child by SystemAllocatorStillRunsTasks";
+/// Run by SystemAllocatorStillRunsTasks in a child process with MPC_ALLOCATOR=system, and
+/// registered only there (TASK_API_TEST_CHILD set), so that the normal run neither lists nor
+/// skips it.
+class ChildUnderSystemAllocator : public TaskApi {
+public:
+    void TestBody() override {
+        EXPECT_EQ(MPC_Allocator_active(), 0);
+        struct out_t {
+            bool in_thread_slice = true;
+            bool task_heap = true;
+        } out;
+        std::vector<MPC_Task> t(5, nullptr);
+        for (MPC_Task& x : t) {
+            ASSERT_EQ(MPC_Task_create(
+                          &x,
+                          [](void* p) -> void* {
+                              auto* o = static_cast<out_t*>(p);
+                              void* b = std::malloc(1000);
+                              o->in_thread_slice = alloc::thread_slot_of(escape(b)) >= 0;
+                              o->task_heap = alloc::task_heap() != nullptr;
+                              std::free(b);
+                              return p;
+                          },
+                          &out),
+                      MPC_SUCCESS);
+        }
+        for (MPC_Task x : t) {
+            void* r = nullptr;
+            ASSERT_EQ(MPC_Task_join(x, &r), MPC_SUCCESS);
+            EXPECT_EQ(r, &out);
+        }
+        EXPECT_FALSE(out.in_thread_slice) << "a block of libmpc's allocator under MPC_ALLOCATOR=system";
+        EXPECT_FALSE(out.task_heap);
     }
-    EXPECT_EQ(MPC_Allocator_active(), 0);
-    struct out_t {
-        bool in_thread_slice = true;
-        bool task_heap = true;
-    } out;
-    std::vector<MPC_Task> t(5, nullptr);
-    for (MPC_Task& x : t) {
-        ASSERT_EQ(MPC_Task_create(
-                      &x,
-                      [](void* p) -> void* {
-                          auto* o = static_cast<out_t*>(p);
-                          void* b = std::malloc(1000);
-                          o->in_thread_slice = alloc::thread_slot_of(escape(b)) >= 0;
-                          o->task_heap = alloc::task_heap() != nullptr;
-                          std::free(b);
-                          return p;
-                      },
-                      &out),
-                  MPC_SUCCESS);
-    }
-    for (MPC_Task x : t) {
-        void* r = nullptr;
-        ASSERT_EQ(MPC_Task_join(x, &r), MPC_SUCCESS);
-        EXPECT_EQ(r, &out);
-    }
-    EXPECT_FALSE(out.in_thread_slice) << "a block of libmpc's allocator under MPC_ALLOCATOR=system";
-    EXPECT_FALSE(out.task_heap);
-}
+};
+
+[[maybe_unused]] const bool child_registered =
+    std::getenv("TASK_API_TEST_CHILD") != nullptr &&
+    (testing::RegisterTest("TaskApi", "ChildUnderSystemAllocator", nullptr, nullptr, __FILE__, __LINE__,
+                           []() -> TaskApi* { return new ChildUnderSystemAllocator; }),
+     true);
 
 TEST_F(TaskApi, SystemAllocatorStillRunsTasks) {
     int fds[2];
