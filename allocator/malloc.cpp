@@ -8,7 +8,7 @@
 /// by glibc before this library was in place, or in system mode) go to glibc's functions.
 ///
 /// `MPC_ALLOCATOR=system` (read once, at the first call) sends everything to glibc, for
-/// valgrind and for comparisons. Sanitizer builds never define these functions: ASan and TSan
+/// comparisons; it is the default under Valgrind. Sanitizer builds never define these functions: ASan and TSan
 /// interpose malloc themselves.
 
 #include "allocator/malloc.hpp"
@@ -26,6 +26,10 @@
 #include "allocator/heap.hpp"
 
 #include "lib/sanitizers.hpp"
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define MPC_VALGRIND 1
+#endif
 #if MPC_ASAN || MPC_TSAN
 #define MPC_SYSTEM_MALLOC_ONLY 1
 #endif
@@ -62,6 +66,13 @@ int mode() noexcept {
 #else
     const char* v = std::getenv("MPC_ALLOCATOR");  // getenv does not allocate
     m = v != nullptr && std::strcmp(v, "system") == 0 ? mode_system : mode_mpc;
+#if MPC_VALGRIND
+    // Under Valgrind, glibc's malloc (which memcheck replaces and checks) unless the user
+    // asks for ours by name: memcheck cannot follow blocks carved from our slices.
+    if (v == nullptr && RUNNING_ON_VALGRIND) {
+        m = mode_system;
+    }
+#endif
     const char* d = std::getenv("MPC_ALLOC_DEBUG");
     g_debug = d != nullptr && (std::strcmp(d, "1") == 0 || std::strcmp(d, "yes") == 0 || std::strcmp(d, "true") == 0 ||
                                std::strcmp(d, "on") == 0);
@@ -413,29 +424,33 @@ void* new_nothrow(std::size_t n, std::size_t align) noexcept {
 }
 }  // namespace
 
-void* operator new(std::size_t n) { return new_or_throw(n, 0); }
-void* operator new[](std::size_t n) { return new_or_throw(n, 0); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) { return new_or_throw(n, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return new_or_throw(n, static_cast<std::size_t>(a)); }
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+// Never inlined, in libmpc either: Valgrind replaces these functions by address, so a delete
+// inlined into libmpc's own code (LTO) would free, through free(), a block that Valgrind's
+// operator new allocated, and memcheck reports every such pair as mismatched.
+#define MPC_NOINLINE_NEW [[gnu::noinline]]
+MPC_NOINLINE_NEW void* operator new(std::size_t n) { return new_or_throw(n, 0); }
+MPC_NOINLINE_NEW void* operator new[](std::size_t n) { return new_or_throw(n, 0); }
+MPC_NOINLINE_NEW void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
+MPC_NOINLINE_NEW void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
+MPC_NOINLINE_NEW void* operator new(std::size_t n, std::align_val_t a) { return new_or_throw(n, static_cast<std::size_t>(a)); }
+MPC_NOINLINE_NEW void* operator new[](std::size_t n, std::align_val_t a) { return new_or_throw(n, static_cast<std::size_t>(a)); }
+MPC_NOINLINE_NEW void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
     return new_nothrow(n, static_cast<std::size_t>(a));
 }
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+MPC_NOINLINE_NEW void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
     return new_nothrow(n, static_cast<std::size_t>(a));
 }
 
-void operator delete(void* p) noexcept { release(p); }
-void operator delete[](void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t) noexcept { release(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete(void* p) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete[](void* p) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete(void* p, std::size_t) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete[](void* p, std::size_t) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
+MPC_NOINLINE_NEW void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
 #endif

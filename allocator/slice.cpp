@@ -15,8 +15,8 @@
 
 MPC_CONFIG_TABLE(alloc, {
     {"MPC_ALLOCATOR", ::mpc::config::knob_type::choice, "mpc",
-     "mpc: libmpc's malloc (task heaps in address slices); system: glibc's (for valgrind); sanitizer builds always "
-     "use the sanitizer's",
+     "mpc: libmpc's malloc (task heaps in address slices); system: glibc's (the default under Valgrind); "
+     "sanitizer builds always use the sanitizer's",
      "mpc|system"},
     {"MPC_ALLOC_DEBUG", ::mpc::config::knob_type::boolean, "0",
      "check every free() and realloc(): a double free or a pointer malloc did not return ends the job with its "

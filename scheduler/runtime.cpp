@@ -181,6 +181,7 @@ void registry_remove(ult* u) noexcept {
 void free_ult(ult* u) noexcept {
     free_keys(u);
     tsan_free_fiber(u->ctx.tsan_fiber);
+    vg_deregister_stack(u->ctx);
     stack_region s = u->stack;
     stack_allocator* a = u->stack_alloc;
     static_assert(std::is_trivially_destructible_v<ult>);
@@ -245,6 +246,7 @@ result<ult*> spawn_with_slot(ult_fn fn, std::size_t size, std::size_t align, voi
     u->ctx.stack_lo = st->lo;
     u->ctx.stack_size = usable;
     u->ctx.tsan_fiber = tsan_new_fiber();
+    vg_register_stack(u->ctx, st->lo, st->size);
     u->fn = fn;
     u->arg = size != 0 ? *slot : src;  // without a slot, src is the argument itself
     if (construct != nullptr) {
@@ -341,6 +343,7 @@ status init(const options& opts) noexcept {
     v0->sched_ctx.stack_lo = st->lo;
     v0->sched_ctx.stack_size = st->size;
     v0->sched_ctx.tsan_fiber = tsan_new_fiber();
+    vg_register_stack(v0->sched_ctx, st->lo, st->size);
     v0->current = p;
     v0->running = &p->ctx;
     v0->homed.store(1);
@@ -429,6 +432,7 @@ status finalize() noexcept {
     remove_fault_handlers();
     teardown_altstack(v);
     tsan_free_fiber(v->sched_ctx.tsan_fiber);
+    vg_deregister_stack(v->sched_ctx);
     r.vp0_sched_alloc->release(r.vp0_sched_stack);
     for (int i = 0; i < r.nr_vps; ++i) {
         for (const stack_region& s : r.vps[i].stack_cache) {

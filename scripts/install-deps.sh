@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev    # tests and micro-benchmarks
   libstarpu-dev                                 # StarPU 1.3: the task-graph layer's compatibility test
   gfortran python3                              # Fortran bindings (python3 generates them); trace JSON checks
+  valgrind                                      # memcheck tests (mpi.valgrind.*), Valgrind client requests
   "$@"
 )
 
