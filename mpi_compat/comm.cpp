@@ -60,7 +60,7 @@ int comm::rank_of_world(int wr) const noexcept {
     if (is_self) {
         return 0;
     }
-    if (is_world) {
+    if (world_order) {
         return wr;
     }
     auto it = std::lower_bound(rank_index.begin(), rank_index.end(), std::make_pair(wr, -1));
@@ -101,6 +101,10 @@ void comm::index_ranks() {
         local_only = local_only && is_local(w, wr);
     }
     rank_index.clear();
+    world_order = !is_self && !is_inter && static_cast<int>(world_of.size()) == w.size;
+    for (std::size_t i = 0; world_order && i < world_of.size(); ++i) {
+        world_order = world_of[i] == static_cast<int>(i);
+    }
     if (is_world || is_self) {
         return;
     }

@@ -37,6 +37,9 @@ struct comm {
     std::vector<std::pair<int, int>> rank_index;  ///< (world rank, comm rank), sorted; empty for WORLD
     bool is_self = false;
     bool is_world = false;
+    /// Rank i is world rank i for every i (MPI_COMM_WORLD and its duplicates): rank_of() is
+    /// the world rank, without a search (set by index_ranks()).
+    bool world_order = false;
     /// Intercommunicator: world_of is group A, remote_of group B; a member of A sees A as its
     /// local group and B as the remote one, and the other way round.
     bool is_inter = false;

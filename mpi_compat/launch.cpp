@@ -151,6 +151,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
     w.world.handle = MPI_COMM_WORLD;
     w.world.context = 1;
     w.world.is_world = true;
+    w.world.world_order = true;
     w.world.predefined = true;
     w.world.local_only = w.nlocal == w.size;
     w.world.world_of.resize(static_cast<std::size_t>(w.size));

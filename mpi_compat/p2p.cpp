@@ -13,9 +13,9 @@
 
 namespace mpc::mpi::p2p {
 
-/// Validates the arguments shared by sends and receives. `peer` is dest or source.
-checked check_args(const char* call, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm cm,
-                   bool is_recv) noexcept {
+/// The checks of check_args() (p2p.hpp) one by one, for a call where one of them fails.
+checked check_args_failed(const char* call, const void* buf, int count, MPI_Datatype type, int peer, int tag,
+                          MPI_Comm cm, bool is_recv) noexcept {
     checked k;
     k.self = current();
     k.c = lookup_comm(cm);
@@ -66,8 +66,12 @@ void start_send(const checked& k, const void* buf, int dest, int tag, request* r
     }
     // A buffered send passes its packed copy in the attached buffer instead of the user's data.
     typed_buf data = buf == k.data.buf ? k.data : raw_bytes(buf, k.data.bytes);
-    route_send(*k.self, k.c->world_rank(*k.self, dest), k.c->context, k.c->rank_of(*k.self), tag, data, r,
-               m == send_mode::sync);
+    // MPI_COMM_WORLD and its duplicates without the lookups (rank_of() searches the
+    // communicator's rank index).
+    const comm& c = *k.c;
+    const int dest_world = c.world_order ? dest : c.world_rank(*k.self, dest);
+    const int source_rank = c.world_order ? k.self->world_rank : c.rank_of(*k.self);
+    route_send(*k.self, dest_world, c.context, source_rank, tag, data, r, m == send_mode::sync);
 }
 
 void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept {

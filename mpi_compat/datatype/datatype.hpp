@@ -154,7 +154,7 @@ public:
     const plan& typed_layout() const;
     /// True when `count` consecutive elements are one contiguous block of count * size() bytes
     /// starting at true_lb() (compiles the layout on first use, then one load).
-    bool is_contiguous() const {
+    [[gnu::always_inline]] bool is_contiguous() const {
         std::int8_t c = contig_.load(std::memory_order_relaxed);  // a pure function of the type
         return c >= 0 ? c != 0 : compute_contiguous();
     }
@@ -164,7 +164,7 @@ private:
     datatype() = default;
     ~datatype();
     const plan& compile(std::atomic<const plan*>& slot, bool typed) const;
-    bool compute_contiguous() const;
+    [[gnu::cold, gnu::noinline]] bool compute_contiguous() const;
 
     type_bounds b_;
     combiner kind_ = combiner::named;
