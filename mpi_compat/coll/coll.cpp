@@ -59,7 +59,6 @@ namespace mpc::mpi::coll {
 
 namespace {
 
-using algo_fn = int (*)(args&) noexcept;
 /// Whether an algorithm can run this call (nullptr: always).
 using usable_fn = bool (*)(const args&) noexcept;
 
@@ -215,6 +214,15 @@ void destroy_state(comm& c) noexcept {
 }
 
 bool algorithm_forced(kind k) noexcept { return forced().index[static_cast<int>(k)] > 0; }
+
+algo_fn algorithm_named(kind k, const char* name) noexcept {
+    for (const algorithm& al : table[static_cast<int>(k)].algos) {
+        if (al.name != nullptr && al.fn != msg::by_rule && std::strcmp(al.name, name) == 0) {
+            return al.fn;
+        }
+    }
+    return nullptr;
+}
 
 namespace {
 
