@@ -16,11 +16,14 @@
 /// A run of more than INT_MAX bytes cannot be described by the local v form's int counts:
 /// every member of that process and the root see it (the sizes are known to both sides), and
 /// its blocks then travel one message per member, straight between the member and the root.
+/// MPC_COLL_HIER_V_MAX lowers that bound (so that tests take the direct path too).
 #include <climits>
 #include <cstdint>
 #include <memory>
 #include <new>
 
+#include "lib/config.hpp"
+#include "lib/log.hpp"
 #include "mpi_compat/coll/hier_detail.hpp"
 #include "mpi_compat/coll/msg.hpp"
 #include "mpi_compat/coll/pieces.hpp"
@@ -31,6 +34,15 @@ namespace {
 /// Tag space (args::phase) of the messages between the root and the other processes (hier.cpp
 /// uses 2 and 3).
 constexpr std::uint8_t phase_root = 4;
+
+/// The longest run packed at a leader (MPC_COLL_HIER_V_MAX, at most INT_MAX bytes).
+std::size_t run_max() noexcept {
+    static const std::size_t m = [] {
+        auto v = config::get_size("MPC_COLL_HIER_V_MAX");  // a bad value is reported there
+        return v && *v > 0 && *v < INT_MAX ? *v : std::size_t{INT_MAX};
+    }();
+    return m;
+}
 
 /// The call as a message between the root and a member of another process.
 args root_link(const args& a) noexcept {
@@ -44,7 +56,7 @@ args root_link(const args& a) noexcept {
 struct packed_run {
     std::unique_ptr<int[]> ints;  // counts, then displacements
     std::size_t total = 0;
-    bool fits = true;  ///< total <= INT_MAX
+    bool fits = true;  ///< total <= run_max()
     int* counts() const noexcept { return ints.get(); }
     int* displs(int n) const noexcept { return ints.get() + n; }
 };
@@ -58,9 +70,10 @@ bool make_run(packed_run& r, int n, Size size) noexcept {
         return false;
     }
     r.total = 0;
+    const std::size_t max = run_max();
     for (int i = 0; i < n; ++i) {
         const std::size_t b = size(i);
-        r.fits = r.fits && b <= INT_MAX && r.total + b <= INT_MAX;
+        r.fits = r.fits && b <= max && r.total + b <= max;
         r.counts()[i] = r.fits ? static_cast<int>(b) : 0;
         r.displs(n)[i] = r.fits ? static_cast<int>(r.total) : 0;
         r.total += b;
@@ -214,6 +227,7 @@ int root_exchange(const args& a, const levels& h, bool gather) noexcept {
 /// themselves, and take the number of the local phase they do not run (a non-blocking call
 /// reserved it: every number must be used, in order) with a local barrier.
 int too_long(const args& a, const levels& h, const piece& mine, bool gather) noexcept {
+    MPC_LOG(trace, mpi, "%s: this process's run is over %zu bytes: one message per member", kind_name(a.k), run_max());
     const args p = root_link(a);
     if (gather) {
         msg::send_piece_to(p, a.root, 0, mine);
