@@ -8,8 +8,8 @@
  * --impl names the implementation in the output; --variant adds "variant": TEXT to each
  * figure's extra keys. Every figure carries "ranks": N (the size of MPI_COMM_WORLD).
  *
- * Operations (comma-separated LIST; default all), each at its sizes (--sizes overrides them
- * for every operation but barrier):
+ * Operations (comma-separated LIST; default all but gatherv and scatterv), each at its sizes
+ * (--sizes overrides them for every operation but barrier and ibarrier):
  *   barrier    MPI_Barrier
  *   bcast      MPI_Bcast of 8 B, 64 KiB, 8 MiB (MPI_BYTE) from root 0
  *   allreduce  MPI_Allreduce of 8 B, 64 KiB, 8 MiB: MPI_DOUBLE, MPI_SUM (1, 8192, 1048576 doubles)
@@ -17,6 +17,19 @@
  *              size x ranks bytes and receives as much)
  *   allgather  MPI_Allgather of 8 B and 64 KiB per rank (MPI_BYTE; each rank receives
  *              size x ranks bytes)
+ *   ibarrier   MPI_Ibarrier + MPI_Wait
+ *   ibcast     MPI_Ibcast + MPI_Wait of 8 B and 64 KiB (MPI_BYTE) from root 0
+ *   iallreduce MPI_Iallreduce + MPI_Wait of 8 B and 64 KiB (MPI_DOUBLE, MPI_SUM)
+ *   overlap    at 8 B and 64 KiB, four figures: "compute", a loop of floating-point work
+ *              (no MPI call) calibrated on rank 0 to last as long as Iallreduce + Wait of that
+ *              size; "iallreduce_compute", MPI_Iallreduce, the loop, MPI_Wait;
+ *              "allreduce_compute", MPI_Allreduce then the loop; and "overlap", the share of
+ *              the non-blocking call hidden behind the loop (OSU's formula):
+ *              100 x (1 - (iallreduce_compute - compute) / iallreduce), at least 0, where
+ *              iallreduce is the latency of Iallreduce + Wait measured just before.
+ *   gatherv    MPI_Gatherv to rank 0 of 8 B and 64 KiB per rank (MPI_BYTE, every count equal)
+ *   scatterv   MPI_Scatterv from rank 0 of 8 B and 64 KiB per rank (the same)
+ *   (gatherv and scatterv only when --ops names them: they are not part of the default set)
  * The figure is the latency of one call in us: each rank times its own loop of n back-to-back
  * calls (after an MPI_Barrier) and takes the mean; the figure of a run is the maximum of those
  * means over the ranks (the OSU convention). For Bcast and Allreduce of 8 MiB a second figure
@@ -40,7 +53,7 @@
  *   ROW <metric> <size> <impl> <value> <unit> <min> <max> <extra json keys> <description>
  *
  * Only MPI_Init, Finalize, Comm_rank/size, Send, Recv, Barrier, Bcast, Allreduce, Alltoall,
- * Allgather and Wtime are used. The program keeps no mutable global or static variable: under
+ * Allgather, Gatherv, Scatterv, Ibarrier, Ibcast, Iallreduce, Wait and Wtime are used. The program keeps no mutable global or static variable: under
  * mpc_run every rank is a thread of one process.
  */
 #define _POSIX_C_SOURCE 200809L /* strtok_r, posix_memalign */
@@ -55,9 +68,32 @@
 #define TAG_CALIBRATE 201
 #define COLL_LONG_CALL_S 0.5 /* a first call this long is warm-up enough */
 
-enum { OP_BARRIER, OP_BCAST, OP_ALLREDUCE, OP_ALLTOALL, OP_ALLGATHER, OP_COUNT };
+enum {
+    OP_BARRIER,
+    OP_BCAST,
+    OP_ALLREDUCE,
+    OP_ALLTOALL,
+    OP_ALLGATHER,
+    OP_IBARRIER,
+    OP_IBCAST,
+    OP_IALLREDUCE,
+    OP_OVERLAP,
+    OP_GATHERV,
+    OP_SCATTERV,
+    OP_COUNT,
+    /* the loops of the overlap figures (not selectable on their own) */
+    OP_COMPUTE = OP_COUNT,
+    OP_IALLREDUCE_COMPUTE,
+    OP_ALLREDUCE_COMPUTE,
+    OP_ALL
+};
 
-static const char* const op_names[OP_COUNT] = {"barrier", "bcast", "allreduce", "alltoall", "allgather"};
+static const char* const op_names[OP_ALL] = {"barrier",   "bcast",    "allreduce",  "alltoall",
+                                             "allgather", "ibarrier", "ibcast",     "iallreduce",
+                                             "overlap",   "gatherv",  "scatterv",   "compute",
+                                             "iallreduce_compute",   "allreduce_compute"};
+/* The operations run when --ops is not given. */
+#define DEFAULT_OPS (((1 << OP_COUNT) - 1) & ~((1 << OP_GATHERV) | (1 << OP_SCATTERV)))
 
 /* The sizes of the issue (6): Barrier; Bcast and Allreduce 8 B, 64 KiB, 8 MiB; Alltoall and
  * Allgather 8 B and 64 KiB per rank. */
@@ -79,8 +115,10 @@ struct options {
 
 static void usage(const char* prog) {
     fprintf(stderr,
-            "usage: %s [--quick] [--impl NAME] [--variant TEXT] [--ops barrier,bcast,allreduce,alltoall,allgather]\n"
+            "usage: %s [--quick] [--impl NAME] [--variant TEXT] [--ops OP,...]\n"
             "          [--reps N] [--min-ms MS] [--max-s S] [--sizes BYTES,...]\n"
+            "  --ops    of barrier, bcast, allreduce, alltoall, allgather, ibarrier, ibcast, iallreduce, overlap\n"
+            "           (the default: all of these), gatherv, scatterv\n"
             "  --quick  3 runs of >= 5 ms, at most 1 s of runs per figure (default: 5 runs of >= 50 ms, at most 8 s)\n",
             prog);
 }
@@ -135,7 +173,7 @@ static int parse_args(int argc, char** argv, struct options* o) {
     memset(o, 0, sizeof *o);
     o->impl = "unknown";
     o->variant = "";
-    o->ops = (1 << OP_COUNT) - 1;
+    o->ops = DEFAULT_OPS;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -178,7 +216,7 @@ static int parse_args(int argc, char** argv, struct options* o) {
 
 /* The sizes of one operation (none for barrier, which has one figure, size 0). */
 static int op_sizes(const struct options* o, int op, const long** sizes) {
-    if (op == OP_BARRIER) {
+    if (op == OP_BARRIER || op == OP_IBARRIER) {
         static const long zero[] = {0};
         *sizes = zero;
         return 1;
@@ -201,7 +239,31 @@ struct ctx {
     int nranks;
     char* sbuf;
     char* rbuf;
+    int* counts;        /* gatherv, scatterv: every rank's count, then the displacements */
+    long compute_iters; /* the overlap figures' loop: iterations of compute() */
+    double* sink;       /* where compute() leaves its result (so that it is not optimised away) */
 };
+
+/* The overlap figures' work: a chain of dependent multiply-adds, no memory traffic, no MPI. */
+static double compute(long iters, double x) {
+    for (long i = 0; i < iters; ++i) {
+        x = x * 1.0000001 + 1e-9;
+    }
+    return x;
+}
+
+/* The operation whose buffers and result an operation uses (its blocking form). */
+static int base_op(int op) {
+    switch (op) {
+        case OP_IBARRIER: return OP_BARRIER;
+        case OP_IBCAST: return OP_BCAST;
+        case OP_IALLREDUCE:
+        case OP_OVERLAP:
+        case OP_IALLREDUCE_COMPUTE:
+        case OP_ALLREDUCE_COMPUTE: return OP_ALLREDUCE;
+        default: return op;
+    }
+}
 
 /* The byte at offset i of a block keyed by `key`: never 0 (a cleared byte never passes), and
  * blocks of different keys (mod 251) differ at every offset. */
@@ -228,7 +290,7 @@ static double expected_sum(int n, long i) {
 /* Fills the send buffer of this rank and clears its receive buffer before a figure. */
 static void prepare(const struct ctx* c, int op, long size) {
     const int n = c->nranks;
-    switch (op) {
+    switch (base_op(op)) {
         case OP_BCAST:
             if (c->rank == 0) {
                 for (long i = 0; i < size; ++i) {
@@ -255,13 +317,26 @@ static void prepare(const struct ctx* c, int op, long size) {
             memset(c->rbuf, 0, (size_t)size * (size_t)n);
             break;
         case OP_ALLGATHER:
+        case OP_GATHERV:
             for (long i = 0; i < size; ++i) {
                 c->sbuf[i] = (char)pattern(block_key(c->rank, 0), i);
             }
             memset(c->rbuf, 0, (size_t)size * (size_t)n);
             break;
+        case OP_SCATTERV:
+            for (int to = 0; to < n && c->rank == 0; ++to) {
+                for (long i = 0; i < size; ++i) {
+                    c->sbuf[(long)to * size + i] = (char)pattern(block_key(0, to), i);
+                }
+            }
+            memset(c->rbuf, 0, (size_t)size);
+            break;
         default:
             break;
+    }
+    for (int i = 0; i < n; ++i) { /* gatherv, scatterv: blocks of `size` bytes side by side */
+        c->counts[i] = (int)size;
+        c->counts[n + i] = (int)(size * i);
     }
 }
 
@@ -270,7 +345,10 @@ static int check(const struct ctx* c, const struct options* o, int op, long size
     const int n = c->nranks;
     long bad_at = -1;
     double got = 0, want = 0;
-    switch (op) {
+    if (op == OP_GATHERV && c->rank != 0) {
+        return 0;
+    }
+    switch (base_op(op)) {
         case OP_BCAST:
             for (long i = 0; i < size && bad_at < 0; ++i) {
                 if ((unsigned char)c->rbuf[i] != pattern(block_key(0, 1), i)) {
@@ -291,10 +369,20 @@ static int check(const struct ctx* c, const struct options* o, int op, long size
             }
             break;
         }
+        case OP_SCATTERV:
+            for (long i = 0; i < size && bad_at < 0; ++i) {
+                if ((unsigned char)c->rbuf[i] != pattern(block_key(0, c->rank), i)) {
+                    bad_at = i;
+                    got = (unsigned char)c->rbuf[i];
+                    want = pattern(block_key(0, c->rank), i);
+                }
+            }
+            break;
+        case OP_GATHERV: /* only the root receives (checked as an allgather) */
         case OP_ALLTOALL:
         case OP_ALLGATHER:
             for (int from = 0; from < n && bad_at < 0; ++from) {
-                const long key = block_key(from, op == OP_ALLTOALL ? c->rank : 0);
+                const long key = block_key(from, base_op(op) == OP_ALLTOALL ? c->rank : 0);
                 for (long i = 0; i < size; ++i) {
                     if ((unsigned char)c->rbuf[(long)from * size + i] != pattern(key, i)) {
                         bad_at = (long)from * size + i;
@@ -318,6 +406,8 @@ static int check(const struct ctx* c, const struct options* o, int op, long size
 
 /* n calls of `op`; returns this rank's seconds. Every rank calls it. */
 static double run_once(const struct ctx* c, int op, long size, long n) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    double x = 1.0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     switch (op) {
@@ -346,10 +436,60 @@ static double run_once(const struct ctx* c, int op, long size, long n) {
                 MPI_Allgather(c->sbuf, (int)size, MPI_BYTE, c->rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD);
             }
             break;
+        case OP_GATHERV:
+            for (long i = 0; i < n; ++i) {
+                MPI_Gatherv(c->sbuf, (int)size, MPI_BYTE, c->rbuf, c->counts, c->counts + c->nranks, MPI_BYTE, 0,
+                            MPI_COMM_WORLD);
+            }
+            break;
+        case OP_SCATTERV:
+            for (long i = 0; i < n; ++i) {
+                MPI_Scatterv(c->sbuf, c->counts, c->counts + c->nranks, MPI_BYTE, c->rbuf, (int)size, MPI_BYTE, 0,
+                             MPI_COMM_WORLD);
+            }
+            break;
+        case OP_IBARRIER:
+            for (long i = 0; i < n; ++i) {
+                MPI_Ibarrier(MPI_COMM_WORLD, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            break;
+        case OP_IBCAST:
+            for (long i = 0; i < n; ++i) {
+                MPI_Ibcast(c->rbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            break;
+        case OP_IALLREDUCE:
+            for (long i = 0; i < n; ++i) {
+                MPI_Iallreduce(c->sbuf, c->rbuf, (int)(size / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            break;
+        case OP_COMPUTE:
+            for (long i = 0; i < n; ++i) {
+                x = compute(c->compute_iters, x);
+            }
+            break;
+        case OP_IALLREDUCE_COMPUTE:
+            for (long i = 0; i < n; ++i) {
+                MPI_Iallreduce(c->sbuf, c->rbuf, (int)(size / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+                x = compute(c->compute_iters, x);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            break;
+        case OP_ALLREDUCE_COMPUTE:
+            for (long i = 0; i < n; ++i) {
+                MPI_Allreduce(c->sbuf, c->rbuf, (int)(size / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                x = compute(c->compute_iters, x);
+            }
+            break;
         default:
             break;
     }
-    return MPI_Wtime() - t0;
+    const double t = MPI_Wtime() - t0;
+    *c->sink += x;
+    return t;
 }
 
 /* The maximum of t over the ranks, on rank 0 (point-to-point: not a collective under test). */
@@ -407,9 +547,42 @@ static void report(const struct ctx* c, const struct options* o, int op, long si
             snprintf(what, sizeof what,
                      "MPI_Alltoall, %ld B per pair of ranks, max over ranks of the mean per call (%ld per run)", size, n);
             break;
-        default:
+        case OP_ALLGATHER:
             snprintf(what, sizeof what,
                      "MPI_Allgather, %ld B per rank, max over ranks of the mean per call (%ld per run)", size, n);
+            break;
+        case OP_GATHERV:
+        case OP_SCATTERV:
+            snprintf(what, sizeof what, "%s to rank 0, %ld B per rank, max over ranks of the mean per call (%ld per run)",
+                     op == OP_GATHERV ? "MPI_Gatherv" : "MPI_Scatterv", size, n);
+            break;
+        case OP_IBARRIER:
+            snprintf(what, sizeof what, "MPI_Ibarrier + MPI_Wait, max over ranks of the mean per call (%ld per run)", n);
+            break;
+        case OP_IBCAST:
+            snprintf(what, sizeof what,
+                     "MPI_Ibcast + MPI_Wait of %ld B from rank 0, max over ranks of the mean per call (%ld per run)",
+                     size, n);
+            break;
+        case OP_IALLREDUCE:
+            snprintf(what, sizeof what,
+                     "MPI_Iallreduce + MPI_Wait of %ld MPI_DOUBLE, MPI_SUM, max over ranks of the mean per call (%ld per run)",
+                     size / 8, n);
+            break;
+        case OP_COMPUTE:
+            snprintf(what, sizeof what,
+                     "the overlap loop alone (%ld iterations), max over ranks of the mean per call (%ld per run)",
+                     c->compute_iters, n);
+            break;
+        case OP_IALLREDUCE_COMPUTE:
+            snprintf(what, sizeof what,
+                     "MPI_Iallreduce of %ld MPI_DOUBLE + the overlap loop + MPI_Wait, max over ranks of the mean (%ld per run)",
+                     size / 8, n);
+            break;
+        default:
+            snprintf(what, sizeof what,
+                     "MPI_Allreduce of %ld MPI_DOUBLE + the overlap loop, max over ranks of the mean (%ld per run)",
+                     size / 8, n);
             break;
     }
     const double med = median_of(lat, reps);
@@ -427,8 +600,11 @@ static void report(const struct ctx* c, const struct options* o, int op, long si
     fflush(stdout);
 }
 
-/* Measures one figure; returns nonzero when a result was wrong (on any rank). */
-static int measure(const struct ctx* c, const struct options* o, int op, long size) {
+/* Times one operation: calibration, then the timed runs; on rank 0, lat[] receives the
+ * sorted per-run figures (max over the ranks), *reps_out their number and *n_out the calls per
+ * run. Returns nonzero when a result was wrong (on any rank; rank 0 knows). */
+static int timed(const struct ctx* c, const struct options* o, int op, long size, double* lat, int* reps_out,
+                 long* n_out) {
     prepare(c, op, size);
     /* Calibration: rank 0 decides from the slowest rank's time of each run (in a Bcast the
      * root may finish long before the others), everybody follows (Bcast of the next count,
@@ -484,7 +660,6 @@ static int measure(const struct ctx* c, const struct options* o, int op, long si
         MPI_Send(mine, reps + 1, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
         return mine[reps] != 0;
     }
-    double lat[COLL_MAX_REPS];
     int bad = mine[reps] != 0;
     memcpy(lat, mine, (size_t)reps * sizeof *lat);
     for (int i = 1; i < c->nranks; ++i) {
@@ -501,8 +676,89 @@ static int measure(const struct ctx* c, const struct options* o, int op, long si
         return 1;
     }
     qsort(lat, (size_t)reps, sizeof *lat, cmp_double);
-    report(c, o, op, size, n, lat, reps);
+    *reps_out = reps;
+    *n_out = n;
     return 0;
+}
+
+/* Measures and reports one figure; returns nonzero when a result was wrong (on any rank). */
+static int measure(const struct ctx* c, const struct options* o, int op, long size) {
+    double lat[COLL_MAX_REPS];
+    int reps = 0;
+    long n = 0;
+    if (timed(c, o, op, size, lat, &reps, &n) != 0) {
+        return 1;
+    }
+    if (c->rank == 0) {
+        report(c, o, op, size, n, lat, reps);
+    }
+    return 0;
+}
+
+/* The overlap figures of one size (see the file comment). Rank 0 calibrates the loop to last
+ * as long as one Iallreduce + Wait on its own, then every rank runs it at once (ranks that share
+ * a core take turns: 4 or 32 per core at 8 and 64 ranks here) and rank 0 rescales it so that
+ * the slowest rank's loop lasts that long, twice; the iteration count is broadcast each time.
+ * Every rank makes every step whatever the verdicts (only rank 0 knows them all); a wrong result
+ * drops the figures. */
+static int measure_overlap(struct ctx* c, const struct options* o, long size) {
+    double lat[COLL_MAX_REPS];
+    int reps = 1;
+    long n = 0;
+    double pure = 0; /* us per Iallreduce + Wait (median) */
+    lat[0] = 0;
+    int bad = timed(c, o, OP_IALLREDUCE, size, lat, &reps, &n);
+    long iters = 0;
+    if (c->rank == 0) {
+        pure = median_of(lat, reps);
+        long k = 1000;
+        double t = 0;
+        for (;;) { /* at least 1 ms of work to scale from */
+            const double t0 = MPI_Wtime();
+            *c->sink += compute(k, 1.0);
+            t = MPI_Wtime() - t0;
+            if (t >= 1e-3 || k > (1L << 40)) {
+                break;
+            }
+            k *= 4;
+        }
+        iters = (long)((double)k * pure * 1e-6 / t);
+        iters = iters < 1 ? 1 : iters;
+    }
+    for (int round = 0; round < 3; ++round) {
+        MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+        c->compute_iters = iters;
+        if (round == 2) {
+            break;
+        }
+        const double t = max_over_ranks(c, run_once(c, OP_COMPUTE, size, 1)); /* all at once */
+        if (c->rank == 0 && t > 0) {
+            iters = (long)((double)iters * pure * 1e-6 / t);
+            iters = iters < 1 ? 1 : iters;
+        }
+    }
+    double med[3] = {0, 0, 0};
+    static const int ops[3] = {OP_COMPUTE, OP_IALLREDUCE_COMPUTE, OP_ALLREDUCE_COMPUTE};
+    for (int i = 0; i < 3; ++i) {
+        bad |= timed(c, o, ops[i], size, lat, &reps, &n);
+        if (c->rank == 0 && !bad) {
+            report(c, o, ops[i], size, n, lat, reps);
+            med[i] = median_of(lat, reps);
+        }
+    }
+    if (c->rank == 0 && !bad) {
+        double overlap = pure > 0 ? 100.0 * (1.0 - (med[1] - med[0]) / pure) : 0;
+        overlap = overlap < 0 ? 0 : (overlap > 100 ? 100 : overlap);
+        char extra[160];
+        extra_keys(c, o, extra, sizeof extra);
+        printf("ROW\toverlap\t%ld\t%s\t%.1f\t%%\t%.1f\t%.1f\t%s\tshare of MPI_Iallreduce of %ld B (%.3f us) hidden "
+               "behind the loop: 100 x (1 - (iallreduce_compute - compute) / iallreduce)\n",
+               size, o->impl, overlap, overlap, overlap, extra, size, pure);
+        fprintf(stderr, "%-10s %8ld B  %3d ranks  %-8s %12.1f %%  (Iallreduce %.3f us, compute %.3f, both %.3f, "
+                "blocking + compute %.3f)\n", "overlap", size, c->nranks, o->impl, overlap, pure, med[0], med[1], med[2]);
+        fflush(stdout);
+    }
+    return bad;
 }
 
 int main(int argc, char** argv) {
@@ -529,8 +785,8 @@ int main(int argc, char** argv) {
         }
         for (int i = 0; i < k; ++i) {
             const long all = sizes[i] * c.nranks;
-            const long s = op == OP_ALLTOALL ? all : sizes[i];
-            const long r = op == OP_ALLTOALL || op == OP_ALLGATHER ? all : sizes[i];
+            const long s = op == OP_ALLTOALL || op == OP_SCATTERV ? all : sizes[i];
+            const long r = op == OP_ALLTOALL || op == OP_ALLGATHER || op == OP_GATHERV ? all : sizes[i];
             sbytes = s > sbytes ? s : sbytes;
             rbytes = r > rbytes ? r : rbytes;
         }
@@ -543,6 +799,13 @@ int main(int argc, char** argv) {
     }
     c.sbuf = s;
     c.rbuf = r;
+    double sink = 0;
+    c.sink = &sink;
+    c.counts = malloc(2 * (size_t)c.nranks * sizeof *c.counts);
+    if (c.counts == NULL) {
+        fprintf(stderr, "coll: rank %d: cannot allocate the counts\n", c.rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     memset(c.sbuf, 0, (size_t)sbytes); /* touched before the first figure */
     memset(c.rbuf, 0, (size_t)rbytes);
     if (c.rank == 0) {
@@ -557,11 +820,12 @@ int main(int argc, char** argv) {
         const long* sizes = NULL;
         const int k = op_sizes(&o, op, &sizes);
         for (int i = 0; i < k; ++i) {
-            failed |= measure(&c, &o, op, sizes[i]);
+            failed |= op == OP_OVERLAP ? measure_overlap(&c, &o, sizes[i]) : measure(&c, &o, op, sizes[i]);
         }
     }
     free(s);
     free(r);
+    free(c.counts);
     MPI_Finalize();
     return failed ? 1 : 0;
 }

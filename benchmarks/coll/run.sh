@@ -1,5 +1,7 @@
 # benchmarks/run coll: MPI collectives (issue 6): Barrier, Bcast and Allreduce of 8 B, 64 KiB
-# and 8 MiB, Alltoall and Allgather of 8 B and 64 KiB per rank, at 2, 8 and 64 ranks, from one
+# and 8 MiB, Alltoall and Allgather of 8 B and 64 KiB per rank, Ibarrier, Ibcast and Iallreduce
+# (call + Wait; 8 B and 64 KiB) and the overlap of Iallreduce with computation (coll.c's
+# "overlap" figures), at 2, 8 and 64 ranks, from one
 # source, benchmarks/coll/coll.c, compiled unchanged with MPC's mpc_cc, Debian's Open MPI
 # (mpicc.openmpi) and Debian's MPICH (mpicc.mpich). Invoked by benchmarks/run; see
 # benchmarks/lib.sh. Ours runs N ranks as threads of one process (mpc_run -n N, one VP per

@@ -51,6 +51,9 @@ MPC_CONFIG_TABLE(coll, {
     {"MPC_COLL_FLAT_MAX", ::mpc::config::knob_type::integer, "8",
      "largest communicator (0 to 64 ranks; 0: none) on which small blocking Barrier, Bcast, Reduce, Allreduce, "
      "Allgather(v) and Alltoall run flat (docs/collectives.md)"},
+    {"MPC_COLL_HIER_V_MAX", ::mpc::config::knob_type::size, "0",
+     "longest run of blocks (bytes) a process's leader packs in hierarchical Gatherv and Scatterv between "
+     "processes; longer runs go one message per member (0: INT_MAX, the most int counts allow)"},
     {"MPC_COLL_SEGMENT_SIZE", ::mpc::config::knob_type::size, "32k",
      "bytes per segment of the pipelined message-based algorithms (MPC_COLL_BCAST=pipeline, binomial_pipeline)"},
 })
@@ -59,7 +62,6 @@ namespace mpc::mpi::coll {
 
 namespace {
 
-using algo_fn = int (*)(args&) noexcept;
 /// Whether an algorithm can run this call (nullptr: always).
 using usable_fn = bool (*)(const args&) noexcept;
 
@@ -215,6 +217,15 @@ void destroy_state(comm& c) noexcept {
 }
 
 bool algorithm_forced(kind k) noexcept { return forced().index[static_cast<int>(k)] > 0; }
+
+algo_fn algorithm_named(kind k, const char* name) noexcept {
+    for (const algorithm& al : table[static_cast<int>(k)].algos) {
+        if (al.name != nullptr && al.fn != msg::by_rule && std::strcmp(al.name, name) == 0) {
+            return al.fn;
+        }
+    }
+    return nullptr;
+}
 
 namespace {
 

@@ -18,7 +18,7 @@
 ///    pipelined trees, recursive doubling, ring, Rabenseifner, Bruck, pairwise). They carry the
 ///    collectives between processes and are tested on their own inside one.
 ///  - hier (hier.cpp): a communicator whose members live in several processes runs its
-///    Barrier, Bcast, Reduce, Allreduce, Gather, Scatter and Allgather(v), blocking or not, as shm in
+///    Barrier, Bcast, Reduce, Allreduce, Gather(v), Scatter(v) and Allgather(v), blocking or not, as shm in
 ///    each process and msg between one leader per process; its other calls run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the
@@ -139,6 +139,12 @@ void prepare_nonblocking(args& a, std::uint64_t* next) noexcept;
 
 /// Whether MPC_COLL_<NAME> forces another algorithm than the shared-memory one on kind k.
 bool algorithm_forced(kind k) noexcept;
+
+/// An algorithm: runs a call (may yield; returns an MPI error class).
+using algo_fn = int (*)(args&) noexcept;
+/// The algorithm of collective k called `name` in the MPC_COLL_<NAME> choices; null when k has
+/// none of that name ("auto" and "msg" name none: they choose).
+algo_fn algorithm_named(kind k, const char* name) noexcept;
 
 /// Runs the collective with the algorithm chosen for it (may yield; returns an MPI error class).
 int run(args& a) noexcept;

@@ -1,11 +1,11 @@
 /// \file
-/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather, Scatter and
-/// Allgather(v) in three tiers, shared memory in each process, messages between one leader per
+/// Hierarchical collectives (hier.hpp): Barrier, Bcast, Reduce, Allreduce, Gather(v), Scatter(v)
+/// and Allgather(v) in three tiers, shared memory in each process, messages between one leader per
 /// process, shared memory again.
 ///  - Barrier: a barrier in each process, a dissemination barrier among the leaders, then each
 ///    leader releases its process (a broadcast of nothing).
 ///  - Bcast: in the root's process a broadcast from the root (its leader receives it too); the
-///    leaders broadcast (the msg rule: binomial, scatter-allgather or pipeline); each other
+///    leaders broadcast (the msg rule: binomial or binomial_pipeline); each other
 ///    process broadcasts from its leader.
 ///  - Reduce, Allreduce: each process reduces to its leader in rank order (shm), the leaders
 ///    reduce to the root's leader (Reduce; which hands the result to the root if it is another
@@ -22,10 +22,12 @@
 ///    leader (a gatherv), which hands them to the root if it is another member.
 ///  - Scatter (the same conditions): Gather reversed (a root that does not lead hands the packed
 ///    blocks to its leader, the leaders scatter the runs, each leader scatters its run).
+///  - Gatherv, Scatterv (contiguous processes): hier_v.cpp.
 /// Association, and so the bits of a floating-point result, depend on the layout (processes
 /// and their members), not on timing: the same job gives the same result every time.
 
 #include "mpi_compat/coll/hier.hpp"
+#include "mpi_compat/coll/hier_detail.hpp"
 
 #include <climits>
 #include <cstdlib>
@@ -100,7 +102,10 @@ std::unique_ptr<levels> make_levels(const comm& c) {
     return h;
 }
 
-/// The levels of c (made by the first member here that needs them).
+}  // namespace
+
+// ---- the steps every hierarchical algorithm takes (hier_detail.hpp) ------------------------------
+
 const levels& levels_of(const comm& c) noexcept {
     shm::state& st = shm::state_of(c);
     levels* h = st.hier.load(std::memory_order_acquire);
@@ -123,7 +128,6 @@ const levels& levels_of(const comm& c) noexcept {
 
 bool is_leader(const args& a, const levels& h) noexcept { return h.local_rank[static_cast<std::size_t>(a.rank)] == 0; }
 
-/// The call as a phase of kind k in the caller's process (the local view).
 args local_args(const args& a, const levels& h, kind k) noexcept {
     args l = a;
     l.k = k;
@@ -133,6 +137,8 @@ args local_args(const args& a, const levels& h, kind k) noexcept {
     l.root = 0;
     return l;
 }
+
+namespace {
 
 /// The call as a phase of kind k among the leaders (the caller is its process's leader).
 args leader_args(const args& a, const levels& h, kind k) noexcept {
@@ -145,8 +151,8 @@ args leader_args(const args& a, const levels& h, kind k) noexcept {
     return g;
 }
 
-/// Runs a phase in the process: alone, flat, or in the local view's slots (its own sequence;
-/// a non-blocking call's numbers were reserved when it started).
+}  // namespace
+
 int local_phase(args& l) noexcept {
     if (l.size == 1) {
         return execute(l);  // local copies only
@@ -163,9 +169,12 @@ int local_phase(args& l) noexcept {
         case kind::scatter:
         case kind::scatterv: return shm::scatter(l);
         case kind::reduce: return shm::reduce(l);
+        case kind::allgather: return shm::allgather(l);
         default: return MPI_ERR_INTERN;
     }
 }
+
+namespace {
 
 /// A buffer argument whose reduction base (input_base, output_base) is `base`.
 void* as_buffer(const red_view& v, void* base) noexcept { return at(base, -v.buf_off); }
@@ -560,12 +569,19 @@ bool runs(const args& a) noexcept {
         case kind::gather:
         case kind::scatter:
         case kind::allgather:
-        case kind::allgatherv: break;
+        case kind::allgatherv:
+        case kind::gatherv:
+        case kind::scatterv: break;
         default: return false;
     }
     const levels& h = levels_of(*a.c);
     if (!h.useful) {
         return false;
+    }
+    if (a.k == kind::gatherv || a.k == kind::scatterv) {
+        // The root's process runs a local gatherv (scatterv) on the root's own counts, whose
+        // entries for the process's members must lie side by side.
+        return h.contiguous;
     }
     if ((a.k == kind::reduce || a.k == kind::allreduce) && !a.red.commutative) {
         return h.contiguous;
@@ -588,11 +604,14 @@ bool runs(const args& a) noexcept {
     return true;
 }
 
-/// The local phases (local_phase() calls) of a call of kind k, on every member of a process
-/// with several members: what reserve() takes. Each function above makes them on every member
-/// whatever its role (leader or not, root's process or not).
-int local_phases(kind k) noexcept {
-    switch (k) {
+/// The local phases (local_phase() calls) of call a, on every member of a process with several
+/// members: what reserve() takes. Each function above makes them on every member of a process
+/// whatever its role (leader or not); Gatherv and Scatterv make one in the root's process, two
+/// (the blocks' sizes, then the blocks) in the others.
+int local_phases(const args& a, const levels& h) noexcept {
+    switch (a.k) {
+        case kind::gatherv:
+        case kind::scatterv: return h.process[static_cast<std::size_t>(a.root)] == h.me ? 1 : 2;
         case kind::bcast:
         case kind::reduce:
         case kind::gather:
@@ -608,7 +627,7 @@ int local_phases(kind k) noexcept {
 void reserve(const args& a, std::uint64_t* next) noexcept {
     const levels& h = levels_of(*a.c);
     const int members = h.count[static_cast<std::size_t>(h.me)];
-    const int n = members > 1 ? local_phases(a.k) : 0;
+    const int n = members > 1 ? local_phases(a, h) : 0;
     *next = n > 0 ? next_seqs(*h.local, h.local_rank[static_cast<std::size_t>(a.rank)], n) : 0;
 }
 
@@ -624,6 +643,8 @@ int run(args& a) noexcept {
         case kind::scatter: return scatter(a, h);
         case kind::allgather: return allgather(a, h);
         case kind::allgatherv: return allgatherv(a, h);
+        case kind::gatherv: return gatherv(a, h);
+        case kind::scatterv: return scatterv(a, h);
         default: return MPI_ERR_INTERN;
     }
 }

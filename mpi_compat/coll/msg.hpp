@@ -16,8 +16,6 @@
 
 namespace mpc::mpi::coll::msg {
 
-using algo_fn = int (*)(args&) noexcept;
-
 // ---- building blocks (also used by the intercommunicator algorithms, inter.cpp) -------------------
 // `a` names the communicator, the caller (a.self, a.rank) and the tag (a.seq, a.phase); peers
 // are ranks of a.c (of the remote group on an intercommunicator). Blocking ones may yield.

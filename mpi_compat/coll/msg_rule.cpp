@@ -1,10 +1,14 @@
 /// \file
 /// The choice among the message-based algorithms: the defaults between processes, by
 /// communicator size and message size, after the fixed decision rules of MPICH (Thakur,
-/// Rabenseifner, Gropp, IJHPCA 2005) and Open MPI's coll/tuned. MPC_COLL_<NAME>=msg applies it
-/// inside a process, so that the rule itself is tested. The thresholds are documented in
-/// docs/collectives.md ("Between processes"); every input is the same on every member (counts
-/// and signatures MPI requires to match), so every member picks the same algorithm.
+/// Rabenseifner, Gropp, IJHPCA 2005) and Open MPI's coll/tuned, with thresholds measured
+/// between processes on this project's machine (benchmarks/RESULTS.md, "The msg rule").
+/// MPC_COLL_<NAME>=msg applies it inside a process, so that the rule itself is tested. The
+/// thresholds are documented in docs/collectives.md ("the msg rule"); every input is the same on
+/// every member (counts and signatures MPI requires to match), so every member picks the same
+/// algorithm.
+#include "mpi_compat/coll/msg_rule.hpp"
+
 #include "lib/log.hpp"
 #include "mpi_compat/coll/msg.hpp"
 
@@ -13,121 +17,139 @@ namespace {
 
 constexpr std::size_t kib = 1024;
 
-struct pick {
-    const char* name;
-    algo_fn fn;
-};
+bool power_of_two(int n) noexcept { return n > 0 && (n & (n - 1)) == 0; }
 
-/// Packed bytes of a reduction's vector.
-std::size_t red_bytes(const args& a) noexcept {
-    return a.red.dt == nullptr ? 0 : static_cast<std::size_t>(a.red.n * a.red.dt->size());
+const char* bcast_rule(const rule_input& in) noexcept {
+    // Measured between processes (one member per process, 4 to 16 of them): below 12 KiB the
+    // messages go eagerly and the trees tie; from there to one segment the segmented tree (one
+    // segment: every child's send in flight at once) beats the binomial tree's sends one after
+    // the other by 1.5-2x; above one segment the whole message down the binomial tree beats
+    // every segmented or chunked algorithm (pipeline, binomial_pipeline, scatter_allgather)
+    // up to 4 MiB: each segment pays a rendezvous between processes.
+    if (in.members <= 2 || in.bytes < 12 * kib || in.bytes > in.segment) {
+        return "binomial";
+    }
+    return "binomial_pipeline";
 }
 
-pick bcast_rule(const args& a) noexcept {
-    std::size_t n = packed_bytes(a.rcount, a.rtype);
-    if (n < 12 * kib || a.size <= 2) {
-        return {"binomial", bcast_binomial};
+const char* allreduce_rule(const rule_input& in) noexcept {
+    if (!in.commutative) {
+        return "reduce_bcast";
     }
-    // A chain pays n - 1 segment times of latency: only worth it when the segments outnumber
-    // the members well.
-    if (n >= 512 * kib && n / segment_size() >= 4 * static_cast<std::size_t>(a.size)) {
-        return {"pipeline", bcast_pipeline};
+    if (in.bytes < 2 * kib || in.elements < static_cast<count_t>(pow2_floor(in.members))) {
+        return "recursive_doubling";
     }
-    return {"scatter_allgather", bcast_scatter_allgather};
+    return "rabenseifner";
 }
 
-pick allreduce_rule(const args& a) noexcept {
-    if (!a.red.commutative) {
-        return {"reduce_bcast", allreduce_reduce_bcast};
+const char* reduce_rule(const rule_input& in) noexcept {
+    if (!in.commutative) {
+        return "linear";
     }
-    if (red_bytes(a) < 2 * kib || a.red.n < pow2_floor(a.size)) {
-        return {"recursive_doubling", allreduce_recursive_doubling};
+    if (in.bytes < 8 * kib || in.elements < static_cast<count_t>(pow2_floor(in.members))) {
+        return "binomial";
     }
-    return {"rabenseifner", allreduce_rabenseifner};
+    return "rabenseifner";
 }
 
-pick reduce_rule(const args& a) noexcept {
-    if (!a.red.commutative) {
-        return {"linear", reduce_linear};
+const char* alltoall_rule(const rule_input& in) noexcept {
+    if (in.bytes <= 256 && in.members >= 8) {
+        return "bruck";
     }
-    if (red_bytes(a) < 8 * kib || a.red.n < pow2_floor(a.size)) {
-        return {"binomial", reduce_binomial};
-    }
-    return {"rabenseifner", reduce_rabenseifner};
+    return in.bytes <= 32 * kib ? "linear" : "pairwise";
 }
 
-pick alltoall_rule(const args& a) noexcept {
-    const piece first = send_piece(a, 0);
-    std::size_t block = packed_bytes(first.count, first.type);
-    if (block <= 256 && a.size >= 8) {
-        return {"bruck", alltoall_bruck};
+const char* allgather_rule(const rule_input& in) noexcept {
+    // bytes: every block together. Measured between processes (one member per process):
+    // recursive doubling (log2(n) exchanges; Allgather on 2^k members only) ahead of Bruck and
+    // the ring up to 512 KiB at 4 and 8 members; Bruck ahead of the ring below 256 KiB from 4
+    // members on, the ring ahead above (and at 3 members, where both take 2 steps).
+    if (in.k == kind::allgather && power_of_two(in.members) && in.members >= 4 && in.bytes <= 512 * kib) {
+        return "recursive_doubling";
     }
-    if (block <= 32 * kib) {
-        return {"linear", alltoall_linear};
-    }
-    return {"pairwise", alltoall_pairwise};
+    return in.members >= 4 && in.bytes < 256 * kib ? "bruck" : "ring";
 }
 
-pick allgather_rule(const args& a) noexcept {
-    std::size_t total = 0;
-    for (int i = 0; i < a.size; ++i) {
-        total += packed_bytes(gathered_block(a, i).count, a.rtype);
+}  // namespace
+
+const char* rule_choice(const rule_input& in) noexcept {
+    switch (in.k) {
+        case kind::barrier: return "dissemination";
+        case kind::bcast: return bcast_rule(in);
+        case kind::gather:
+        case kind::scatter:
+            // binomial while blocks are short (fewer messages at the root), linear for long ones
+            // (no copies through intermediate members)
+            return in.bytes < 16 * kib ? "binomial" : "linear";
+        case kind::allgather:
+        case kind::allgatherv: return allgather_rule(in);
+        case kind::alltoall: return alltoall_rule(in);
+        case kind::reduce: return reduce_rule(in);
+        case kind::allreduce: return allreduce_rule(in);
+        case kind::reduce_scatter:
+        case kind::reduce_scatter_block: return "reduce_scatterv";
+        default: return "linear";  // gatherv, scatterv, alltoallv, alltoallw, scan, exscan
     }
-    if (total < 80 * kib) {
-        return {"bruck", allgather_bruck};
-    }
-    return {"ring", allgather_ring};
 }
 
-/// Gather and scatter: a binomial tree while blocks are short (fewer messages at the root),
-/// linear for long ones (no copies through intermediate members).
-pick rooted_rule(const args& a, std::size_t block) noexcept {
-    bool gather = a.k == kind::gather;
-    if (block < 16 * kib) {
-        return gather ? pick{"binomial", gather_binomial} : pick{"binomial", scatter_binomial};
-    }
-    return gather ? pick{"linear", msg::gather} : pick{"linear", msg::scatter};
-}
+namespace {
 
-pick rule(const args& a) noexcept {
+/// The rule's inputs for a call.
+rule_input describe(const args& a) noexcept {
+    rule_input in;
+    in.k = a.k;
+    in.members = a.size;
+    in.segment = segment_size();
     switch (a.k) {
-        case kind::barrier: return {"dissemination", barrier};
-        case kind::bcast: return bcast_rule(a);
+        case kind::bcast: in.bytes = packed_bytes(a.rcount, a.rtype); break;
         case kind::gather: {
-            piece mine = contribution(a);
-            return rooted_rule(a, packed_bytes(mine.count, mine.type));
+            const piece mine = contribution(a);
+            in.bytes = packed_bytes(mine.count, mine.type);
+            break;
         }
         case kind::scatter:
-            return rooted_rule(a, is_root(a) ? packed_bytes(a.scount, a.stype) : packed_bytes(a.rcount, a.rtype));
-        case kind::gatherv: return {"linear", msg::gather};
-        case kind::scatterv: return {"linear", msg::scatter};
+            in.bytes = is_root(a) ? packed_bytes(a.scount, a.stype) : packed_bytes(a.rcount, a.rtype);
+            break;
         case kind::allgather:
-        case kind::allgatherv: return allgather_rule(a);
-        case kind::alltoall: return alltoall_rule(a);
-        case kind::alltoallv:
-        case kind::alltoallw: return {"linear", alltoall_linear};
-        case kind::reduce: return reduce_rule(a);
-        case kind::allreduce: return allreduce_rule(a);
-        case kind::reduce_scatter:
-        case kind::reduce_scatter_block: return {"reduce_scatterv", reduce_scatter};
-        default: return {"linear", scan};  // scan, exscan
+        case kind::allgatherv:
+            for (int i = 0; i < a.size; ++i) {
+                in.bytes += packed_bytes(gathered_block(a, i).count, a.rtype);
+            }
+            break;
+        case kind::alltoall: {
+            const piece first = send_piece(a, 0);
+            in.bytes = packed_bytes(first.count, first.type);
+            break;
+        }
+        case kind::reduce:
+        case kind::allreduce:
+            in.elements = a.red.n;
+            in.commutative = a.red.commutative;
+            in.bytes = a.red.dt == nullptr ? 0 : static_cast<std::size_t>(a.red.n * a.red.dt->size());
+            break;
+        default: break;
     }
+    return in;
 }
 
 }  // namespace
 
 algo_fn choose(const args& a, const char** name) noexcept {
-    pick p = rule(a);
+    const char* pick = rule_choice(describe(a));
     if (name != nullptr) {
-        *name = p.name;
+        *name = pick;
     }
-    return p.fn;
+    return algorithm_named(a.k, pick);
 }
 
 int by_rule(args& a) noexcept {
     const char* name = nullptr;
     algo_fn fn = choose(a, &name);
     MPC_LOG(trace, mpi, "%s on %d members: %s", kind_name(a.k), a.size, name);
+    if (fn == nullptr) {  // the rule named an algorithm the table lacks: a bug here
+        MPC_LOG(error, mpi, "%s: the msg rule chose '%s', which is no algorithm of it", kind_name(a.k), name);
+        return MPI_ERR_INTERN;
+    }
     return fn(a);
 }
 

@@ -15,7 +15,7 @@
  *             collectives on other communicators while they are outstanding
  *   many      64 MPI_Iallreduce outstanding on one communicator (distinct data: a mix-up
  *             shows), completed one by one in reverse order
- *   mixed     Ibarrier, Ibcast, Ireduce, Iallreduce, Igather and Iallgather(v) outstanding on
+ *   mixed     Ibarrier, Ibcast, Ireduce, Iallreduce, Igather(v), Iscatterv and Iallgather(v) outstanding on
  *             one communicator while blocking Allreduce, Barrier and Bcast run on it, three
  *             rounds, completed in reverse order (with ranks in several processes these take
  *             the hierarchical path, whose shared-memory phases share the communicator's
@@ -597,7 +597,8 @@ static void s_many(tctx *t, ctx_t *cx) {
 
 static void s_mixed(tctx *t, ctx_t *cx) {
     (void)cx;
-    static const int kinds[] = {K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_ALLGATHER, K_ALLGATHERV};
+    static const int kinds[] = {K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_ALLGATHER, K_ALLGATHERV,
+                                K_GATHERV, K_SCATTERV};
     enum { NK = sizeof(kinds) / sizeof(kinds[0]), ROUNDS = 3, M = NK * ROUNDS };
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
