@@ -190,9 +190,14 @@ public:
         if (worker < 0 || worker >= static_cast<int>(load_.size())) {
             return;
         }
+        if (t->sched_worker != worker || t->predicted_us <= 0) {
+            // Nothing to subtract from the worker's load while t runs: running_[worker] stays
+            // empty (notify_done of the worker's previous task emptied it). No clock, no lock.
+            return;
+        }
         const std::uint64_t now = detail::now_ns();
         spin_guard g(lock_);
-        running_[static_cast<std::size_t>(worker)] = {now, t->sched_worker == worker ? t->predicted_us : 0.0};
+        running_[static_cast<std::size_t>(worker)] = {now, t->predicted_us};
     }
     void notify_done(task* t, int worker, double /*us*/) noexcept override {
         if (t->sched_worker < 0 || t->sched_worker >= static_cast<int>(load_.size())) {
@@ -211,7 +216,7 @@ private:
     /// The worker for t, or -1 when no eligible queue has room. Under lock_. Equal expectations
     /// (no model: every length is 0) go to the worker with the fewest tasks, as in StarPU.
     int choose(const task* t) noexcept {
-        const std::uint64_t now = detail::now_ns();
+        std::uint64_t now = 0;  // read once, when a worker's running task has a prediction
         int best = -1;
         double best_fit = std::numeric_limits<double>::infinity();
         int uncal = -1;  // least loaded worker where t's model is not calibrated
@@ -223,7 +228,7 @@ private:
             if (!children_[w]->accepts()) {
                 continue;
             }
-            const double a = ahead(w, now);
+            const double a = ahead(w, &now);
             double len = expected_(t, static_cast<int>(w));
             if (std::isnan(len)) {
                 if (uncal < 0 || a < uncal_ahead || (a == uncal_ahead && fewer(w, uncal))) {
@@ -244,12 +249,16 @@ private:
         return uncal >= 0 ? uncal : best;
     }
     /// Expected µs before worker w is free: its load less the elapsed part of its running task.
-    double ahead(std::size_t w, std::uint64_t now) const noexcept {
+    /// *now: the clock, read on first need (0: not yet).
+    double ahead(std::size_t w, std::uint64_t* now) const noexcept {
         const running& r = running_[w];
         if (r.start_ns == 0 || r.predicted_us <= 0) {
             return load_[w];
         }
-        const double elapsed = static_cast<double>(now - r.start_ns) / 1000.0;
+        if (*now == 0) {
+            *now = detail::now_ns();
+        }
+        const double elapsed = static_cast<double>(*now - r.start_ns) / 1000.0;
         return load_[w] - std::min(elapsed, r.predicted_us);
     }
     void account(task* t, int w) noexcept {

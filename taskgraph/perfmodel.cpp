@@ -570,11 +570,15 @@ std::uint32_t data_footprint(data* const* handles, int n, std::size_t* size) noe
                      (std::size_t{d->iface.csr.nrow} + 1) * sizeof(std::uint32_t);
             break;
         default:
-            // Custom interfaces: their kind and the bytes their ops table says they describe.
+            // Custom interfaces: their kind, the bytes their ops table says they describe, and
+            // their own footprint method's answer when they have one.
             if (d->ops != nullptr && d->ops->size != nullptr) {
                 const std::size_t b = d->ops->size(d->ifp, d->ops->ctx, d);
                 mix(b);
                 bytes += b;
+            }
+            if (d->ops != nullptr && d->ops->footprint != nullptr) {
+                mix(d->ops->footprint(d, d->ops->ctx));  // the interface's own (its layout beyond its size)
             }
             break;
         }

@@ -44,6 +44,9 @@ std::size_t custom_size(const void* /*iface*/, const void* ctx, const data* d) n
     }
     return o->get_size != nullptr ? o->get_size(handle_of(d)) : 0;
 }
+std::uint32_t custom_footprint(const data* d, const void* ctx) noexcept {
+    return ops_of(ctx)->footprint(handle_of(d));
+}
 void custom_forget(data* d, const void* ctx) noexcept {
     if (ops_of(ctx)->unregister_data_handle != nullptr) {
         ops_of(ctx)->unregister_data_handle(handle_of(d));
@@ -56,20 +59,16 @@ bool is_custom(starpu_data_handle_t h) noexcept {
     return static_cast<int>(interface_of_kind(core(h))) >= first_custom_id;
 }
 
-/// The rows of a dense built-in interface: `count` runs of `len` bytes, run i at base + off(i).
-struct dense_layout {
-    char* base = nullptr;
-    std::size_t len = 0;
-    std::size_t count = 0;
-    std::size_t ld = 0;     ///< bytes between rows
-    std::size_t ny = 1;     ///< rows per plane (blocks)
-    std::size_t ldz = 0;    ///< bytes between planes (blocks)
-    char* run(std::size_t i) const noexcept { return base + (i % ny) * ld + (i / ny) * ldz; }
-};
+bool dense(starpu_data_handle_t h, mpc::tg::starpu::dense_layout* out) noexcept {
+    return mpc::tg::starpu::dense_of(interface_of(core(h)), starpu_data_get_interface_id(h), out);
+}
 
-bool dense(starpu_data_handle_t h, dense_layout* out) noexcept {
-    void* i = interface_of(core(h));
-    switch (starpu_data_get_interface_id(h)) {
+}  // namespace
+
+namespace mpc::tg::starpu {
+
+bool dense_of(void* i, int id, dense_layout* out) noexcept {
+    switch (id) {
     case STARPU_VARIABLE_INTERFACE_ID:
         *out = {reinterpret_cast<char*>(STARPU_VARIABLE_GET_PTR(i)), STARPU_VARIABLE_GET_ELEMSIZE(i), 1, 0, 1, 0};
         return true;
@@ -96,7 +95,7 @@ bool dense(starpu_data_handle_t h, dense_layout* out) noexcept {
     }
 }
 
-}  // namespace
+}  // namespace mpc::tg::starpu
 
 extern "C" {
 
@@ -116,6 +115,9 @@ void starpu_data_register(starpu_data_handle_t* handleptr, int home_node, void* 
                                                        "starpu_data_interface_get_next_id()");
     }
     interface_ops core_ops{ops->interface_size, &custom_allocate, &custom_release, &custom_size, &custom_forget, ops};
+    if (ops->footprint != nullptr) {
+        core_ops.footprint = &custom_footprint;
+    }
     data* d = nullptr;
     if (mpc::status st = register_custom(&d, ops->interfaceid, data_interface, core_ops); !st.ok()) {
         mpc::tg::starpu::fatal("starpu_data_register", st.reason());
@@ -186,7 +188,7 @@ int starpu_data_pack(starpu_data_handle_t handle, void** ptr, starpu_ssize_t* co
         const starpu_data_interface_ops* o = starpu_data_get_interface_ops(handle);
         return o->pack_data != nullptr ? o->pack_data(handle, STARPU_MAIN_RAM, ptr, count) : -ENOSYS;
     }
-    dense_layout l;
+    mpc::tg::starpu::dense_layout l;
     if (!dense(handle, &l)) {
         MPC_LOG(error, tg, "starpu_data_pack: interface %d cannot be packed", starpu_data_get_interface_id(handle));
         return -ENOSYS;
@@ -209,7 +211,7 @@ int starpu_data_unpack(starpu_data_handle_t handle, void* ptr, size_t count) {
         const starpu_data_interface_ops* o = starpu_data_get_interface_ops(handle);
         return o->unpack_data != nullptr ? o->unpack_data(handle, STARPU_MAIN_RAM, ptr, count) : -ENOSYS;
     }
-    dense_layout l;
+    mpc::tg::starpu::dense_layout l;
     if (!dense(handle, &l)) {
         return -ENOSYS;
     }

@@ -140,6 +140,9 @@ struct interface_ops {
     /// Optional: called when the handle is freed, after release() of the runtime's memory.
     void (*forget)(data* d, const void* ctx) noexcept;
     const void* ctx;  ///< handed to the functions (a custom interface's own table)
+    /// Optional: the interface's own footprint of d (a custom interface's footprint method),
+    /// mixed into the data footprint that indexes performance models.
+    std::uint32_t (*footprint)(const data* d, const void* ctx) noexcept = nullptr;
 };
 
 /// A CPU implementation: buffers[i] points to the interface of the task's i-th handle.
@@ -158,6 +161,7 @@ struct codelet {
 
 struct task;       ///< a task (opaque, reference-counted)
 struct perfmodel;  ///< a performance model (perfmodel.hpp)
+struct policy_entry;  ///< a scheduling policy's factory (policy.hpp)
 
 // --------------------------------------------------------------------------------------------
 // Runtime
@@ -171,6 +175,9 @@ struct config {
     /// When true, the fields above win over the environment (StarPU's
     /// precedence_over_environment_variables); by default the environment wins, as in StarPU.
     bool config_over_env = false;
+    /// A policy of the application's (the StarPU API's starpu_conf::sched_policy): when set,
+    /// it wins over `sched` and the environment.
+    const policy_entry* custom_policy = nullptr;
 };
 
 /// Starts the runtime (the engine too when it is not running: the caller becomes the primary

@@ -31,8 +31,8 @@ enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t 
 
 /* ---- custom interfaces ------------------------------------------------------------------------ */
 
-/** Copy methods of an interface (StarPU's layout). With main memory only, none is needed; they
- * are accepted and not called. */
+/** Copy methods of an interface (StarPU's layout). With main memory only, starpu_data_cpy is
+ * what calls them: ram_to_ram (node 0 to node 0), else any_to_any. */
 struct starpu_data_copy_methods {
     int (*can_copy)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
                     unsigned handling_node);
@@ -76,8 +76,10 @@ struct starpu_multiformat_data_interface_ops;
  * interface codelets receive), allocate_data_on_node and free_data_on_node (mandatory: scratch
  * buffers, redux copies, handles registered on node -1), get_size (or get_alloc_size: what an
  * allocation takes, for the memory limit), unregister_data_handle, pack_data and unpack_data
- * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr). The
- * others are accepted and not used yet. */
+ * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr),
+ * footprint (mixed into the data footprint of the tasks' performance models), copy_methods
+ * (ram_to_ram, else any_to_any) and compare (starpu_data_cpy). The others are accepted and not
+ * used yet (display, describe, alloc_footprint, alloc_compare, get_mf_ops). */
 struct starpu_data_interface_ops {
     void (*register_data_handle)(starpu_data_handle_t handle, unsigned home_node, void *data_interface);
     void (*unregister_data_handle)(starpu_data_handle_t handle);
