@@ -83,6 +83,8 @@ union builtin_iface {
     matrix_interface mat;
     block_interface blk;
     csr_interface csr;
+    bcsr_interface bcsr;
+    coo_interface coo;
 };
 
 struct data {

@@ -2,7 +2,7 @@
 /// StarPU 1.3 C API: starpu_data_cpy, a task that reads the source handle and writes the
 /// destination (so it is ordered with the tasks around it like any task), copying with the
 /// interface's own means: row by row for the dense built-ins (their leading dimensions may
-/// differ), the three arrays of a CSR, and a custom interface's copy methods (ram_to_ram, else
+/// differ), the three arrays of a CSR, BCSR or COO, and a custom interface's copy methods (ram_to_ram, else
 /// any_to_any; the only memory node is 0). The shapes are checked at the call: equal sizes for
 /// the built-ins, the interface's compare method for custom ones (StarPU's meaning: non-zero
 /// when the two interfaces are compatible).
@@ -24,15 +24,6 @@ struct cpy_arg {
     const starpu_data_interface_ops* ops;  ///< custom interfaces
 };
 
-void copy_csr(void* src, void* dst) noexcept {
-    const std::size_t nnz = STARPU_CSR_GET_NNZ(src);
-    const std::size_t rows = STARPU_CSR_GET_NROW(src) + std::size_t{1};
-    std::memcpy(reinterpret_cast<void*>(STARPU_CSR_GET_NZVAL(dst)), reinterpret_cast<const void*>(STARPU_CSR_GET_NZVAL(src)),
-                nnz * STARPU_CSR_GET_ELEMSIZE(src));
-    std::memcpy(STARPU_CSR_GET_COLIND(dst), STARPU_CSR_GET_COLIND(src), nnz * sizeof(uint32_t));
-    std::memcpy(STARPU_CSR_GET_ROWPTR(dst), STARPU_CSR_GET_ROWPTR(src), rows * sizeof(uint32_t));
-}
-
 void copy_kernel(void* buffers[], void* arg) {
     cpy_arg a{};
     starpu_codelet_unpack_args(arg, &a);
@@ -47,8 +38,14 @@ void copy_kernel(void* buffers[], void* arg) {
         }
         return;
     }
-    if (a.id == STARPU_CSR_INTERFACE_ID) {
-        copy_csr(src, dst);
+    void* sa[3];
+    void* da[3];
+    std::size_t sb[3];
+    std::size_t db[3];
+    if (sparse_arrays_of(src, a.id, sa, sb) && sparse_arrays_of(dst, a.id, da, db)) {
+        for (int k = 0; k < 3; ++k) {
+            std::memcpy(da[k], sa[k], sb[k]);
+        }
         return;
     }
     dense_layout s;
@@ -72,9 +69,14 @@ starpu_codelet g_copy_cl = [] {
 
 /// Whether the two built-in interfaces have the same shape (what a copy needs).
 bool same_shape(void* a, void* b, int id) noexcept {
-    if (id == STARPU_CSR_INTERFACE_ID) {
-        return STARPU_CSR_GET_NNZ(a) == STARPU_CSR_GET_NNZ(b) && STARPU_CSR_GET_NROW(a) == STARPU_CSR_GET_NROW(b) &&
-               STARPU_CSR_GET_ELEMSIZE(a) == STARPU_CSR_GET_ELEMSIZE(b);
+    void* pa[3];
+    void* pb[3];
+    std::size_t na[3];
+    std::size_t nb[3];
+    if (sparse_arrays_of(a, id, pa, na) && sparse_arrays_of(b, id, pb, nb)) {
+        return na[0] == nb[0] && na[1] == nb[1] && na[2] == nb[2] &&
+               (id != STARPU_BCSR_INTERFACE_ID ||
+                (STARPU_BCSR_GET_R(a) == STARPU_BCSR_GET_R(b) && STARPU_BCSR_GET_C(a) == STARPU_BCSR_GET_C(b)));
     }
     dense_layout x;
     dense_layout y;

@@ -47,5 +47,8 @@ struct dense_layout {
 /// The layout of interface `iface` of StarPU interface id `id`; false when it is not dense
 /// (CSR, custom).
 bool dense_of(void* iface, int id, dense_layout* out) noexcept;
+/// The three arrays of a sparse built-in interface (CSR, BCSR: values, column indices, row
+/// pointers; COO: values, columns, rows) and their bytes, in pack order; false for others.
+bool sparse_arrays_of(void* iface, int id, void* arrays[3], std::size_t bytes[3]) noexcept;
 
 }  // namespace mpc::tg::starpu

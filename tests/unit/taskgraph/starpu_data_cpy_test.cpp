@@ -201,19 +201,7 @@ TEST_F(StarPUCpy, CustomInterfaceCopyCompareFootprint) {
     EXPECT_EQ(starpu_data_cpy(hd2, hd, 0, nullptr, nullptr), -ENOSYS) << "no copy method";
 
     // The footprint method counts: same size, different tags, different task footprints.
-    starpu_codelet cl{};
-    cl.cpu_funcs[0] = [](void**, void*) {};
-    cl.nbuffers = 1;
-    cl.modes[0] = STARPU_R;
-    auto footprint_of = [&](starpu_data_handle_t h) {
-        starpu_task* t = starpu_task_create();
-        t->cl = &cl;
-        t->handles[0] = h;
-        uint32_t f = starpu_task_data_footprint(t);
-        t->destroy = 0;
-        starpu_task_destroy(t);
-        return f;
-    };
+    auto footprint_of = [](starpu_data_handle_t h) { return mpc::test::read_footprint(h); };
     const int before = g_footprints.load();
     const uint32_t fa = footprint_of(ha);
     const uint32_t fb = footprint_of(hb);
