@@ -66,6 +66,10 @@ public:
     /// included); the runtime asks once, at start.
     virtual bool watches_starts() const noexcept { return false; }
     virtual void starting(task* /*t*/, int /*worker*/) noexcept {}
+    /// Whether the policy wants pinned() for each task pinned to a worker (task_desc::worker),
+    /// which goes to that worker's own queue without push(); asked once, at start.
+    virtual bool watches_pinned() const noexcept { return false; }
+    virtual void pinned(task* /*t*/, int /*worker*/) noexcept {}
 };
 
 /// One entry of the policy table: STARPU_SCHED / MPC_TG_SCHED select it by name.

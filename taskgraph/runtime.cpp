@@ -78,6 +78,7 @@ struct runtime {
     std::unique_ptr<policy> pol;
     bool pol_measures = false;  ///< pol->measures(): done() after every task
     bool pol_starts = false;    ///< pol->watches_starts(): starting() before every task
+    bool pol_pinned = false;    ///< pol->watches_pinned(): pinned() for each pinned task
     std::unique_ptr<int[]> vps;  ///< each worker's VP
     const char* policy_name = "";
     std::atomic<bool> running{false};
@@ -457,6 +458,7 @@ status start(const config& c) noexcept {
     g_rt.pol = pe->make(ctx);
     g_rt.pol_measures = g_rt.pol->measures();
     g_rt.pol_starts = g_rt.pol->watches_starts();
+    g_rt.pol_pinned = g_rt.pol->watches_pinned();
     g_rt.policy_name = pe->name;
     const bool traced = detail::trace_start(n, g_rt.vps.get());
     detail::g_measure = traced;
@@ -497,6 +499,9 @@ void pin(task* t, worker& w, bool front) noexcept {
 
 void push_ready(task* t) noexcept {
     if (t->worker >= 0 && t->worker < g_rt.nworkers) {
+        if (g_rt.pol_pinned) {
+            g_rt.pol->pinned(t, t->worker);  // before the push: the worker may end it at once
+        }
         pin(t, g_rt.workers[t->worker], false);
         return;
     }

@@ -7,7 +7,7 @@
 /// push() to push_task (then every sleeping worker is woken: the runtime cannot tell which
 /// worker the policy meant, and StarPU's policies wake the one they chose with
 /// starpu_wake_worker_*, which works here too), pop(w) to pop_task on worker w,
-/// starting()/done() to pre_exec_hook/post_exec_hook. A worker keeps looking for work (spins,
+/// starting()/done() to pre_exec_hook/post_exec_hook, pinned() to push_task_notify. A worker keeps looking for work (spins,
 /// then sleeps) only while its hint is set: every push_task and every starpu_wake_worker_*()
 /// for it set it, a pop_task that finds nothing clears it (cleared before the call, so a push
 /// during the call sets it again and the worker looks once more). Tasks the runtime makes
@@ -185,6 +185,12 @@ public:
     void done(task* t, int /*worker*/, double /*us*/) noexcept override {
         if (starpu_task* st = api_task_of(t); st != nullptr) {
             ops_->post_exec_hook(st, 0);
+        }
+    }
+    bool watches_pinned() const noexcept override { return ops_->push_task_notify != nullptr; }
+    void pinned(task* t, int worker) noexcept override {
+        if (starpu_task* st = api_task_of(t); st != nullptr) {
+            ops_->push_task_notify(st, worker, worker, 0);
         }
     }
     bool watches_starts() const noexcept override { return ops_->pre_exec_hook != nullptr; }

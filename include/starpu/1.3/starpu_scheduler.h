@@ -35,10 +35,10 @@ struct starpu_perfmodel_arch;
  * worker looks again after the next push_task or starpu_wake_worker_*() for it);
  * pre_exec_hook / post_exec_hook around each task's function on its worker; submit_hook at
  * each submission; do_schedule at starpu_do_schedule() and starpu_task_wait_for_all(); at
- * shutdown remove_workers then deinit_sched. simulate_push_task, push_task_notify and
- * pop_every_task are not called (tasks pinned with execute_on_a_specific_worker go to their
- * worker without the policy). Tasks the runtime makes itself (reductions) do not go through
- * the policy. */
+ * shutdown remove_workers then deinit_sched. A task pinned with execute_on_a_specific_worker
+ * goes to its worker's own queue without push_task: push_task_notify(task, workerid,
+ * workerid, 0) tells the policy when it is ready. simulate_push_task and pop_every_task are
+ * not called. Tasks the runtime makes itself (reductions) do not go through the policy. */
 struct starpu_sched_policy {
     void (*init_sched)(unsigned sched_ctx_id);
     void (*deinit_sched)(unsigned sched_ctx_id);

@@ -25,7 +25,7 @@ int start_with(starpu_sched_policy* p, int ncpus) {
     return starpu_init(&conf);
 }
 
-// ---- a policy without pop_task: round robin over the workers' local queues ------------------
+// ---- a policy without pop_task: round robin over the workers' local queues; pinned tasks ----
 
 std::atomic<int> g_rr{0};
 std::atomic<int> g_wrong_worker{0};
@@ -43,9 +43,21 @@ void where_am_i(void**, void* arg) {
     }
 }
 
+std::atomic<int> g_notified{0};
+std::atomic<int> g_notified_wrong{0};
+
+// Pinned tasks skip push_task; the policy hears of them through push_task_notify.
+void rr_notify(starpu_task* t, int worker, int perf_worker, unsigned ctx) {
+    g_notified.fetch_add(1);
+    if (worker != static_cast<int>(t->workerid) || perf_worker != worker || ctx != 0) {
+        g_notified_wrong.fetch_add(1);
+    }
+}
+
 TEST(UserPolicy, LocalQueuesWithoutPopTask) {
     starpu_sched_policy p{};
     p.push_task = rr_push;
+    p.push_task_notify = rr_notify;
     p.policy_name = "round-robin";
     ASSERT_EQ(start_with(&p, 2), 0);
     starpu_codelet cl{};
@@ -61,9 +73,25 @@ TEST(UserPolicy, LocalQueuesWithoutPopTask) {
         ASSERT_EQ(starpu_task_wait(t), 0);
         starpu_task_destroy(t);
     }
+    const int pushed = g_rr.load();
+    for (int i = 0; i < 20; ++i) {  // pinned: no push_task, a push_task_notify each
+        starpu_task* t = starpu_task_create();
+        t->cl = &cl;
+        t->cl_arg = t;
+        t->execute_on_a_specific_worker = 1;
+        t->workerid = static_cast<unsigned>(i % 2);
+        t->detach = 0;
+        t->destroy = 0;
+        ASSERT_EQ(starpu_task_submit(t), 0);
+        ASSERT_EQ(starpu_task_wait(t), 0);
+        starpu_task_destroy(t);
+    }
     EXPECT_EQ(starpu_task_wait_for_all(), 0);
     EXPECT_EQ(g_wrong_worker.load(), 0) << "a task ran on another worker than the one its local queue belongs to";
-    EXPECT_GE(g_rr.load(), 100);
+    EXPECT_GE(pushed, 100);
+    EXPECT_EQ(g_rr.load(), pushed) << "pinned tasks must not go through push_task";
+    EXPECT_EQ(g_notified.load(), 20);
+    EXPECT_EQ(g_notified_wrong.load(), 0);
     starpu_shutdown();
 }
 
