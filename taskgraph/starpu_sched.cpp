@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
+#include <span>
 
 #include "lib/log.hpp"
 #include "taskgraph/detail.hpp"
@@ -234,11 +235,48 @@ std::unique_ptr<policy> make_user(const policy_context& ctx) {
 
 policy_entry g_entry{"(application)", "the application's struct starpu_sched_policy", &make_user};
 
+/// starpu_sched_get_predefined_policies(): one structure per built-in policy, with its name and
+/// description only (the methods are MPC's own); given back in starpu_conf::sched_policy, it
+/// selects that policy as its name would.
+struct predefined {
+    std::unique_ptr<starpu_sched_policy[]> structs;
+    std::unique_ptr<starpu_sched_policy*[]> list;
+    predefined() {
+        const std::span<const policy_entry> all = policies();
+        structs.reset(new starpu_sched_policy[all.size()]());
+        list.reset(new starpu_sched_policy*[all.size() + 1]());
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            structs[i].policy_name = all[i].name;
+            structs[i].policy_description = all[i].description;
+            structs[i].worker_type = STARPU_WORKER_LIST;
+            list[i] = &structs[i];
+        }
+    }
+    /// The built-in entry a structure of ours stands for, or nullptr.
+    const policy_entry* entry_of(const starpu_sched_policy* p) const noexcept {
+        const std::span<const policy_entry> all = policies();
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (p == &structs[i]) {
+                return &all[i];
+            }
+        }
+        return nullptr;
+    }
+};
+const predefined& builtins() {
+    static const predefined p;
+    return p;
+}
+
 }  // namespace
 
 starpu_sched_policy* user_policy() noexcept { return g_ctx.ops.load(std::memory_order_acquire); }
 
 int user_policy_entry(starpu_sched_policy* ops, const policy_entry** out) noexcept {
+    if (const policy_entry* e = builtins().entry_of(ops); e != nullptr) {
+        *out = e;  // one of starpu_sched_get_predefined_policies(): that built-in policy
+        return 0;
+    }
     if (ops->push_task == nullptr) {
         MPC_LOG(error, tg, "starpu_init: scheduling policy %s has no push_task",
                 ops->policy_name != nullptr ? ops->policy_name : "(unnamed)");
@@ -314,6 +352,8 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int** workerid
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id) {
     return sched_ctx_id == 0 && workerid >= 0 && static_cast<unsigned>(workerid) < starpu_worker_get_count() ? 1 : 0;
 }
+
+struct starpu_sched_policy** starpu_sched_get_predefined_policies(void) { return sp::builtins().list.get(); }
 
 // ---- what a policy calls --------------------------------------------------------------------
 

@@ -58,6 +58,10 @@ struct starpu_sched_policy {
     enum starpu_worker_collection_type worker_type;
 };
 
+/** The built-in policies, NULL-terminated: each structure has policy_name and
+ * policy_description (its methods are MPC's own and left NULL); given in
+ * starpu_conf::sched_policy it selects that policy, as its name would. */
+struct starpu_sched_policy **starpu_sched_get_predefined_policies(void);
 /** A policy's push_task calls it once the task is queued. Returns 0. */
 int starpu_push_task_end(struct starpu_task *task);
 /** Gives a ready task (one the policy was handed by push_task) to worker workerid's own queue,

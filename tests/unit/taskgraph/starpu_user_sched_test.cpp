@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <mutex>
+#include <string>
 #include <vector>
+
+#include "taskgraph/tg.hpp"
 
 namespace {
 
@@ -224,6 +227,35 @@ TEST(UserPolicy, ContextAndLocalPushMisuse) {
     ok->destroy = 0;
     starpu_task_destroy(ok);
     EXPECT_EQ(starpu_wake_worker_relax_light(99), 0);
+    starpu_shutdown();
+}
+
+TEST(UserPolicy, PredefinedPoliciesSelectTheBuiltins) {
+    starpu_sched_policy** all = starpu_sched_get_predefined_policies();
+    ASSERT_NE(all, nullptr);
+    int n = 0;
+    starpu_sched_policy* ws = nullptr;
+    for (; all[n] != nullptr; ++n) {
+        ASSERT_NE(all[n]->policy_name, nullptr);
+        EXPECT_NE(all[n]->policy_description, nullptr);
+        if (std::string(all[n]->policy_name) == "ws") {
+            ws = all[n];
+        }
+    }
+    EXPECT_EQ(n, 11);
+    ASSERT_NE(ws, nullptr);
+    ASSERT_EQ(start_with(ws, 2), 0);
+    EXPECT_EQ(starpu_sched_ctx_get_sched_policy(0), nullptr) << "a built-in policy, not an application's";
+    EXPECT_STREQ(mpc::tg::policy_name(), "ws");
+    long x = 0;
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
+    starpu_codelet inc = make_cl(add_one, {STARPU_RW});
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW, h, 0), 0);
+    }
+    starpu_data_unregister(h);
+    EXPECT_EQ(x, 10);
     starpu_shutdown();
 }
 
