@@ -138,6 +138,17 @@ void redux_add(void** b, void*) {
 }
 void redux_zero(void** b, void*) { *reinterpret_cast<long*>(STARPU_VARIABLE_GET_PTR(b[0])) = 0; }
 
+/// Registers *x and inserts n tasks incrementing it (RW chain); returns the handle.
+starpu_data_handle_t increments(long* x, int n) {
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(x), sizeof *x);
+    static starpu_codelet inc = make_cl(add_one, {STARPU_RW});
+    for (int i = 0; i < n; ++i) {
+        EXPECT_EQ(starpu_task_insert(&inc, STARPU_RW, h, 0), 0);
+    }
+    return h;
+}
+
 TEST(UserPolicy, RefusedPushesAndRuntimeTasksStillRun) {
     ASSERT_EQ(setenv("STARPU_SCHED", "no-such-policy", 1), 0);  // the policy given wins over it
     starpu_task_list_init(&g_q.list);
@@ -152,12 +163,7 @@ TEST(UserPolicy, RefusedPushesAndRuntimeTasksStillRun) {
     ASSERT_EQ(starpu_init(&conf), 0);
     ASSERT_EQ(unsetenv("STARPU_SCHED"), 0);
     long counter = 0;
-    starpu_data_handle_t h;
-    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&counter), sizeof counter);
-    starpu_codelet inc = make_cl(add_one, {STARPU_RW});
-    for (int i = 0; i < 50; ++i) {
-        ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW, h, 0), 0);
-    }
+    starpu_data_handle_t h = increments(&counter, 50);
     // A reduction: the runtime's own init/fold tasks have no starpu_task and skip the policy.
     starpu_codelet init = make_cl(redux_zero, {STARPU_W});
     starpu_codelet red = make_cl(redux_add, {STARPU_RW, STARPU_R});
@@ -248,13 +254,7 @@ TEST(UserPolicy, PredefinedPoliciesSelectTheBuiltins) {
     EXPECT_EQ(starpu_sched_ctx_get_sched_policy(0), nullptr) << "a built-in policy, not an application's";
     EXPECT_STREQ(mpc::tg::policy_name(), "ws");
     long x = 0;
-    starpu_data_handle_t h;
-    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
-    starpu_codelet inc = make_cl(add_one, {STARPU_RW});
-    for (int i = 0; i < 10; ++i) {
-        ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW, h, 0), 0);
-    }
-    starpu_data_unregister(h);
+    starpu_data_unregister(increments(&x, 10));
     EXPECT_EQ(x, 10);
     starpu_shutdown();
 }
