@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 #include "taskgraph/perfmodel.hpp"
 
@@ -57,7 +58,9 @@ private:
 };
 
 /// Work stealing over per-worker deques. A task pushed by a worker goes to its own deque (its
-/// data are warm there); one pushed by the program goes round-robin. A worker whose deque is
+/// data are warm there); one pushed by the program goes round-robin over the workers on other
+/// VPs than the program's (that VP is busy running the program: its worker would only get the
+/// task by a steal), or over all when every worker shares it. A worker whose deque is
 /// empty pulls here and steals from the others' oldest ends: in turn from a rotating start
 /// (ws), or nearest first in VP order (lws).
 class steal_switch final : public component {
@@ -89,11 +92,12 @@ public:
             }
         }
         local_ = local;
+        vp_ = ctx.worker_vp;
     }
     int push(task* t) noexcept override {
         int w = current_();
         if (w < 0 || w >= static_cast<int>(children_.size())) {
-            w = static_cast<int>(rr_.fetch_add(1, std::memory_order_relaxed) % children_.size());
+            w = program_target();
         }
         children_[static_cast<std::size_t>(w)]->push(t);
         return -1;  // any idle worker: the owner, or a thief
@@ -122,9 +126,27 @@ public:
     std::uint64_t steals() const noexcept { return steals_.load(std::memory_order_relaxed); }
 
 private:
+    /// The deque for a task the program pushes: round-robin, skipping the workers on the
+    /// program's VP unless all are there.
+    int program_target() noexcept {
+        const std::size_t n = children_.size();
+        const std::uint64_t start = rr_.fetch_add(1, std::memory_order_relaxed);
+        const int here = sched::current_vp();
+        if (vp_ != nullptr && here >= 0) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::size_t w = (start + i) % n;
+                if (vp_[w] != here) {
+                    return static_cast<int>(w);
+                }
+            }
+        }
+        return static_cast<int>(start % n);
+    }
+
     std::vector<deque_queue*> children_;
     std::vector<std::vector<int>> order_;
     int (*current_)();
+    const int* vp_ = nullptr;  ///< each worker's VP (nullptr: unknown)
     bool local_ = false;
     std::atomic<std::uint64_t> rr_{0};
     std::atomic<std::uint64_t> steals_{0};
