@@ -203,7 +203,10 @@ TEST(RecordPool, TasksReuseRecords) {
         }
     }
     EXPECT_EQ(x, 30 * 200);
-    EXPECT_EQ(tg::detail::task_pool().mapped(), after_first) << "task records are not recycled";
+    // Without recycling, 6000 more records would be mapped. A task's record goes back just after
+    // its completion is counted, so a round may start with a few still on their way: allow
+    // one more chunk's worth, no more.
+    EXPECT_LT(tg::detail::task_pool().mapped(), after_first + 400) << "task records are not recycled";
     ASSERT_TRUE(tg::unregister(h).ok());
     ASSERT_TRUE(tg::shutdown().ok());
 }
