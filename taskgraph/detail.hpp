@@ -17,6 +17,7 @@
 
 #include "scheduler/queues.hpp"
 #include "taskgraph/gate.hpp"
+#include "taskgraph/small_list.hpp"
 #include "taskgraph/tg.hpp"
 
 namespace mpc::tg {
@@ -54,7 +55,7 @@ struct task {
     std::unique_ptr<buffer[]> heap_bufs;
 
     detail::gate g;              ///< guards state, granted, succs; task_wait() waits here
-    std::vector<task*> succs;    ///< each holds a reference
+    detail::small_list<task*, 2> succs;  ///< each holds a reference; not changed once the task is done
 
     task* next = nullptr;  ///< link of the one queue holding the task: a policy's, or a handle's waiters
 
@@ -82,6 +83,8 @@ union builtin_iface {
     matrix_interface mat;
     block_interface blk;
     csr_interface csr;
+    bcsr_interface bcsr;
+    coo_interface coo;
 };
 
 struct data {
@@ -222,9 +225,12 @@ status live(const data* d, const char* call) noexcept;
 /// The allocation ops of a built-in interface (interfaces.cpp).
 const interface_ops* builtin_ops(interface_id id) noexcept;
 
-/// Whether execute() measures every task (a trace, a summary or a policy that learns from the
-/// durations); tasks with a performance model are measured in any case.
+/// Whether execute() measures every task (a trace or a summary); tasks with a performance
+/// model are measured in any case.
 extern bool g_measure;
+/// Whether the policy wants done() after every task (policy::measures()); an untimed task
+/// reaches it through task_ran(t, 0, 0): a duration of 0, which such policies do not read.
+extern bool g_policy_done;
 /// A task's function ran on the calling worker from `start_ns` to `end_ns` (steady clock):
 /// feeds the policy, the model, the trace and the summary. Called before complete().
 void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
@@ -236,6 +242,11 @@ void trace_dependency(const task* pred, const task* succ) noexcept;
 
 /// Hands a ready task to the policy and wakes a worker for it.
 void push_ready(task* t) noexcept;
+/// Puts a ready task in worker w's own queue (served before the policy), at the front or the
+/// back, and wakes w. errc::invalid_argument for a bad worker.
+status push_local(task* t, int w, bool front) noexcept;
+/// Wakes worker w if it sleeps; true if it did.
+bool wake_worker(int w) noexcept;
 /// Takes t's arbitrated handles (from where it stopped); once it holds them all, t is ready
 /// (scheduled, or granted for an acquisition). Otherwise t waits in a handle's queue and
 /// continues when that handle is released.

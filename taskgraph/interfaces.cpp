@@ -18,13 +18,34 @@
 namespace mpc::tg {
 namespace {
 
-constexpr std::size_t csr_index_bytes(const csr_interface& c) noexcept {
-    return (static_cast<std::size_t>(c.nnz) + c.nrow + 1) * sizeof(std::uint32_t);
+/// Bytes of a sparse copy's values, rounded so that the indices after them are aligned.
+constexpr std::size_t values_bytes(std::size_t n, std::size_t elemsize) noexcept {
+    return (n * elemsize + alignof(std::uint32_t) - 1) / alignof(std::uint32_t) * alignof(std::uint32_t);
 }
+constexpr std::size_t index_bytes(std::size_t n) noexcept { return n * sizeof(std::uint32_t); }
 
-/// Bytes the values of a CSR copy take, rounded so that the indices after them are aligned.
-constexpr std::size_t csr_values_bytes(const csr_interface& c) noexcept {
-    return (c.nnz * c.elemsize + alignof(std::uint32_t) - 1) / alignof(std::uint32_t) * alignof(std::uint32_t);
+/// The layout of a sparse interface's copy: its values, then two index arrays of n1 and n2
+/// entries. false for the dense interfaces.
+struct sparse_layout {
+    std::size_t vbytes = 0;
+    std::size_t n1 = 0;
+    std::size_t n2 = 0;
+};
+bool sparse(const builtin_iface* u, sparse_layout* l) noexcept {
+    switch (u->var.id) {
+    case interface_id::csr:
+        *l = {values_bytes(u->csr.nnz, u->csr.elemsize), u->csr.nnz, std::size_t{u->csr.nrow} + 1};
+        return true;
+    case interface_id::bcsr:
+        *l = {values_bytes(std::size_t{u->bcsr.nnz} * u->bcsr.r * u->bcsr.c, u->bcsr.elemsize), u->bcsr.nnz,
+              std::size_t{u->bcsr.nrow} + 1};
+        return true;
+    case interface_id::coo:
+        *l = {values_bytes(u->coo.n_values, u->coo.elemsize), u->coo.n_values, u->coo.n_values};
+        return true;
+    default:
+        return false;
+    }
 }
 
 std::size_t builtin_size(const void* iface, const void* /*ctx*/, const data* /*d*/) noexcept {
@@ -38,10 +59,11 @@ std::size_t builtin_size(const void* iface, const void* /*ctx*/, const data* /*d
         return static_cast<std::size_t>(u->mat.nx) * u->mat.ny * u->mat.elemsize;
     case interface_id::block:
         return static_cast<std::size_t>(u->blk.nx) * u->blk.ny * u->blk.nz * u->blk.elemsize;
-    case interface_id::csr:
-        return csr_values_bytes(u->csr) + csr_index_bytes(u->csr);
+    default:
+        break;
     }
-    return 0;
+    sparse_layout l;
+    return sparse(u, &l) ? l.vbytes + index_bytes(l.n1 + l.n2) : 0;
 }
 
 long builtin_allocate(void* iface, const void* ctx) noexcept {
@@ -76,18 +98,38 @@ long builtin_allocate(void* iface, const void* ctx) noexcept {
         u->blk.ldz = u->blk.nx * u->blk.ny;
         break;
     case interface_id::csr:
-        u->csr.nzval = a;
-        u->csr.colind = reinterpret_cast<std::uint32_t*>(a + csr_values_bytes(u->csr));
-        u->csr.rowptr = u->csr.colind + u->csr.nnz;
+    case interface_id::bcsr:
+    case interface_id::coo: {
+        sparse_layout l;
+        sparse(u, &l);
+        auto* i1 = reinterpret_cast<std::uint32_t*>(a + l.vbytes);
+        std::uint32_t* i2 = i1 + l.n1;
+        if (u->var.id == interface_id::csr) {
+            u->csr.nzval = a;
+            u->csr.colind = i1;
+            u->csr.rowptr = i2;
+        } else if (u->var.id == interface_id::bcsr) {
+            u->bcsr.nzval = a;
+            u->bcsr.colind = i1;
+            u->bcsr.rowptr = i2;
+        } else {
+            u->coo.values = a;
+            u->coo.columns = i1;
+            u->coo.rows = i2;
+        }
         break;
+    }
     }
     return static_cast<long>(n);
 }
 
 void builtin_release(void* iface, const void* /*ctx*/) noexcept {
     auto* u = static_cast<builtin_iface*>(iface);
-    // The block's start is the first pointer field of each layout (nzval for CSR).
-    std::uintptr_t p = u->var.id == interface_id::csr ? u->csr.nzval : u->var.ptr;
+    // The block's start: the values of the sparse layouts, the first pointer field of the dense.
+    std::uintptr_t p = u->var.id == interface_id::csr    ? u->csr.nzval
+                       : u->var.id == interface_id::bcsr ? u->bcsr.nzval
+                       : u->var.id == interface_id::coo  ? u->coo.values
+                                                         : u->var.ptr;
     std::free(reinterpret_cast<void*>(p));
 }
 
@@ -108,6 +150,40 @@ status register_csr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzv
     if (st.ok()) {
         (*out)->iface.csr = {interface_id::csr, nnz, nrow, reinterpret_cast<std::uintptr_t>(nzval), colind, rowptr,
                              firstentry, elemsize};
+    }
+    return st;
+}
+
+status register_bcsr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzval, std::uint32_t* colind,
+                     std::uint32_t* rowptr, std::uint32_t firstentry, std::uint32_t r, std::uint32_t c,
+                     std::size_t elemsize) noexcept {
+    if ((nnz > 0 && (nzval == nullptr || colind == nullptr)) || (rowptr == nullptr && nzval != nullptr)) {
+        MPC_LOG(error, tg, "register_bcsr: %u blocks need nzval, colind and rowptr arrays", nnz);
+        return {errc::invalid_argument, "bcsr arrays missing"};
+    }
+    if (r == 0 || c == 0) {
+        MPC_LOG(error, tg, "register_bcsr: blocks of %u x %u elements", r, c);
+        return {errc::invalid_argument, "empty bcsr blocks"};
+    }
+    status st = detail::new_handle(out, interface_id::bcsr);
+    if (st.ok()) {
+        (*out)->iface.bcsr = {interface_id::bcsr, nnz, nrow, reinterpret_cast<std::uintptr_t>(nzval), colind, rowptr,
+                              firstentry, r, c, elemsize};
+    }
+    return st;
+}
+
+status register_coo(data** out, std::uint32_t nx, std::uint32_t ny, std::uint32_t n_values, std::uint32_t* columns,
+                    std::uint32_t* rows, void* values, std::size_t elemsize) noexcept {
+    if (n_values > 0 && (columns == nullptr || rows == nullptr || values == nullptr) &&
+        !(columns == nullptr && rows == nullptr && values == nullptr)) {
+        MPC_LOG(error, tg, "register_coo: %u values need the columns, rows and values arrays", n_values);
+        return {errc::invalid_argument, "coo arrays missing"};
+    }
+    status st = detail::new_handle(out, interface_id::coo);
+    if (st.ok()) {
+        (*out)->iface.coo = {interface_id::coo, columns, rows, reinterpret_cast<std::uintptr_t>(values), nx, ny,
+                             n_values, elemsize};
     }
     return st;
 }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 #include "taskgraph/perfmodel.hpp"
 
@@ -57,7 +58,9 @@ private:
 };
 
 /// Work stealing over per-worker deques. A task pushed by a worker goes to its own deque (its
-/// data are warm there); one pushed by the program goes round-robin. A worker whose deque is
+/// data are warm there); one pushed by the program goes round-robin over the workers on other
+/// VPs than the program's (that VP is busy running the program: its worker would only get the
+/// task by a steal), or over all when every worker shares it. A worker whose deque is
 /// empty pulls here and steals from the others' oldest ends: in turn from a rotating start
 /// (ws), or nearest first in VP order (lws).
 class steal_switch final : public component {
@@ -89,11 +92,12 @@ public:
             }
         }
         local_ = local;
+        vp_ = ctx.worker_vp;
     }
     int push(task* t) noexcept override {
         int w = current_();
         if (w < 0 || w >= static_cast<int>(children_.size())) {
-            w = static_cast<int>(rr_.fetch_add(1, std::memory_order_relaxed) % children_.size());
+            w = program_target();
         }
         children_[static_cast<std::size_t>(w)]->push(t);
         return -1;  // any idle worker: the owner, or a thief
@@ -122,9 +126,27 @@ public:
     std::uint64_t steals() const noexcept { return steals_.load(std::memory_order_relaxed); }
 
 private:
+    /// The deque for a task the program pushes: round-robin, skipping the workers on the
+    /// program's VP unless all are there.
+    int program_target() noexcept {
+        const std::size_t n = children_.size();
+        const std::uint64_t start = rr_.fetch_add(1, std::memory_order_relaxed);
+        const int here = sched::current_vp();
+        if (vp_ != nullptr && here >= 0) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::size_t w = (start + i) % n;
+                if (vp_[w] != here) {
+                    return static_cast<int>(w);
+                }
+            }
+        }
+        return static_cast<int>(start % n);
+    }
+
     std::vector<deque_queue*> children_;
     std::vector<std::vector<int>> order_;
     int (*current_)();
+    const int* vp_ = nullptr;  ///< each worker's VP (nullptr: unknown)
     bool local_ = false;
     std::atomic<std::uint64_t> rr_{0};
     std::atomic<std::uint64_t> steals_{0};
@@ -190,9 +212,14 @@ public:
         if (worker < 0 || worker >= static_cast<int>(load_.size())) {
             return;
         }
+        if (t->sched_worker != worker || t->predicted_us <= 0) {
+            // Nothing to subtract from the worker's load while t runs: running_[worker] stays
+            // empty (notify_done of the worker's previous task emptied it). No clock, no lock.
+            return;
+        }
         const std::uint64_t now = detail::now_ns();
         spin_guard g(lock_);
-        running_[static_cast<std::size_t>(worker)] = {now, t->sched_worker == worker ? t->predicted_us : 0.0};
+        running_[static_cast<std::size_t>(worker)] = {now, t->predicted_us};
     }
     void notify_done(task* t, int worker, double /*us*/) noexcept override {
         if (t->sched_worker < 0 || t->sched_worker >= static_cast<int>(load_.size())) {
@@ -211,7 +238,7 @@ private:
     /// The worker for t, or -1 when no eligible queue has room. Under lock_. Equal expectations
     /// (no model: every length is 0) go to the worker with the fewest tasks, as in StarPU.
     int choose(const task* t) noexcept {
-        const std::uint64_t now = detail::now_ns();
+        std::uint64_t now = 0;  // read once, when a worker's running task has a prediction
         int best = -1;
         double best_fit = std::numeric_limits<double>::infinity();
         int uncal = -1;  // least loaded worker where t's model is not calibrated
@@ -223,7 +250,7 @@ private:
             if (!children_[w]->accepts()) {
                 continue;
             }
-            const double a = ahead(w, now);
+            const double a = ahead(w, &now);
             double len = expected_(t, static_cast<int>(w));
             if (std::isnan(len)) {
                 if (uncal < 0 || a < uncal_ahead || (a == uncal_ahead && fewer(w, uncal))) {
@@ -244,12 +271,16 @@ private:
         return uncal >= 0 ? uncal : best;
     }
     /// Expected µs before worker w is free: its load less the elapsed part of its running task.
-    double ahead(std::size_t w, std::uint64_t now) const noexcept {
+    /// *now: the clock, read on first need (0: not yet).
+    double ahead(std::size_t w, std::uint64_t* now) const noexcept {
         const running& r = running_[w];
         if (r.start_ns == 0 || r.predicted_us <= 0) {
             return load_[w];
         }
-        const double elapsed = static_cast<double>(now - r.start_ns) / 1000.0;
+        if (*now == 0) {
+            *now = detail::now_ns();
+        }
+        const double elapsed = static_cast<double>(*now - r.start_ns) / 1000.0;
         return load_[w] - std::min(elapsed, r.predicted_us);
     }
     void account(task* t, int w) noexcept {

@@ -569,12 +569,33 @@ std::uint32_t data_footprint(data* const* handles, int n, std::size_t* size) noe
             bytes += std::size_t{d->iface.csr.nnz} * (d->iface.csr.elemsize + sizeof(std::uint32_t)) +
                      (std::size_t{d->iface.csr.nrow} + 1) * sizeof(std::uint32_t);
             break;
+        case interface_id::bcsr:
+            mix(d->iface.bcsr.nnz);
+            mix(d->iface.bcsr.nrow);
+            mix(d->iface.bcsr.r);
+            mix(d->iface.bcsr.c);
+            mix(d->iface.bcsr.elemsize);
+            bytes += std::size_t{d->iface.bcsr.nnz} *
+                         (std::size_t{d->iface.bcsr.r} * d->iface.bcsr.c * d->iface.bcsr.elemsize + sizeof(std::uint32_t)) +
+                     (std::size_t{d->iface.bcsr.nrow} + 1) * sizeof(std::uint32_t);
+            break;
+        case interface_id::coo:
+            mix(d->iface.coo.nx);
+            mix(d->iface.coo.ny);
+            mix(d->iface.coo.n_values);
+            mix(d->iface.coo.elemsize);
+            bytes += std::size_t{d->iface.coo.n_values} * (d->iface.coo.elemsize + 2 * sizeof(std::uint32_t));
+            break;
         default:
-            // Custom interfaces: their kind and the bytes their ops table says they describe.
+            // Custom interfaces: their kind, the bytes their ops table says they describe, and
+            // their own footprint method's answer when they have one.
             if (d->ops != nullptr && d->ops->size != nullptr) {
                 const std::size_t b = d->ops->size(d->ifp, d->ops->ctx, d);
                 mix(b);
                 bytes += b;
+            }
+            if (d->ops != nullptr && d->ops->footprint != nullptr) {
+                mix(d->ops->footprint(d, d->ops->ctx));  // the interface's own (its layout beyond its size)
             }
             break;
         }

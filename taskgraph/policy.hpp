@@ -44,6 +44,10 @@ struct policy_context {
     const int* worker_vp = nullptr;
 };
 
+/// push()'s answer when the task may be for any worker and the policy cannot say which (an
+/// application's policy): every sleeping worker is woken to look.
+inline constexpr int wake_every_worker = -2;
+
 class policy {
 public:
     virtual ~policy() = default;
@@ -55,8 +59,17 @@ public:
     virtual bool may_have_work(int worker) const noexcept = 0;
     /// Whether the policy wants done() for every task (the runtime then times every task).
     virtual bool measures() const noexcept { return false; }
-    /// t, popped by `worker`, ran for `us` µs (called before t completes).
+    /// t, popped by `worker`, ran for `us` µs (called before t completes; `us` is 0 when the
+    /// runtime did not time t: see detail::g_policy_done).
     virtual void done(task* /*t*/, int /*worker*/, double /*us*/) noexcept {}
+    /// Whether the policy wants starting() before every task a worker runs (its own queue's
+    /// included); the runtime asks once, at start.
+    virtual bool watches_starts() const noexcept { return false; }
+    virtual void starting(task* /*t*/, int /*worker*/) noexcept {}
+    /// Whether the policy wants pinned() for each task pinned to a worker (task_desc::worker),
+    /// which goes to that worker's own queue without push(); asked once, at start.
+    virtual bool watches_pinned() const noexcept { return false; }
+    virtual void pinned(task* /*t*/, int /*worker*/) noexcept {}
 };
 
 /// One entry of the policy table: STARPU_SCHED / MPC_TG_SCHED select it by name.

@@ -77,6 +77,8 @@ struct runtime {
     std::unique_ptr<worker[]> workers;
     std::unique_ptr<policy> pol;
     bool pol_measures = false;  ///< pol->measures(): done() after every task
+    bool pol_starts = false;    ///< pol->watches_starts(): starting() before every task
+    bool pol_pinned = false;    ///< pol->watches_pinned(): pinned() for each pinned task
     std::unique_ptr<int[]> vps;  ///< each worker's VP
     const char* policy_name = "";
     std::atomic<bool> running{false};
@@ -150,6 +152,10 @@ status read_ncpus(const config& c, int* out) noexcept {
 }
 
 status read_policy(const config& c, const policy_entry** out) noexcept {
+    if (c.custom_policy != nullptr) {
+        *out = c.custom_policy;
+        return {};
+    }
     const char* name = nullptr;
     if (c.config_over_env && c.sched != nullptr) {
         name = c.sched;
@@ -267,13 +273,20 @@ bool work_or_stop(void* p) {
            g_rt.stopping.load(std::memory_order_relaxed);
 }
 
+void run(worker& w, task* t) noexcept {
+    if (g_rt.pol_starts) {
+        g_rt.pol->starting(t, w.id);
+    }
+    detail::execute(t);
+    ++w.executed;
+}
+
 void worker_main(void* p) noexcept {
     auto* w = static_cast<worker*>(p);
     sched::set_specific(g_rt.worker_key, w).ignore();
     for (;;) {
         if (task* t = next_task(*w); t != nullptr) {
-            detail::execute(t);
-            ++w->executed;
+            run(*w, t);
             continue;
         }
         if (g_rt.stopping.load(std::memory_order_acquire)) {
@@ -291,8 +304,7 @@ void worker_main(void* p) noexcept {
                 await_kick(*w);  // a pusher claimed the sleep: take its kick before going on
             }
             if (t != nullptr) {
-                detail::execute(t);
-                ++w->executed;
+                run(*w, t);
             }
             if (stop) {
                 break;
@@ -445,9 +457,12 @@ status start(const config& c) noexcept {
     ctx.worker_vp = g_rt.vps.get();
     g_rt.pol = pe->make(ctx);
     g_rt.pol_measures = g_rt.pol->measures();
+    g_rt.pol_starts = g_rt.pol->watches_starts();
+    g_rt.pol_pinned = g_rt.pol->watches_pinned();
     g_rt.policy_name = pe->name;
     const bool traced = detail::trace_start(n, g_rt.vps.get());
-    detail::g_measure = g_rt.pol_measures || traced;
+    detail::g_measure = traced;
+    detail::g_policy_done = g_rt.pol_measures;
     g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
     g_rt.stopping.store(false, std::memory_order_relaxed);
     g_rt.inflight.store(0, std::memory_order_relaxed);
@@ -467,25 +482,52 @@ status start(const config& c) noexcept {
 
 namespace detail {
 
+namespace {
+void pin(task* t, worker& w, bool front) noexcept {
+    w.pinned_lock.lock();
+    if (front) {
+        w.pinned.push_front(t);
+    } else {
+        w.pinned.push_back(t);
+    }
+    w.npinned.fetch_add(1, std::memory_order_relaxed);
+    w.pinned_lock.unlock();
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
+    kick(w);
+}
+}  // namespace
+
 void push_ready(task* t) noexcept {
     if (t->worker >= 0 && t->worker < g_rt.nworkers) {
-        worker& w = g_rt.workers[t->worker];
-        w.pinned_lock.lock();
-        w.pinned.push_back(t);
-        w.npinned.fetch_add(1, std::memory_order_relaxed);
-        w.pinned_lock.unlock();
-        std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
-        kick(w);
+        if (g_rt.pol_pinned) {
+            g_rt.pol->pinned(t, t->worker);  // before the push: the worker may end it at once
+        }
+        pin(t, g_rt.workers[t->worker], false);
         return;
     }
     int target = g_rt.pol->push(t);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
     if (target >= 0 && target < g_rt.nworkers) {
         kick(g_rt.workers[target]);
+    } else if (target == wake_every_worker) {
+        for (int i = 0; i < g_rt.nworkers; ++i) {
+            kick(g_rt.workers[i]);
+        }
     } else {
         wake_any();
     }
 }
+
+status push_local(task* t, int w, bool front) noexcept {
+    if (w < 0 || w >= g_rt.nworkers) {
+        MPC_LOG(error, tg, "a task given to worker %d, but there are %d workers", w, g_rt.nworkers);
+        return {errc::invalid_argument, "no such worker"};
+    }
+    pin(t, g_rt.workers[w], front);
+    return {};
+}
+
+bool wake_worker(int w) noexcept { return w >= 0 && w < g_rt.nworkers && kick(g_rt.workers[w]); }
 
 bool in_task() noexcept { return this_worker() != nullptr; }
 
@@ -590,6 +632,7 @@ status shutdown() noexcept {
     stop_workers();
     detail::trace_finish(g_rt.policy_name);
     detail::g_measure = false;
+    detail::g_policy_done = false;
     if (status ms = model_save_all(); !ms.ok() && st.ok()) {
         st = ms;
     }

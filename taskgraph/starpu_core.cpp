@@ -55,6 +55,7 @@ int starpu_conf_init(struct starpu_conf* conf) {
     }
     conf->magic = starpu::conf_magic;
     conf->sched_policy_name = nullptr;
+    conf->sched_policy = nullptr;
     conf->precedence_over_environment_variables = 0;
     conf->ncpus = -1;
     conf->ncuda = -1;
@@ -76,6 +77,11 @@ int starpu_init(struct starpu_conf* conf) {
         }
         c.ncpus = conf->ncpus;
         c.sched = conf->sched_policy_name;
+        if (conf->sched_policy != nullptr) {
+            if (int rc = starpu::user_policy_entry(conf->sched_policy, &c.custom_policy); rc != 0) {
+                return rc;
+            }
+        }
         c.config_over_env = conf->precedence_over_environment_variables != 0;
     }
     return starpu::errno_of(init(c));
@@ -105,8 +111,14 @@ double starpu_timing_now(void) {
 
 // ---- workers ---------------------------------------------------------------------------------
 
-unsigned starpu_worker_get_count(void) { return static_cast<unsigned>(worker_count()); }
-unsigned starpu_cpu_worker_get_count(void) { return static_cast<unsigned>(worker_count()); }
+unsigned starpu_worker_get_count(void) {
+    int n = worker_count();
+    if (n == 0 && starpu::user_policy() != nullptr) {
+        n = starpu::policy_workers();  // asked by the application's policy's init_sched
+    }
+    return static_cast<unsigned>(n);
+}
+unsigned starpu_cpu_worker_get_count(void) { return starpu_worker_get_count(); }
 unsigned starpu_cuda_worker_get_count(void) { return 0; }
 unsigned starpu_opencl_worker_get_count(void) { return 0; }
 

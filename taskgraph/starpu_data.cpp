@@ -58,6 +58,24 @@ MPC_SAME_FIELD(starpu_csr_interface, csr_interface, nzval);
 MPC_SAME_FIELD(starpu_csr_interface, csr_interface, colind);
 MPC_SAME_FIELD(starpu_csr_interface, csr_interface, rowptr);
 MPC_SAME_FIELD(starpu_csr_interface, csr_interface, firstentry);
+static_assert(sizeof(starpu_bcsr_interface) == sizeof(bcsr_interface));
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, nnz);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, nrow);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, nzval);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, colind);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, rowptr);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, firstentry);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, r);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, c);
+MPC_SAME_FIELD(starpu_bcsr_interface, bcsr_interface, elemsize);
+static_assert(sizeof(starpu_coo_interface) == sizeof(coo_interface));
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, columns);
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, rows);
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, values);
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, nx);
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, ny);
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, n_values);
+MPC_SAME_FIELD(starpu_coo_interface, coo_interface, elemsize);
 MPC_SAME_FIELD(starpu_csr_interface, csr_interface, elemsize);
 #undef MPC_SAME_FIELD
 static_assert(static_cast<int>(STARPU_VARIABLE_INTERFACE_ID) == static_cast<int>(interface_id::variable) &&
@@ -176,6 +194,39 @@ uint32_t* starpu_csr_get_local_rowptr(starpu_data_handle_t h) {
 }
 size_t starpu_csr_get_elemsize(starpu_data_handle_t h) {
     return iface<csr_interface>(h, interface_id::csr, "starpu_csr_get_elemsize")->elemsize;
+}
+
+void starpu_bcsr_data_register(starpu_data_handle_t* handle, int home_node, uint32_t nnz, uint32_t nrow,
+                               uintptr_t nzval, uint32_t* colind, uint32_t* rowptr, uint32_t firstentry, uint32_t r,
+                               uint32_t c, size_t elemsize) {
+    check_home(home_node, "starpu_bcsr_data_register");
+    data* d = nullptr;
+    mpc::status st =
+        register_bcsr(&d, nnz, nrow, reinterpret_cast<void*>(nzval), colind, rowptr, firstentry, r, c, elemsize);
+    registered(handle, home_node, "starpu_bcsr_data_register", st, d);
+}
+
+#define MPC_BCSR_GET(type, name, field) \
+    type starpu_bcsr_get_##name(starpu_data_handle_t h) { \
+        return iface<bcsr_interface>(h, interface_id::bcsr, "starpu_bcsr_get_" #name)->field; \
+    }
+MPC_BCSR_GET(uint32_t, nnz, nnz)
+MPC_BCSR_GET(uint32_t, nrow, nrow)
+MPC_BCSR_GET(uint32_t, firstentry, firstentry)
+MPC_BCSR_GET(uint32_t, r, r)
+MPC_BCSR_GET(uint32_t, c, c)
+MPC_BCSR_GET(size_t, elemsize, elemsize)
+MPC_BCSR_GET(uintptr_t, local_nzval, nzval)
+MPC_BCSR_GET(uint32_t*, local_colind, colind)
+MPC_BCSR_GET(uint32_t*, local_rowptr, rowptr)
+#undef MPC_BCSR_GET
+
+void starpu_coo_data_register(starpu_data_handle_t* handleptr, int home_node, uint32_t nx, uint32_t ny,
+                              uint32_t n_values, uint32_t* columns, uint32_t* rows, uintptr_t values, size_t elemsize) {
+    check_home(home_node, "starpu_coo_data_register");
+    data* d = nullptr;
+    mpc::status st = register_coo(&d, nx, ny, n_values, columns, rows, reinterpret_cast<void*>(values), elemsize);
+    registered(handleptr, home_node, "starpu_coo_data_register", st, d);
 }
 
 enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t handle) {

@@ -2,10 +2,13 @@
 /// Shared helpers of the StarPU C API files (starpu_*.cpp): error mapping and fatal errors.
 #pragma once
 
+#include <cstddef>
+
 #include "lib/status.hpp"
 #include "taskgraph/tg.hpp"
 
 struct starpu_task;
+struct starpu_sched_policy;
 
 namespace mpc::tg::starpu {
 
@@ -19,5 +22,33 @@ int submit(starpu_task* t) noexcept;
 /// Fills d's model fields from t's codelet's performance model (starpu_perfmodel.cpp); d's
 /// handles and buffer count must be set.
 void fill_model(starpu_task* t, task_desc* d) noexcept;
+/// The starpu_task a core task stands for (submitted through starpu_task_submit), or nullptr
+/// (a task the runtime made itself).
+starpu_task* api_task_of(const task* t) noexcept;
+/// The application's policy now running (starpu_sched.cpp), or nullptr.
+starpu_sched_policy* user_policy() noexcept;
+/// The policy table entry for an application's policy, to pass in config::custom_policy;
+/// -EINVAL (logged) for a policy without push_task.
+int user_policy_entry(starpu_sched_policy* ops, const policy_entry** out) noexcept;
+/// The workers of the application's policy's context (known from its init_sched on, before
+/// the runtime counts as running).
+int policy_workers() noexcept;
+
+/// The rows of a dense built-in interface: `count` runs of `len` bytes, run i at base + off(i).
+struct dense_layout {
+    char* base = nullptr;
+    std::size_t len = 0;
+    std::size_t count = 0;
+    std::size_t ld = 0;     ///< bytes between rows
+    std::size_t ny = 1;     ///< rows per plane (blocks)
+    std::size_t ldz = 0;    ///< bytes between planes (blocks)
+    char* run(std::size_t i) const noexcept { return base + (i % ny) * ld + (i / ny) * ldz; }
+};
+/// The layout of interface `iface` of StarPU interface id `id`; false when it is not dense
+/// (CSR, custom).
+bool dense_of(void* iface, int id, dense_layout* out) noexcept;
+/// The three arrays of a sparse built-in interface (CSR, BCSR: values, column indices, row
+/// pointers; COO: values, columns, rows) and their bytes, in pack order; false for others.
+bool sparse_arrays_of(void* iface, int id, void* arrays[3], std::size_t bytes[3]) noexcept;
 
 }  // namespace mpc::tg::starpu

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/log.hpp"
+#include "taskgraph/small_list.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
 
@@ -26,7 +27,7 @@ const char* cl_name(const starpu_codelet* cl) noexcept {
 /// Fills a new task from a starpu_task_insert() argument list. Returns 0 or -EINVAL (logged);
 /// on error the task owns nothing that the caller must free beyond the task itself.
 int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
-    std::vector<starpu_data_descr> bufs;
+    detail::small_list<starpu_data_descr, STARPU_NMAXBUFS> bufs;
     starpu_codelet_pack_arg_data values;
     starpu_codelet_pack_arg_init(&values);
     bool cl_args = false;
@@ -36,7 +37,11 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
             break;
         }
         if (key > 0 && key < STARPU_ACCESS_MODE_MAX) {  // an access mode; the core checks the combination
-            bufs.push_back({va_arg(ap, starpu_data_handle_t), static_cast<starpu_data_access_mode>(key)});
+            auto* h = va_arg(ap, starpu_data_handle_t);
+            if (!bufs.push_back({h, static_cast<starpu_data_access_mode>(key)})) {
+                std::free(values.arg_buffer);
+                return -ENOMEM;
+            }
         } else if (key == STARPU_DATA_ARRAY) {
             auto* hs = va_arg(ap, starpu_data_handle_t*);
             int n = va_arg(ap, int);
@@ -46,12 +51,20 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
                 starpu_data_access_mode m = pos < STARPU_NMAXBUFS || cl->dyn_modes != nullptr
                                                 ? STARPU_CODELET_GET_MODE(cl, pos)
                                                 : STARPU_NONE;
-                bufs.push_back({hs[i], m});
+                if (!bufs.push_back({hs[i], m})) {
+                    std::free(values.arg_buffer);
+                    return -ENOMEM;
+                }
             }
         } else if (key == STARPU_DATA_MODE_ARRAY) {
             auto* ds = va_arg(ap, starpu_data_descr*);
             int n = va_arg(ap, int);
-            bufs.insert(bufs.end(), ds, ds + n);
+            for (int i = 0; i < n; ++i) {
+                if (!bufs.push_back(ds[i])) {
+                    std::free(values.arg_buffer);
+                    return -ENOMEM;
+                }
+            }
         } else if (key == STARPU_VALUE) {
             void* p = va_arg(ap, void*);
             size_t sz = va_arg(ap, size_t);

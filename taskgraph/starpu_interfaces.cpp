@@ -44,6 +44,9 @@ std::size_t custom_size(const void* /*iface*/, const void* ctx, const data* d) n
     }
     return o->get_size != nullptr ? o->get_size(handle_of(d)) : 0;
 }
+std::uint32_t custom_footprint(const data* d, const void* ctx) noexcept {
+    return ops_of(ctx)->footprint(handle_of(d));
+}
 void custom_forget(data* d, const void* ctx) noexcept {
     if (ops_of(ctx)->unregister_data_handle != nullptr) {
         ops_of(ctx)->unregister_data_handle(handle_of(d));
@@ -56,20 +59,20 @@ bool is_custom(starpu_data_handle_t h) noexcept {
     return static_cast<int>(interface_of_kind(core(h))) >= first_custom_id;
 }
 
-/// The rows of a dense built-in interface: `count` runs of `len` bytes, run i at base + off(i).
-struct dense_layout {
-    char* base = nullptr;
-    std::size_t len = 0;
-    std::size_t count = 0;
-    std::size_t ld = 0;     ///< bytes between rows
-    std::size_t ny = 1;     ///< rows per plane (blocks)
-    std::size_t ldz = 0;    ///< bytes between planes (blocks)
-    char* run(std::size_t i) const noexcept { return base + (i % ny) * ld + (i / ny) * ldz; }
-};
+bool sparse(starpu_data_handle_t h, void* arrays[3], std::size_t bytes[3]) noexcept {
+    return mpc::tg::starpu::sparse_arrays_of(interface_of(core(h)), starpu_data_get_interface_id(h), arrays, bytes);
+}
 
-bool dense(starpu_data_handle_t h, dense_layout* out) noexcept {
-    void* i = interface_of(core(h));
-    switch (starpu_data_get_interface_id(h)) {
+bool dense(starpu_data_handle_t h, mpc::tg::starpu::dense_layout* out) noexcept {
+    return mpc::tg::starpu::dense_of(interface_of(core(h)), starpu_data_get_interface_id(h), out);
+}
+
+}  // namespace
+
+namespace mpc::tg::starpu {
+
+bool dense_of(void* i, int id, dense_layout* out) noexcept {
+    switch (id) {
     case STARPU_VARIABLE_INTERFACE_ID:
         *out = {reinterpret_cast<char*>(STARPU_VARIABLE_GET_PTR(i)), STARPU_VARIABLE_GET_ELEMSIZE(i), 1, 0, 1, 0};
         return true;
@@ -96,7 +99,45 @@ bool dense(starpu_data_handle_t h, dense_layout* out) noexcept {
     }
 }
 
-}  // namespace
+bool sparse_arrays_of(void* i, int id, void* arrays[3], std::size_t bytes[3]) noexcept {
+    constexpr std::size_t u32 = sizeof(uint32_t);
+    switch (id) {
+    case STARPU_CSR_INTERFACE_ID: {
+        const std::size_t nnz = STARPU_CSR_GET_NNZ(i);
+        arrays[0] = reinterpret_cast<void*>(STARPU_CSR_GET_NZVAL(i));
+        arrays[1] = STARPU_CSR_GET_COLIND(i);
+        arrays[2] = STARPU_CSR_GET_ROWPTR(i);
+        bytes[0] = nnz * STARPU_CSR_GET_ELEMSIZE(i);
+        bytes[1] = nnz * u32;
+        bytes[2] = (STARPU_CSR_GET_NROW(i) + std::size_t{1}) * u32;
+        return true;
+    }
+    case STARPU_BCSR_INTERFACE_ID: {
+        const std::size_t nnz = STARPU_BCSR_GET_NNZ(i);
+        arrays[0] = reinterpret_cast<void*>(STARPU_BCSR_GET_NZVAL(i));
+        arrays[1] = STARPU_BCSR_GET_COLIND(i);
+        arrays[2] = STARPU_BCSR_GET_ROWPTR(i);
+        bytes[0] = nnz * STARPU_BCSR_GET_R(i) * STARPU_BCSR_GET_C(i) * STARPU_BCSR_GET_ELEMSIZE(i);
+        bytes[1] = nnz * u32;
+        bytes[2] = (STARPU_BCSR_GET_NROW(i) + std::size_t{1}) * u32;
+        return true;
+    }
+    case STARPU_COO_INTERFACE_ID: {
+        const std::size_t n = STARPU_COO_GET_NVALUES(i);
+        arrays[0] = reinterpret_cast<void*>(STARPU_COO_GET_VALUES(i));
+        arrays[1] = STARPU_COO_GET_COLUMNS(i);
+        arrays[2] = STARPU_COO_GET_ROWS(i);
+        bytes[0] = n * STARPU_COO_GET_ELEMSIZE(i);
+        bytes[1] = n * u32;
+        bytes[2] = n * u32;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+}  // namespace mpc::tg::starpu
 
 extern "C" {
 
@@ -116,6 +157,9 @@ void starpu_data_register(starpu_data_handle_t* handleptr, int home_node, void* 
                                                        "starpu_data_interface_get_next_id()");
     }
     interface_ops core_ops{ops->interface_size, &custom_allocate, &custom_release, &custom_size, &custom_forget, ops};
+    if (ops->footprint != nullptr) {
+        core_ops.footprint = &custom_footprint;
+    }
     data* d = nullptr;
     if (mpc::status st = register_custom(&d, ops->interfaceid, data_interface, core_ops); !st.ok()) {
         mpc::tg::starpu::fatal("starpu_data_register", st.reason());
@@ -171,8 +215,11 @@ void* starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node) 
         }
         return o->handle_to_pointer != nullptr ? o->handle_to_pointer(handle, node) : nullptr;
     }
-    if (starpu_data_get_interface_id(handle) == STARPU_CSR_INTERFACE_ID) {
-        return reinterpret_cast<void*>(STARPU_CSR_GET_NZVAL(interface_of(core(handle))));
+    void* arrays[3];
+    std::size_t bytes[3];
+    if (mpc::tg::starpu::sparse_arrays_of(interface_of(core(handle)), starpu_data_get_interface_id(handle), arrays,
+                                          bytes)) {
+        return arrays[0];  // the values
     }
     return reinterpret_cast<void*>(STARPU_VARIABLE_GET_PTR(interface_of(core(handle))));  // ptr: same place in each
 }
@@ -186,7 +233,24 @@ int starpu_data_pack(starpu_data_handle_t handle, void** ptr, starpu_ssize_t* co
         const starpu_data_interface_ops* o = starpu_data_get_interface_ops(handle);
         return o->pack_data != nullptr ? o->pack_data(handle, STARPU_MAIN_RAM, ptr, count) : -ENOSYS;
     }
-    dense_layout l;
+    void* arrays[3];
+    std::size_t bytes[3];
+    if (sparse(handle, arrays, bytes)) {
+        *count = static_cast<starpu_ssize_t>(bytes[0] + bytes[1] + bytes[2]);
+        if (ptr == nullptr) {
+            return 0;
+        }
+        if (starpu_malloc_flags(ptr, static_cast<size_t>(*count), 0) != 0) {
+            return -ENOMEM;
+        }
+        char* out = static_cast<char*>(*ptr);
+        for (int k = 0; k < 3; ++k) {
+            std::memcpy(out, arrays[k], bytes[k]);
+            out += bytes[k];
+        }
+        return 0;
+    }
+    mpc::tg::starpu::dense_layout l;
     if (!dense(handle, &l)) {
         MPC_LOG(error, tg, "starpu_data_pack: interface %d cannot be packed", starpu_data_get_interface_id(handle));
         return -ENOSYS;
@@ -209,7 +273,23 @@ int starpu_data_unpack(starpu_data_handle_t handle, void* ptr, size_t count) {
         const starpu_data_interface_ops* o = starpu_data_get_interface_ops(handle);
         return o->unpack_data != nullptr ? o->unpack_data(handle, STARPU_MAIN_RAM, ptr, count) : -ENOSYS;
     }
-    dense_layout l;
+    void* arrays[3];
+    std::size_t bytes[3];
+    if (sparse(handle, arrays, bytes)) {
+        if (count != bytes[0] + bytes[1] + bytes[2]) {
+            MPC_LOG(error, tg, "starpu_data_unpack: %zu bytes given, the data takes %zu", count,
+                    bytes[0] + bytes[1] + bytes[2]);
+            return -EINVAL;
+        }
+        const char* in = static_cast<const char*>(ptr);
+        for (int k = 0; k < 3; ++k) {
+            std::memcpy(arrays[k], in, bytes[k]);
+            in += bytes[k];
+        }
+        starpu_free_flags(ptr, count, 0);
+        return 0;
+    }
+    mpc::tg::starpu::dense_layout l;
     if (!dense(handle, &l)) {
         return -ENOSYS;
     }

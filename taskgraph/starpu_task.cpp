@@ -16,8 +16,17 @@
 #include <vector>
 
 #include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
+#include "taskgraph/pool.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
+
+namespace mpc::tg::detail {
+namespace {
+constinit record_pool g_starpu_task_pool{sizeof(starpu_task)};
+}  // namespace
+record_pool& starpu_task_pool() noexcept { return g_starpu_task_pool; }
+}  // namespace mpc::tg::detail
 
 namespace mpc::tg::starpu {
 namespace {
@@ -87,7 +96,7 @@ void free_task(starpu_task* t, bool check = true) noexcept {
         std::free(t->callback_arg);
     }
     clean(t, check);
-    std::free(t);
+    detail::starpu_task_pool().put(t);
 }
 
 /// The core task's callback: the user's callback, then the end-of-task destruction.
@@ -113,6 +122,10 @@ enum starpu_data_access_mode mode_of(const starpu_task* t, int i) noexcept {
 }
 
 }  // namespace
+
+starpu_task* api_task_of(const task* t) noexcept {
+    return t->callback == &on_task_end ? static_cast<starpu_task*>(t->callback_arg) : nullptr;
+}
 
 int submit(starpu_task* t) noexcept {
     if (t == nullptr || t->magic != task_magic) {
@@ -183,6 +196,9 @@ int submit(starpu_task* t) noexcept {
         d.worker = static_cast<int>(t->workerid);
     }
     const bool sync = t->synchronous != 0;
+    if (starpu_sched_policy* p = user_policy(); p != nullptr && p->submit_hook != nullptr) {
+        p->submit_hook(t);
+    }
     if (status st = tg::submit(core, d); !st.ok()) {
         // busy here: a handle being unregistered or not usable while partitioned (StarPU
         // asserts); a malformed task for the program, not a deadlock.
@@ -217,7 +233,7 @@ void starpu_task_init(struct starpu_task* task) {
 }
 
 struct starpu_task* starpu_task_create(void) {
-    auto* t = static_cast<starpu_task*>(std::malloc(sizeof(starpu_task)));
+    auto* t = static_cast<starpu_task*>(mpc::tg::detail::starpu_task_pool().get());
     if (t == nullptr) {
         return nullptr;
     }
@@ -268,7 +284,10 @@ int starpu_task_wait_array(struct starpu_task** tasks, unsigned nb_tasks) {
     return 0;
 }
 
-int starpu_task_wait_for_all(void) { return starpu::errno_of(wait_for_all()); }
+int starpu_task_wait_for_all(void) {
+    starpu_do_schedule();
+    return starpu::errno_of(wait_for_all());
+}
 
 int starpu_task_wait_for_n_submitted(unsigned n) { return starpu::errno_of(wait_for_n_submitted(n)); }
 

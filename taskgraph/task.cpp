@@ -7,15 +7,22 @@
 
 #include "lib/log.hpp"
 #include "taskgraph/detail.hpp"
+#include "taskgraph/pool.hpp"
 
 namespace mpc::tg {
 namespace detail {
+
+namespace {
+constinit record_pool g_task_pool{sizeof(task)};
+}  // namespace
+
+record_pool& task_pool() noexcept { return g_task_pool; }
 
 void task_ref(task* t) noexcept { t->refs.fetch_add(1, std::memory_order_relaxed); }
 
 void task_unref(task* t) noexcept {
     if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        delete t;
+        pool_delete(g_task_pool, t);
     }
 }
 
@@ -27,9 +34,12 @@ void add_dependency(task* pred, task* succ) noexcept {
     if (pred->state == task_state::done) {
         return;
     }
+    if (!pred->succs.push_back(succ)) {
+        MPC_LOG(fatal, tg, "no memory for a dependency of task %s", succ->name != nullptr ? succ->name : "");
+        std::abort();
+    }
     succ->ndeps.fetch_add(1, std::memory_order_relaxed);
     task_ref(succ);
-    pred->succs.push_back(succ);
     if (g_tracing) {
         trace_dependency(pred, succ);
     }
@@ -75,6 +85,9 @@ void execute(task* t) noexcept {
         task_ran(t, start, now_ns());
     } else {
         t->fn(v, t->cl_arg);
+        if (g_policy_done) {
+            task_ran(t, 0, 0);  // no clock read: only the model and the trace use durations
+        }
     }
     finish_buffers(t, v);
     complete(t);
@@ -85,8 +98,7 @@ void complete(task* t) noexcept {
         t->callback(t->callback_arg);
     }
     t->g.lock.lock();
-    t->state = task_state::done;
-    std::vector<task*> succs = std::move(t->succs);
+    t->state = task_state::done;  // from now on nobody adds to t->succs
     gate::wakeups w = t->g.notify_locked();
     t->g.lock.unlock();
     gate::deliver(w);
@@ -100,7 +112,7 @@ void complete(task* t) noexcept {
     }
     // Successors after the handles: an empty successor completes right here, and its own
     // successors recurse; chains of empty tasks are short in practice (synchronisation points).
-    for (task* s : succs) {
+    for (task* s : t->succs) {
         dependency_met(s);
         task_unref(s);
     }
@@ -223,7 +235,7 @@ status fill(task* t, const task_desc& d) noexcept {
 }
 
 task* make_internal(const char* name) noexcept {
-    task* t = new (std::nothrow) task;
+    task* t = pool_new<task>(g_task_pool);
     if (t == nullptr) {
         MPC_LOG(fatal, tg, "no memory for an internal task (%s)", name);
         std::abort();
@@ -258,7 +270,7 @@ bool valid_task_mode(unsigned m) noexcept {
 using namespace detail;
 
 result<task*> task_create() noexcept {
-    task* t = new (std::nothrow) task;
+    task* t = pool_new<task>(g_task_pool);
     if (t == nullptr) {
         return status{errc::no_memory, "task record"};
     }

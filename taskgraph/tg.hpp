@@ -61,7 +61,7 @@ bool valid_task_mode(unsigned m) noexcept;
 
 /// Kinds of data interface; the numbers are StarPU's interface ids. Custom interfaces
 /// (register_custom) use ids from first_custom_id up.
-enum class interface_id : int { matrix = 0, block = 1, vector = 2, csr = 3, variable = 5 };
+enum class interface_id : int { matrix = 0, block = 1, vector = 2, csr = 3, bcsr = 4, variable = 5, coo = 8 };
 inline constexpr int first_custom_id = 9;  ///< StarPU's STARPU_MAX_INTERFACE_ID
 
 // The interfaces a codelet receives in buffers[i]. Their layouts are StarPU 1.3's, so that
@@ -123,6 +123,34 @@ struct csr_interface {
     std::size_t elemsize;
 };
 
+/// Compressed sparse rows of r x c blocks: nrow block rows, nnz blocks (nzval: r * c elements
+/// each), the block column of each (colind), the index of each block row's first block
+/// (rowptr, nrow + 1 entries).
+struct bcsr_interface {
+    interface_id id;
+    std::uint32_t nnz;
+    std::uint32_t nrow;
+    std::uintptr_t nzval;
+    std::uint32_t* colind;
+    std::uint32_t* rowptr;
+    std::uint32_t firstentry;
+    std::uint32_t r;
+    std::uint32_t c;
+    std::size_t elemsize;
+};
+
+/// Coordinate lists: n_values values of an ny x nx matrix, each with its column and its row.
+struct coo_interface {
+    interface_id id;
+    std::uint32_t* columns;
+    std::uint32_t* rows;
+    std::uintptr_t values;
+    std::uint32_t nx;
+    std::uint32_t ny;
+    std::uint32_t n_values;
+    std::size_t elemsize;
+};
+
 struct data;  ///< a registered piece of data (opaque)
 
 /// How the runtime makes and frees a buffer shaped like a handle's interface: per-task SCRATCH
@@ -140,6 +168,9 @@ struct interface_ops {
     /// Optional: called when the handle is freed, after release() of the runtime's memory.
     void (*forget)(data* d, const void* ctx) noexcept;
     const void* ctx;  ///< handed to the functions (a custom interface's own table)
+    /// Optional: the interface's own footprint of d (a custom interface's footprint method),
+    /// mixed into the data footprint that indexes performance models.
+    std::uint32_t (*footprint)(const data* d, const void* ctx) noexcept = nullptr;
 };
 
 /// A CPU implementation: buffers[i] points to the interface of the task's i-th handle.
@@ -158,6 +189,7 @@ struct codelet {
 
 struct task;       ///< a task (opaque, reference-counted)
 struct perfmodel;  ///< a performance model (perfmodel.hpp)
+struct policy_entry;  ///< a scheduling policy's factory (policy.hpp)
 
 // --------------------------------------------------------------------------------------------
 // Runtime
@@ -171,6 +203,9 @@ struct config {
     /// When true, the fields above win over the environment (StarPU's
     /// precedence_over_environment_variables); by default the environment wins, as in StarPU.
     bool config_over_env = false;
+    /// A policy of the application's (the StarPU API's starpu_conf::sched_policy): when set,
+    /// it wins over `sched` and the environment.
+    const policy_entry* custom_policy = nullptr;
 };
 
 /// Starts the runtime (the engine too when it is not running: the caller becomes the primary
@@ -204,6 +239,13 @@ status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ld
 /// A CSR sparse matrix (csr_interface). rowptr holds nrow + 1 entries.
 status register_csr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzval, std::uint32_t* colind,
                     std::uint32_t* rowptr, std::uint32_t firstentry, std::size_t elemsize) noexcept;
+/// A BCSR sparse matrix of r x c blocks (bcsr_interface). rowptr holds nrow + 1 entries.
+status register_bcsr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzval, std::uint32_t* colind,
+                     std::uint32_t* rowptr, std::uint32_t firstentry, std::uint32_t r, std::uint32_t c,
+                     std::size_t elemsize) noexcept;
+/// A COO sparse matrix (coo_interface): n_values values with their columns and rows.
+status register_coo(data** out, std::uint32_t nx, std::uint32_t ny, std::uint32_t n_values, std::uint32_t* columns,
+                    std::uint32_t* rows, void* values, std::size_t elemsize) noexcept;
 /// A handle of a custom interface: `iface` (ops.interface_size bytes) is copied into the handle;
 /// `id` >= first_custom_id. The ops (and their ctx) must outlive the handle.
 status register_custom(data** out, int id, const void* iface, const interface_ops& ops) noexcept;

@@ -24,6 +24,9 @@
 #include "starpu_task_util.h"
 #include "starpu_worker.h"
 #include "starpu_scheduler.h"
+#include "starpu_sched_ctx.h"
+#include "starpu_task_list.h"
+#include "starpu_helper.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,8 +37,10 @@ extern "C" {
  * unless precedence_over_environment_variables is set. */
 struct starpu_conf {
     int magic;
-    /** Scheduling policy: "eager" (default) or "prio". */
+    /** Scheduling policy by name (see starpu_scheduler.h); STARPU_SCHED wins over it. */
     const char *sched_policy_name;
+    /** The application's own policy: when set, it wins over every name. */
+    struct starpu_sched_policy *sched_policy;
     int precedence_over_environment_variables;
     /** CPU workers; -1 (default): one per VP. */
     int ncpus;

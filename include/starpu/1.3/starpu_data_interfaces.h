@@ -1,4 +1,4 @@
-/* StarPU 1.3 API on MPC: the variable, vector, matrix, block and CSR data interfaces, with
+/* StarPU 1.3 API on MPC: the variable, vector, matrix, block, CSR, BCSR and COO data interfaces, with
  * StarPU's layouts and accessor macros, and custom interfaces (struct starpu_data_interface_ops).
  * Codelets receive pointers to these structures in buffers[]. Only main memory exists (home
  * node STARPU_MAIN_RAM, or -1: the runtime allocates the memory), so dev_handle equals ptr. */
@@ -22,7 +22,9 @@ enum starpu_data_interface_id {
     STARPU_BLOCK_INTERFACE_ID = 1,
     STARPU_VECTOR_INTERFACE_ID = 2,
     STARPU_CSR_INTERFACE_ID = 3,
+    STARPU_BCSR_INTERFACE_ID = 4,
     STARPU_VARIABLE_INTERFACE_ID = 5,
+    STARPU_COO_INTERFACE_ID = 8,
     /** Custom interfaces number theirs from here (starpu_data_interface_get_next_id()). */
     STARPU_MAX_INTERFACE_ID = 9
 };
@@ -31,8 +33,8 @@ enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t 
 
 /* ---- custom interfaces ------------------------------------------------------------------------ */
 
-/** Copy methods of an interface (StarPU's layout). With main memory only, none is needed; they
- * are accepted and not called. */
+/** Copy methods of an interface (StarPU's layout). With main memory only, starpu_data_cpy is
+ * what calls them: ram_to_ram (node 0 to node 0), else any_to_any. */
 struct starpu_data_copy_methods {
     int (*can_copy)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
                     unsigned handling_node);
@@ -76,8 +78,10 @@ struct starpu_multiformat_data_interface_ops;
  * interface codelets receive), allocate_data_on_node and free_data_on_node (mandatory: scratch
  * buffers, redux copies, handles registered on node -1), get_size (or get_alloc_size: what an
  * allocation takes, for the memory limit), unregister_data_handle, pack_data and unpack_data
- * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr). The
- * others are accepted and not used yet. */
+ * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr),
+ * footprint (mixed into the data footprint of the tasks' performance models), copy_methods
+ * (ram_to_ram, else any_to_any) and compare (starpu_data_cpy). The others are accepted and not
+ * used yet (display, describe, alloc_footprint, alloc_compare, get_mf_ops). */
 struct starpu_data_interface_ops {
     void (*register_data_handle)(starpu_data_handle_t handle, unsigned home_node, void *data_interface);
     void (*unregister_data_handle)(starpu_data_handle_t handle);
@@ -284,6 +288,75 @@ size_t starpu_csr_get_elemsize(starpu_data_handle_t handle);
 #define STARPU_CSR_GET_OFFSET 0
 #define STARPU_CSR_GET_FIRSTENTRY(interface) (((struct starpu_csr_interface *)(interface))->firstentry)
 #define STARPU_CSR_GET_ELEMSIZE(interface) (((struct starpu_csr_interface *)(interface))->elemsize)
+
+/* ---- BCSR: compressed sparse rows of r x c blocks --------------------------------------------- */
+struct starpu_bcsr_interface {
+    enum starpu_data_interface_id id;
+    uint32_t nnz;        /* non-zero blocks */
+    uint32_t nrow;       /* rows of blocks */
+    uintptr_t nzval;     /* the blocks' values: nnz blocks of r * c elements */
+    uint32_t *colind;    /* the block column of each block */
+    uint32_t *rowptr;    /* the index in nzval (in blocks) of each block row's first block (nrow + 1) */
+    uint32_t firstentry; /* the base of the indices */
+    uint32_t r;          /* rows of a block */
+    uint32_t c;          /* columns of a block */
+    size_t elemsize;
+};
+
+void starpu_bcsr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow,
+                               uintptr_t nzval, uint32_t *colind, uint32_t *rowptr, uint32_t firstentry, uint32_t r,
+                               uint32_t c, size_t elemsize);
+uint32_t starpu_bcsr_get_nnz(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_nrow(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_firstentry(starpu_data_handle_t handle);
+uintptr_t starpu_bcsr_get_local_nzval(starpu_data_handle_t handle);
+uint32_t *starpu_bcsr_get_local_colind(starpu_data_handle_t handle);
+uint32_t *starpu_bcsr_get_local_rowptr(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_r(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_c(starpu_data_handle_t handle);
+size_t starpu_bcsr_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_BCSR_GET_NNZ(interface) (((struct starpu_bcsr_interface *)(interface))->nnz)
+#define STARPU_BCSR_GET_NROW(interface) (((struct starpu_bcsr_interface *)(interface))->nrow)
+#define STARPU_BCSR_GET_NZVAL(interface) (((struct starpu_bcsr_interface *)(interface))->nzval)
+/* As StarPU 1.3's (which reads nnz): no device handle exists here. */
+#define STARPU_BCSR_GET_NZVAL_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->nnz)
+#define STARPU_BCSR_GET_COLIND(interface) (((struct starpu_bcsr_interface *)(interface))->colind)
+#define STARPU_BCSR_GET_COLIND_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->colind)
+#define STARPU_BCSR_GET_ROWPTR(interface) (((struct starpu_bcsr_interface *)(interface))->rowptr)
+#define STARPU_BCSR_GET_ROWPTR_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->rowptr)
+#define STARPU_BCSR_GET_FIRSTENTRY(interface) (((struct starpu_bcsr_interface *)(interface))->firstentry)
+#define STARPU_BCSR_GET_R(interface) (((struct starpu_bcsr_interface *)(interface))->r)
+#define STARPU_BCSR_GET_C(interface) (((struct starpu_bcsr_interface *)(interface))->c)
+#define STARPU_BCSR_GET_ELEMSIZE(interface) (((struct starpu_bcsr_interface *)(interface))->elemsize)
+#define STARPU_BCSR_GET_OFFSET 0
+
+/* ---- COO: coordinate lists --------------------------------------------------------------------- */
+struct starpu_coo_interface {
+    enum starpu_data_interface_id id;
+    uint32_t *columns; /* the column of each value */
+    uint32_t *rows;    /* the row of each value */
+    uintptr_t values;  /* the values */
+    uint32_t nx;       /* columns of the matrix */
+    uint32_t ny;       /* rows of the matrix */
+    uint32_t n_values;
+    size_t elemsize;
+};
+
+void starpu_coo_data_register(starpu_data_handle_t *handleptr, int home_node, uint32_t nx, uint32_t ny,
+                              uint32_t n_values, uint32_t *columns, uint32_t *rows, uintptr_t values, size_t elemsize);
+
+#define STARPU_COO_GET_COLUMNS(interface) (((struct starpu_coo_interface *)(interface))->columns)
+#define STARPU_COO_GET_COLUMNS_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->columns)
+#define STARPU_COO_GET_ROWS(interface) (((struct starpu_coo_interface *)(interface))->rows)
+#define STARPU_COO_GET_ROWS_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->rows)
+#define STARPU_COO_GET_VALUES(interface) (((struct starpu_coo_interface *)(interface))->values)
+#define STARPU_COO_GET_VALUES_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->values)
+#define STARPU_COO_GET_OFFSET 0
+#define STARPU_COO_GET_NX(interface) (((struct starpu_coo_interface *)(interface))->nx)
+#define STARPU_COO_GET_NY(interface) (((struct starpu_coo_interface *)(interface))->ny)
+#define STARPU_COO_GET_NVALUES(interface) (((struct starpu_coo_interface *)(interface))->n_values)
+#define STARPU_COO_GET_ELEMSIZE(interface) (((struct starpu_coo_interface *)(interface))->elemsize)
 
 #ifdef __cplusplus
 }

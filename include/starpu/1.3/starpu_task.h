@@ -99,6 +99,12 @@ struct starpu_task {
     unsigned workerid;
     int priority;
     int magic;
+    /** The scheduling context (always 0: one context). */
+    unsigned sched_ctx;
+    /** Links of a struct starpu_task_list (starpu_task_list.h): free for the scheduling policy
+     * while it holds the task. */
+    struct starpu_task *prev;
+    struct starpu_task *next;
     /** The runtime's record of the task. */
     void *starpu_private;
 };

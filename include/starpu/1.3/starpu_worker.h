@@ -10,12 +10,60 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+struct starpu_task;
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum starpu_worker_archtype {
     STARPU_CPU_WORKER = 0,
     STARPU_CUDA_WORKER = 1,
     STARPU_OPENCL_WORKER = 2,
     STARPU_ANY_WORKER = 6
+};
+
+/** A cursor over a struct starpu_worker_collection (StarPU's layout). */
+struct starpu_sched_ctx_iterator {
+    int cursor;
+    void *value;
+    void *possible_value;
+    char visited[STARPU_NMAXWORKERS];
+    int possibly_parallel;
+};
+
+enum starpu_worker_collection_type {
+    STARPU_WORKER_TREE,
+    STARPU_WORKER_LIST
+};
+
+/** The workers of a scheduling context (starpu_sched_ctx_get_worker_collection()): walk it with
+ * init_iterator, has_next and get_next. Both types are a list of every worker in id order here
+ * (one context, no hierarchy of workers to follow); add and remove are refused (-1). */
+struct starpu_worker_collection {
+    int *workerids;
+    void *collection_private;
+    unsigned nworkers;
+    void *unblocked_workers;
+    unsigned nunblocked_workers;
+    void *masters;
+    unsigned nmasters;
+    char present[STARPU_NMAXWORKERS];
+    char is_unblocked[STARPU_NMAXWORKERS];
+    char is_master[STARPU_NMAXWORKERS];
+    enum starpu_worker_collection_type type;
+    unsigned (*has_next)(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it);
+    int (*get_next)(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it);
+    int (*add)(struct starpu_worker_collection *workers, int worker);
+    int (*remove)(struct starpu_worker_collection *workers, int worker);
+    void (*init)(struct starpu_worker_collection *workers);
+    void (*deinit)(struct starpu_worker_collection *workers);
+    void (*init_iterator)(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it);
+    void (*init_iterator_for_parallel_tasks)(struct starpu_worker_collection *workers,
+                                             struct starpu_sched_ctx_iterator *it, struct starpu_task *task);
 };
 
 /** Number of workers (all CPU workers). */

@@ -22,4 +22,19 @@ protected:
     }
 };
 
+/// The data footprint starpu_task_data_footprint gives a one-buffer task reading h.
+inline uint32_t read_footprint(starpu_data_handle_t h) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = [](void**, void*) {};
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_R;
+    starpu_task* t = starpu_task_create();
+    t->cl = &cl;
+    t->handles[0] = h;
+    uint32_t fp = starpu_task_data_footprint(t);
+    t->destroy = 0;  // never submitted: destroyed here
+    starpu_task_destroy(t);
+    return fp;
+}
+
 }  // namespace mpc::test
