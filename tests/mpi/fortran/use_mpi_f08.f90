@@ -76,6 +76,7 @@ end module f08_callbacks
 program use_mpi_f08
   use mpi_f08
   use f08_callbacks
+  use, intrinsic :: iso_c_binding, only: c_int
   implicit none
   integer :: rank, nranks, i, ierr, cls, n
   type(MPI_Comm) :: dup
@@ -97,6 +98,13 @@ program use_mpi_f08
   type(MPI_Status) :: st2
   integer :: fst(MPI_STATUS_SIZE)
   double precision :: t0
+  interface
+    integer(c_int) function f08_status_kind(s, tag) bind(C, name='f08_status_kind')
+      import :: MPI_Status, c_int
+      type(MPI_Status), intent(in) :: s
+      integer(c_int), value :: tag
+    end function f08_status_kind
+  end interface
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -206,6 +214,10 @@ program use_mpi_f08
   call check(st2%MPI_SOURCE == rank .and. st2%MPI_TAG == 61 .and. st2%MPI_ERROR == st%MPI_ERROR, 'MPI_Status_f2f08')
   call MPI_Get_count(st2, MPI_DOUBLE_PRECISION, n)
   call check(n == 3, 'MPI_Get_count of a converted status')
+  ! C code called from Fortran tells the ignore addresses from a status
+  call check(f08_status_kind(MPI_STATUS_IGNORE, 0) == 1, 'MPI_F08_STATUS_IGNORE in C')
+  call check(f08_status_kind(MPI_STATUSES_IGNORE(1), 0) == 2, 'MPI_F08_STATUSES_IGNORE in C')
+  call check(f08_status_kind(st2, 61) == 0, 'a TYPE(MPI_Status) read by MPI_Status_f082c in C')
   call check(.not. MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(A,I0,A)', 'use_mpi_f08: ', nranks, ' ranks ok'
