@@ -551,6 +551,30 @@ int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+/* mpi_f08's TYPE(MPI_Status) as seen from C (MPI 3.1 section 17.2.5): the layout of MPI_Status,
+ * so the conversions below copy it. */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint mpc_count_lo;
+    MPI_Fint mpc_count_hi_and_cancelled;
+} MPI_F08_status;
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+/* The addresses of mpi_f08's MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE, for C code called from
+ * Fortran: the calling rank's (each privatized rank has its own copy of the Fortran COMMON
+ * blocks that hold them), hence calls rather than variables. */
+MPI_F08_status *mpc_f08_status_ignore(void);
+MPI_F08_status *mpc_f08_statuses_ignore(void);
+#define MPI_F08_STATUS_IGNORE (mpc_f08_status_ignore())
+#define MPI_F08_STATUSES_IGNORE (mpc_f08_statuses_ignore())
 
 #ifdef __cplusplus
 }

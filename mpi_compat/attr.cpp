@@ -30,6 +30,7 @@ struct keyval_info {
     MPI_Comm_copy_attr_function* copy_fn = nullptr;
     MPI_Comm_delete_attr_function* delete_fn = nullptr;
     void* extra_state = nullptr;
+    keyval_release release;  ///< set by create_comm_keyval
 };
 
 namespace {
@@ -160,7 +161,7 @@ using namespace mpc::mpi;
 namespace {
 
 int create_keyval(const char* call, MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
-                  int* keyval, void* extra) noexcept {
+                  int* keyval, void* extra, void (*release)(void*) = nullptr) noexcept {
     if (keyval == nullptr) {
         return raise(MPI_COMM_NULL, MPI_ERR_ARG, call, "null keyval pointer");
     }
@@ -168,9 +169,10 @@ int create_keyval(const char* call, MPI_Comm_copy_attr_function* copy_fn, MPI_Co
     keyval_table& t = keyvals();
     int h = MPI_KEYVAL_INVALID;
     try {
-        auto k = std::make_shared<keyval_info>(keyval_info{copy_fn, delete_fn, extra});
+        auto k = std::make_shared<keyval_info>(copy_fn, delete_fn, extra);
         std::lock_guard<std::mutex> g(t.lock);
         if (t.next < 0xffffff) {
+            k->release.set(extra, release);  // only once the keyval exists: on failure the caller keeps extra
             t.live.emplace(keyval_base + t.next, std::move(k));
             h = keyval_base + t.next++;
         }
@@ -282,6 +284,12 @@ int delete_attr(const char* call, MPI_Comm h, int kv) noexcept {
 }
 
 }  // namespace
+
+int mpc::mpi::create_comm_keyval(const char* call, MPI_Comm_copy_attr_function* copy_fn,
+                                  MPI_Comm_delete_attr_function* delete_fn, int* keyval, void* extra,
+                                  void (*release)(void*)) noexcept {
+    return create_keyval(call, copy_fn, delete_fn, keyval, extra, release);
+}
 
 extern "C" {
 

@@ -50,6 +50,19 @@ int init_common(const char* call, int required, int* provided) noexcept {
 }
 }  // namespace
 
+namespace {
+
+/// The status conversions: the C, INTEGER-array and TYPE(MPI_Status) forms have one layout.
+template <class From, class To>
+int copy_status(const char* call, const From* from, To* to) noexcept {
+    if (from == nullptr || to == nullptr) {
+        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, call, "null or ignored status");
+    }
+    std::memcpy(static_cast<void*>(to), from, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+}  // namespace
+
 extern "C" {
 int PMPI_Init(int* /*argc*/, char*** /*argv*/) { return init_common("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
 
@@ -167,21 +180,14 @@ int PMPI_Comm_get_parent(MPI_Comm* parent) {
 
 static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is the C one");
 
-int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
-    if (c_status == nullptr || f_status == nullptr) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_c2f", "null or ignored status");
-    }
-    std::memcpy(f_status, c_status, sizeof(MPI_Status));
-    return MPI_SUCCESS;
-}
+static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "TYPE(MPI_Status) is the C status");
 
-int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
-    if (f_status == nullptr || c_status == nullptr) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_f2c", "null or ignored status");
-    }
-    std::memcpy(c_status, f_status, sizeof(MPI_Status));
-    return MPI_SUCCESS;
-}
+int PMPI_Status_c2f(const MPI_Status* c, MPI_Fint* f) { return copy_status("MPI_Status_c2f", c, f); }
+int PMPI_Status_f2c(const MPI_Fint* f, MPI_Status* c) { return copy_status("MPI_Status_f2c", f, c); }
+int PMPI_Status_c2f08(const MPI_Status* c, MPI_F08_status* f) { return copy_status("MPI_Status_c2f08", c, f); }
+int PMPI_Status_f082c(const MPI_F08_status* f, MPI_Status* c) { return copy_status("MPI_Status_f082c", f, c); }
+int PMPI_Status_f2f08(const MPI_Fint* f, MPI_F08_status* f08) { return copy_status("MPI_Status_f2f08", f, f08); }
+int PMPI_Status_f082f(const MPI_F08_status* f08, MPI_Fint* f) { return copy_status("MPI_Status_f082f", f08, f); }
 
 int PMPI_Comm_size(MPI_Comm c, int* size) {
     comm* cm = lookup_comm(c);
@@ -229,6 +235,10 @@ int MPI_Pcontrol(const int, ...) MPC_WEAK(MPI_Pcontrol);
 int MPI_Comm_get_parent(MPI_Comm*) MPC_WEAK(MPI_Comm_get_parent);
 int MPI_Status_c2f(const MPI_Status*, MPI_Fint*) MPC_WEAK(MPI_Status_c2f);
 int MPI_Status_f2c(const MPI_Fint*, MPI_Status*) MPC_WEAK(MPI_Status_f2c);
+int MPI_Status_c2f08(const MPI_Status*, MPI_F08_status*) MPC_WEAK(MPI_Status_c2f08);
+int MPI_Status_f082c(const MPI_F08_status*, MPI_Status*) MPC_WEAK(MPI_Status_f082c);
+int MPI_Status_f2f08(const MPI_Fint*, MPI_F08_status*) MPC_WEAK(MPI_Status_f2f08);
+int MPI_Status_f082f(const MPI_F08_status*, MPI_Fint*) MPC_WEAK(MPI_Status_f082f);
 int MPI_Comm_size(MPI_Comm, int*) MPC_WEAK(MPI_Comm_size);
 int MPI_Comm_rank(MPI_Comm, int*) MPC_WEAK(MPI_Comm_rank);
 }

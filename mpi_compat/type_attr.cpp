@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mpi_compat/attr.hpp"
 #include "mpi_compat/binding.hpp"
 #include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/errors.hpp"
@@ -42,6 +43,7 @@ struct type_keyval {
     MPI_Type_copy_attr_function* copy_fn = nullptr;
     MPI_Type_delete_attr_function* delete_fn = nullptr;
     void* extra_state = nullptr;
+    keyval_release release;  ///< set by create_type_keyval
 };
 
 /// One attribute; `key` keeps the keyval's callbacks alive after MPI_Type_free_keyval.
@@ -260,19 +262,20 @@ using namespace mpc::mpi;
 namespace {
 
 int create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn, int* keyval,
-                  void* extra) noexcept {
+                  void* extra, void (*release)(void*) = nullptr) noexcept {
     static constexpr const char* call = "MPI_Type_create_keyval";
     if (keyval == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, call, "null keyval pointer");
     }
     attr_state& s = state();
     try {
-        auto k = std::make_shared<const type_keyval>(type_keyval{copy_fn, delete_fn, extra});
+        auto k = std::make_shared<type_keyval>(copy_fn, delete_fn, extra);
         std::unique_lock<std::mutex> g(s.lock);
         if (s.next >= 0xffffff) {
             g.unlock();
             return raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no datatype keyval left");
         }
+        k->release.set(extra, release);  // only once the keyval exists: on failure the caller keeps extra
         const int h = keyval_base + s.next;
         s.keyvals.emplace(h, std::move(k));
         ++s.next;
@@ -382,6 +385,11 @@ int delete_attr(MPI_Datatype h, int kv) noexcept {
 }
 
 }  // namespace
+
+int mpc::mpi::create_type_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
+                                 int* keyval, void* extra, void (*release)(void*)) noexcept {
+    return create_keyval(copy_fn, delete_fn, keyval, extra, release);
+}
 
 extern "C" {
 

@@ -21,6 +21,12 @@ int on_type_dup(MPI_Datatype from, MPI_Datatype newtype) noexcept;
 /// must not be freed, and the callback's code is returned. Calls user code.
 int on_type_free(MPI_Datatype h) noexcept;
 
+/// MPI_Type_create_keyval whose extra_state the caller hands over: once the keyval is created,
+/// release(extra_state) runs when the keyval has been freed and no attribute of it is left. On
+/// failure release is not called: extra_state stays the caller's.
+int create_type_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn, int* keyval,
+                       void* extra_state, void (*release)(void*)) noexcept;
+
 /// MPI_Type_set_name on handle h, naming t (valid; name not null): a derived type's name is its
 /// object's; a predefined or f90 type is named for the calling rank only (each rank has its own
 /// in MPI's model). Truncated to MPI_MAX_OBJECT_NAME - 1 characters. MPI_ERR_NO_MEM if the

@@ -8,6 +8,8 @@
 ! prints, on rank 0, one line per figure for benchmarks/lib.sh:
 !   ROW cg_time <ranks> <impl> <seconds> s <min> <max> <no extra keys> <description>
 ! The time is the median of 5 solves (3 with --quick) of K iterations each, max over ranks.
+! The log line (stderr) also gives the share of that solve rank 0 spent in MPI_Waitall (halo)
+! and MPI_Allreduce (dot products): the rest is computation, the same code in every build.
 ! Every solve is checked: b = A * ones, so x must approach ones; a solve whose residual did not
 ! drop by 10^3 prints WRONG RESULT.
 program cg
@@ -19,6 +21,7 @@ program cg
   double precision, allocatable :: x(:, :, :), r(:, :, :), p(:, :, :), q(:, :, :), b(:, :, :)
   double precision, allocatable :: times(:)
   double precision :: t0, t, tmax, rnorm0, rnorm, err
+  double precision :: tcomm = 0, comm_share = 0  ! seconds in MPI_Waitall / MPI_Allreduce in a solve
   character(len=256) :: what
 
   call MPI_Init(ierr)
@@ -41,8 +44,10 @@ program cg
   do rep = 1, reps
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     t0 = MPI_Wtime()
+    tcomm = 0
     call solve(rnorm0, rnorm, err)
     t = MPI_Wtime() - t0
+    if (rep == reps) comm_share = tcomm / t
     call MPI_Allreduce(t, tmax, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, ierr)
     times(rep) = tmax
     if (rank == 0 .and. .not. (rnorm < rnorm0 * 1d-3)) then
@@ -51,8 +56,9 @@ program cg
   end do
   if (rank == 0) then
     call sort(times)
-    write (0, '(A,A,I4,A,F10.5,A,ES10.3,A,ES10.3)') trim(impl), ': ranks', nranks, '  median ', &
-      times((reps + 1) / 2), ' s  residual ', rnorm, '  max |x - 1| ', err
+    write (0, '(A,A,I4,A,F10.5,A,ES10.3,A,ES10.3,A,F5.1,A)') trim(impl), ': ranks', nranks, '  median ', &
+      times((reps + 1) / 2), ' s  residual ', rnorm, '  max |x - 1| ', err, '  in MPI ', &
+      100 * comm_share, '% (rank 0, last solve)'
     write (what, '(A,I0,A,I0,A,I0,A)') 'CG on the 7-point Laplacian of a ', n, '^3 grid, ', iters, &
       ' iterations, ', nranks, ' z-slabs: seconds per solve, max over ranks'
     print '(A,I0,3A,F12.6,A,F12.6,A,F12.6,3A)', 'ROW'//achar(9)//'cg_time'//achar(9), nranks, &
@@ -97,6 +103,7 @@ contains
   subroutine halo(v)
     double precision, intent(inout) :: v(n, n, 0:nzl + 1)
     integer :: reqs(4), k
+    double precision :: t
     reqs = MPI_REQUEST_NULL
     k = n * n
     v(:, :, 0) = 0
@@ -109,7 +116,9 @@ contains
       call MPI_Irecv(v(1, 1, nzl + 1), k, MPI_DOUBLE_PRECISION, rank + 1, 2, MPI_COMM_WORLD, reqs(3), ierr)
       call MPI_Isend(v(1, 1, nzl), k, MPI_DOUBLE_PRECISION, rank + 1, 1, MPI_COMM_WORLD, reqs(4), ierr)
     end if
+    t = MPI_Wtime()
     call MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE, ierr)
+    tcomm = tcomm + (MPI_Wtime() - t)
   end subroutine halo
 
   ! w = A v (A: 6 on the diagonal, -1 for each neighbour inside the grid)
@@ -136,8 +145,11 @@ contains
   double precision function dot(u, v)
     double precision, intent(in) :: u(n, n, 0:nzl + 1), v(n, n, 0:nzl + 1)
     double precision :: local
+    double precision :: t
     local = sum(u(:, :, 1:nzl) * v(:, :, 1:nzl))
+    t = MPI_Wtime()
     call MPI_Allreduce(local, dot, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+    tcomm = tcomm + (MPI_Wtime() - t)
   end function dot
 
   subroutine solve(rn0, rn, e)

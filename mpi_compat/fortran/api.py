@@ -28,7 +28,8 @@ LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "remain_dims", "weight
 ARRAY_NAMES = {"sourceweights", "destweights", "weights"}
 
 # No Fortran binding (and why): C-only calls.
-SKIP = {"MPI_Status_c2f": "C only", "MPI_Status_f2c": "C only"}
+SKIP = {"MPI_Status_c2f": "C only", "MPI_Status_f2c": "C only", "MPI_Status_c2f08": "C only",
+        "MPI_Status_f082c": "C only"}
 
 # Subroutines without the trailing ierror argument in Fortran (MPI 3.1 section 14.2.4).
 NO_IERROR = {"MPI_Pcontrol"}
@@ -38,6 +39,15 @@ FORTRAN_TYPE_ALIASES = {
     "MPI_REAL4": "MPI_REAL", "MPI_REAL8": "MPI_DOUBLE_PRECISION",
     "MPI_INTEGER1": "MPI_INT8_T", "MPI_INTEGER2": "MPI_INT16_T", "MPI_INTEGER4": "MPI_INTEGER",
     "MPI_INTEGER8": "MPI_INT64_T", "MPI_COMPLEX8": "MPI_COMPLEX", "MPI_COMPLEX16": "MPI_DOUBLE_COMPLEX",
+    # gfortran's .TRUE. is 1 in every LOGICAL kind, so the C integer types of the size compute
+    # MPI_LAND / MPI_LOR / MPI_LXOR on them
+    "MPI_LOGICAL1": "MPI_INT8_T", "MPI_LOGICAL2": "MPI_INT16_T", "MPI_LOGICAL4": "MPI_LOGICAL",
+    "MPI_LOGICAL8": "MPI_INT64_T",
+    # Optional types MPC has no datatype for (MPI 4.0 section 3.2.2 lets them be
+    # MPI_DATATYPE_NULL): gfortran has no REAL(2); REAL(16) and COMPLEX(16) are binary128
+    # (__float128), INTEGER(16) is __int128, none of which the C layer reduces.
+    "MPI_REAL2": "MPI_DATATYPE_NULL", "MPI_REAL16": "MPI_DATATYPE_NULL", "MPI_COMPLEX4": "MPI_DATATYPE_NULL",
+    "MPI_COMPLEX32": "MPI_DATATYPE_NULL", "MPI_INTEGER16": "MPI_DATATYPE_NULL",
 }
 # Fortran-only integer constants.
 FORTRAN_CONSTANTS = {
@@ -71,6 +81,8 @@ class Param:
     str_in    const char * (blank-padded CHARACTER, hidden length)
     str_out   char * (filled and blank-padded)
     funcptr   a C function pointer that a Fortran procedure matches as is
+    f08status MPI_F08_status * (TYPE(MPI_Status)), passed through
+    fstatus   MPI_Fint *f_status: an INTEGER(MPI_STATUS_SIZE) status, passed through
     argv      char ** / char *** (MPI_Init's, no Fortran counterpart)
     """
 
@@ -97,6 +109,10 @@ class Param:
             return "choice"
         if b == "MPI_Status":
             return "statuses" if self.array else "status"
+        if b == "MPI_F08_status":
+            return "f08status"
+        if b == "MPI_Fint" and n == "f_status":
+            return "fstatus"
         if b.endswith("_function") or b.endswith("_fn"):
             return "funcptr"
         if b in WIDE_TYPES:

@@ -6,12 +6,14 @@
 /// (default INTEGER for the MPI-1 MPI_KEYVAL_CREATE), LOGICAL flags and a trailing ierror. The
 /// C layer gets a C trampoline whose extra_state is a record holding the Fortran procedures and
 /// the Fortran extra state; the attribute a Fortran program stores is the integer value itself
-/// (the generated MPI_COMM_SET_ATTR passes it as the void * of the C call).
-#include <deque>
-#include <memory>
-#include <mutex>
+/// (the generated MPI_COMM_SET_ATTR passes it as the void * of the C call). A keyval's record is
+/// freed by the C layer's release hook once the keyval is freed and its last attribute is gone.
+#include <atomic>
+#include <new>
 
+#include "mpi_compat/attr.hpp"
 #include "mpi_compat/fortran/support.h"
+#include "mpi_compat/type_attr.hpp"
 
 namespace {
 
@@ -35,15 +37,14 @@ struct keyval_record {
     V extra;
 };
 
-/// The records of the keyvals created from Fortran. The C layer does not tell when a keyval's
-/// last attribute is gone, so they live until the process ends (one small record per keyval).
+/// Records of keyvals created from Fortran that still exist (mpc_f_keyval_records()).
+std::atomic<long> g_live_records{0};
+
+/// The C layer calls this once the keyval is freed and none of its attributes is left.
 template <class V>
-keyval_record<V>* keep(const keyval_record<V>& r) {
-    static std::mutex mu;
-    static std::deque<std::unique_ptr<keyval_record<V>>> records;
-    std::lock_guard<std::mutex> lock(mu);
-    records.push_back(std::make_unique<keyval_record<V>>(r));
-    return records.back().get();
+void release_record(void* r) {
+    delete static_cast<keyval_record<V>*>(r);
+    g_live_records.fetch_sub(1, std::memory_order_relaxed);
 }
 
 // C handles are ints, so one trampoline serves communicators and datatypes.
@@ -77,16 +78,32 @@ int delete_trampoline(int handle, int keyval, void* value, void* extra) {
     return ierr;
 }
 
-/// Creates a keyval through create (a PMPI_ creation call) with the Fortran procedures copy and
-/// del and the Fortran extra state carried in the void * of the generated wrapper.
+/// Creates a keyval through create (create_comm_keyval or create_type_keyval, which take the
+/// record's release function) with the Fortran procedures copy and del and the Fortran extra
+/// state carried in the void * of the generated wrapper.
 template <class V, class Create, class Copy, class Delete>
-int create(Create* create, Copy* copy, Delete* del, int* keyval, void* extra) {
+int create(Create create, Copy* copy, Delete* del, int* keyval, void* extra) {
     if (copy == nullptr || del == nullptr) {
         return MPI_ERR_ARG;
     }
-    keyval_record<V>* r = keep(keyval_record<V>{as_fortran<f_copy_fn<V>>(copy), as_fortran<f_delete_fn<V>>(del),
-                                                static_cast<V>(reinterpret_cast<MPI_Aint>(extra))});
-    return create(copy_trampoline<V>, delete_trampoline<V>, keyval, r);
+    auto* r = new (std::nothrow) keyval_record<V>{as_fortran<f_copy_fn<V>>(copy), as_fortran<f_delete_fn<V>>(del),
+                                                  static_cast<V>(reinterpret_cast<MPI_Aint>(extra))};
+    if (r == nullptr) {
+        return MPI_ERR_NO_MEM;
+    }
+    g_live_records.fetch_add(1, std::memory_order_relaxed);
+    int rc = create(copy_trampoline<V>, delete_trampoline<V>, keyval, r, release_record<V>);
+    if (rc != MPI_SUCCESS) {  // the record stays ours
+        delete r;
+        g_live_records.fetch_sub(1, std::memory_order_relaxed);
+    }
+    return rc;
+}
+
+/// create_comm_keyval with the name of the MPI call for its errors.
+auto comm_keyval(const char* call) {
+    return [call](MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, int* keyval, void* extra,
+                  void (*release)(void*)) { return mpc::mpi::create_comm_keyval(call, copy, del, keyval, extra, release); };
 }
 
 /// Fortran generalized request callbacks.
@@ -131,16 +148,16 @@ extern "C" {
 
 int mpc_f_comm_create_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, int* keyval,
                              void* extra) {
-    return create<MPI_Aint>(PMPI_Comm_create_keyval, copy, del, keyval, extra);
+    return create<MPI_Aint>(comm_keyval("MPI_Comm_create_keyval"), copy, del, keyval, extra);
 }
 
 int mpc_f_type_create_keyval(MPI_Type_copy_attr_function* copy, MPI_Type_delete_attr_function* del, int* keyval,
                              void* extra) {
-    return create<MPI_Aint>(PMPI_Type_create_keyval, copy, del, keyval, extra);
+    return create<MPI_Aint>(mpc::mpi::create_type_keyval, copy, del, keyval, extra);
 }
 
 int mpc_f_keyval_create(MPI_Copy_function* copy, MPI_Delete_function* del, int* keyval, void* extra) {
-    return create<MPI_Fint>(PMPI_Keyval_create, copy, del, keyval, extra);
+    return create<MPI_Fint>(comm_keyval("MPI_Keyval_create"), copy, del, keyval, extra);
 }
 
 int mpc_f_grequest_start(MPI_Grequest_query_function* query, MPI_Grequest_free_function* free,
@@ -156,6 +173,8 @@ int mpc_f_grequest_start(MPI_Grequest_query_function* query, MPI_Grequest_free_f
     }
     return rc;
 }
+
+long mpc_f_keyval_records(void) { return g_live_records.load(std::memory_order_relaxed); }
 
 // The predefined Fortran procedures (gfortran's symbol names). The datatype ones have the same
 // arguments as the communicator ones.

@@ -55,6 +55,14 @@ extern "C" const mpc_f_sentinels* mpc_f_sentinels_get(void) {
     return mine;
 }
 
+extern "C" MPI_F08_status* mpc_f08_status_ignore(void) {
+    return static_cast<MPI_F08_status*>(const_cast<void*>(mpc_f_sentinels_get()->status_ignore));
+}
+
+extern "C" MPI_F08_status* mpc_f08_statuses_ignore(void) {
+    return static_cast<MPI_F08_status*>(const_cast<void*>(mpc_f_sentinels_get()->statuses_ignore));
+}
+
 extern "C" char* mpc_f_str_in(const char* s, std::size_t len) {
     while (len > 0 && s[len - 1] == ' ') {
         --len;

@@ -90,6 +90,11 @@ __attribute__((visibility("hidden"))) int mpc_f_grequest_start(MPI_Grequest_quer
                                                                MPI_Grequest_cancel_function *cancel,
                                                                void *extra_state, MPI_Request *request);
 
+/* How many records of keyvals created from Fortran exist (each is freed when its keyval is
+ * freed and the keyval's last attribute is deleted). Exported for the tests
+ * (tests/mpi/fortran/callbacks_f.f90); not part of MPC's API. */
+long mpc_f_keyval_records(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -506,6 +506,22 @@ static int test_env(int rank) {
         CHECK(n == 3);
         CHECK_CLASS(MPI_Status_c2f(MPI_STATUS_IGNORE, f), MPI_ERR_ARG);
         CHECK_CLASS(MPI_Status_f2c(NULL, &back), MPI_ERR_ARG);
+        /* the mpi_f08 form (MPI_F08_status): C -> f08 -> Fortran INTEGER -> f08 -> C */
+        MPI_F08_status f08, f08b;
+        MPI_Fint f2[MPI_STATUS_SIZE];
+        MPI_Status back2;
+        CHECK_OK(MPI_Status_c2f08(&st, &f08));
+        CHECK(f08.MPI_SOURCE == 0 && f08.MPI_TAG == 9);
+        CHECK_OK(MPI_Status_f082f(&f08, f2));
+        CHECK_OK(MPI_Status_f2f08(f2, &f08b));
+        CHECK_OK(MPI_Status_f082c(&f08b, &back2));
+        CHECK(back2.MPI_SOURCE == 0 && back2.MPI_TAG == 9 && back2.MPI_ERROR == st.MPI_ERROR);
+        CHECK_OK(MPI_Get_count(&back2, MPI_INT, &n));
+        CHECK(n == 3);
+        CHECK_CLASS(MPI_Status_c2f08(MPI_STATUS_IGNORE, &f08), MPI_ERR_ARG);
+        CHECK_CLASS(MPI_Status_f082c(NULL, &back2), MPI_ERR_ARG);
+        CHECK_CLASS(MPI_Status_f2f08(f2, NULL), MPI_ERR_ARG);
+        CHECK_CLASS(MPI_Status_f082f(NULL, f2), MPI_ERR_ARG);
     }
     return fails;
 }

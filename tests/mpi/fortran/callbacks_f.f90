@@ -198,6 +198,14 @@ program callbacks_f
   call check(flag, 'MPI_Status_set_cancelled from the query procedure')
 
   call MPI_Comm_free(comm1, ierr)
+
+  ! ---- a keyval's record goes with the keyval and its last attribute ----
+  ! mpc_f_keyval_records() counts them per process, so the ranks take turns.
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  do total = 0, nranks - 1
+    if (total == rank) call check_records()
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
   if (failures > 0) then
     flush(6)
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
@@ -206,6 +214,57 @@ program callbacks_f
   if (rank == 0) print '(A)', 'callbacks_f: OK'
   call MPI_Finalize(ierr)
 end program callbacks_f
+
+! The records of keyvals created from Fortran (libmpc's count, not an MPI call): one per keyval
+! until the keyval is freed and its last attribute is gone, for communicator, datatype and
+! MPI-1 keyvals; none left behind by many created and freed.
+subroutine check_records()
+  use mpi
+  use cb_state
+  use, intrinsic :: iso_c_binding, only: c_long
+  implicit none
+  interface
+    integer(c_long) function mpc_f_keyval_records() bind(C, name='mpc_f_keyval_records')
+      import :: c_long
+    end function mpc_f_keyval_records
+  end interface
+  integer :: key, okey, ty, self, ierr, i
+  integer(c_long) :: base
+  integer(kind=MPI_ADDRESS_KIND) :: val, extra
+  external :: my_copy, my_delete, old_copy, old_delete
+  base = mpc_f_keyval_records()
+  extra = 42
+  call MPI_Comm_create_keyval(my_copy, my_delete, key, extra, ierr)
+  call check(mpc_f_keyval_records() == base + 1, 'a record per Fortran keyval')
+  call MPI_Comm_dup(MPI_COMM_SELF, self, ierr)
+  val = 3
+  call MPI_Comm_set_attr(self, key, val, ierr)
+  call MPI_Comm_free_keyval(key, ierr)
+  call check(mpc_f_keyval_records() == base + 1, 'the record stays while an attribute of the freed keyval does')
+  call MPI_Comm_free(self, ierr)
+  call check(ierr == MPI_SUCCESS .and. last_deleted == 3, 'the delete procedure of a freed keyval ran')
+  call check(mpc_f_keyval_records() == base, 'the record went with the last attribute')
+  ! a datatype keyval
+  call MPI_Type_create_keyval(my_copy, my_delete, key, extra, ierr)
+  call MPI_Type_contiguous(2, MPI_INTEGER, ty, ierr)
+  val = 4
+  call MPI_Type_set_attr(ty, key, val, ierr)
+  call MPI_Type_free_keyval(key, ierr)
+  call check(mpc_f_keyval_records() == base + 1, 'the datatype keyval''s record stays with its attribute')
+  call MPI_Type_free(ty, ierr)
+  call check(mpc_f_keyval_records() == base, 'the datatype keyval''s record went with MPI_TYPE_FREE')
+  ! MPI-1, no attribute: freed at once
+  call MPI_Keyval_create(old_copy, old_delete, okey, 5, ierr)
+  call check(mpc_f_keyval_records() == base + 1, 'a record per MPI-1 keyval')
+  call MPI_Keyval_free(okey, ierr)
+  call check(mpc_f_keyval_records() == base, 'MPI_KEYVAL_FREE freed the record')
+  ! many keyvals created and freed leave nothing behind
+  do i = 1, 1000
+    call MPI_Comm_create_keyval(my_copy, my_delete, key, extra, ierr)
+    call MPI_Comm_free_keyval(key, ierr)
+  end do
+  call check(mpc_f_keyval_records() == base, 'no record left by 1000 keyvals')
+end subroutine check_records
 
 ! MPI-2 copy procedure: the copy is the value plus 1000 (flag as cb_state says).
 subroutine my_copy(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)

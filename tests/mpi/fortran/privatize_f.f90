@@ -47,6 +47,7 @@ contains
     character(len=*), intent(in) :: what
     if (.not. ok) then
       print '(A,I0,2A)', 'FAIL: rank ', rank, ': ', what
+      flush(6)  ! MPI_Abort ends the process without closing Fortran's units
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
     end if
   end subroutine check

@@ -19,6 +19,11 @@ program use_mpi
   integer :: si, stype
   double precision :: sd
   integer(kind=MPI_ADDRESS_KIND) :: addrs(2)
+  logical(kind=1) :: l1(2), l1r(2)
+  logical(kind=2) :: l2(2), l2r(2)
+  logical(kind=8) :: l8(2), l8r(2)
+  type(MPI_Status) :: st08
+  integer :: fst(MPI_STATUS_SIZE)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -193,6 +198,40 @@ program use_mpi
   call MPI_Comm_free(col_comm, ierr)
   call check(col_comm == MPI_COMM_NULL, 'MPI_Comm_free')
 
+  ! ---- sized LOGICAL types: MPI_LAND / MPI_LOR on LOGICAL(1), (2), (8) ----
+  l1 = [.true., rank == 0]
+  call MPI_Allreduce(l1, l1r, 2, MPI_LOGICAL1, MPI_LAND, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. logical(l1r(1)) .and. (logical(l1r(2)) .eqv. nranks == 1), 'MPI_LOGICAL1 MPI_LAND')
+  l2 = [.false., rank == nranks - 1]
+  call MPI_Allreduce(l2, l2r, 2, MPI_LOGICAL2, MPI_LOR, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. .not. logical(l2r(1)) .and. logical(l2r(2)), 'MPI_LOGICAL2 MPI_LOR')
+  l8 = [.true., .false.]
+  call MPI_Allreduce(l8, l8r, 2, MPI_LOGICAL8, MPI_LAND, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. logical(l8r(1)) .and. .not. logical(l8r(2)), 'MPI_LOGICAL8 MPI_LAND')
+  call MPI_Type_size(MPI_LOGICAL1, i, ierr)
+  call MPI_Type_size(MPI_LOGICAL2, j, ierr)
+  call check(i == 1 .and. j == 2, 'MPI_LOGICAL1 / 2 sizes')
+  call MPI_Type_size(MPI_LOGICAL8, i, ierr)
+  call MPI_Type_size(MPI_LOGICAL4, j, ierr)
+  call check(i == 8 .and. j == 4, 'MPI_LOGICAL8 / 4 sizes')
+  ! optional types MPC does not provide are MPI_DATATYPE_NULL
+  call check(MPI_REAL16 == MPI_DATATYPE_NULL .and. MPI_COMPLEX32 == MPI_DATATYPE_NULL .and. &
+             MPI_REAL2 == MPI_DATATYPE_NULL .and. MPI_INTEGER16 == MPI_DATATYPE_NULL, 'unsupported types are null')
+  call MPI_Type_size(MPI_INTEGER8, i, ierr)
+  call MPI_Type_size(MPI_COMPLEX16, j, ierr)
+  call check(i == 8 .and. j == 16, 'MPI_INTEGER8 / MPI_COMPLEX16 sizes')
+
+  ! ---- TYPE(MPI_Status) of module mpi: MPI_STATUS_F2F08 / MPI_STATUS_F082F ----
+  call MPI_Sendrecv(rank, 1, MPI_INTEGER, rank, 44, i, 1, MPI_INTEGER, rank, 44, MPI_COMM_WORLD, status, ierr)
+  call MPI_Status_f2f08(status, st08, ierr)
+  call check(ierr == MPI_SUCCESS .and. st08%MPI_SOURCE == rank .and. st08%MPI_TAG == 44 .and. &
+             st08%MPI_ERROR == status(MPI_ERROR), 'MPI_STATUS_F2F08')
+  fst = -1
+  call MPI_Status_f082f(st08, fst, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(fst == status), 'MPI_STATUS_F082F')
+  call MPI_Get_count(fst, MPI_INTEGER, j, ierr)
+  call check(j == 1, 'MPI_GET_COUNT of a converted status')
+
   deallocate(gath, a2a_s, a2a_r)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A,I0,A)', 'use_mpi: ', nranks, ' ranks ok'
@@ -203,6 +242,7 @@ contains
     character(len=*), intent(in) :: what
     if (.not. ok) then
       print '(A,I0,2A)', 'FAIL: rank ', rank, ': ', what
+      flush(6)  ! MPI_Abort ends the process without closing Fortran's units
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
     end if
   end subroutine check

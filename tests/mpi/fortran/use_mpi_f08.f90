@@ -76,6 +76,7 @@ end module f08_callbacks
 program use_mpi_f08
   use mpi_f08
   use f08_callbacks
+  use, intrinsic :: iso_c_binding, only: c_int
   implicit none
   integer :: rank, nranks, i, ierr, cls, n
   type(MPI_Comm) :: dup
@@ -94,6 +95,16 @@ program use_mpi_f08
   type(MPI_Comm) :: dup2
   type(MPI_Request) :: greq
   type(MPI_Datatype) :: t3, tdup
+  type(MPI_Status) :: st2
+  integer :: fst(MPI_STATUS_SIZE)
+  double precision :: t0
+  interface
+    integer(c_int) function f08_status_kind(s, tag) bind(C, name='f08_status_kind')
+      import :: MPI_Status, c_int
+      type(MPI_Status), intent(in) :: s
+      integer(c_int), value :: tag
+    end function f08_status_kind
+  end interface
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -185,6 +196,28 @@ program use_mpi_f08
   call check(ierr == MPI_SUCCESS .and. greq_calls == 111 .and. st%MPI_TAG == 31, 'mpi_f08 generalized request')
   call check(greq == MPI_REQUEST_NULL, 'mpi_f08 generalized request freed')
   call check(MPI_Wtime() > 0, 'MPI_Wtime')
+  ! the PMPI_ names: the same procedures (keywords and optional ierror included)
+  a = rank
+  call PMPI_Sendrecv(a, 3, MPI_DOUBLE_PRECISION, rank, 61, b, 10, MPI_DOUBLE_PRECISION, rank, 61, &
+                     MPI_COMM_WORLD, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. st%MPI_TAG == 61 .and. b(3) == rank, 'PMPI_Sendrecv')
+  call PMPI_Get_count(status=st, datatype=MPI_DOUBLE_PRECISION, count=n)
+  call check(n == 3, 'PMPI_Get_count with keywords')
+  call PMPI_Allreduce(dble(rank), s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  call check(s == dble(nranks) * (nranks - 1) / 2, 'PMPI_Allreduce')
+  t0 = PMPI_Wtime()
+  call check(t0 > 0 .and. PMPI_Wtick() > 0, 'PMPI_Wtime / PMPI_Wtick')
+  ! TYPE(MPI_Status) <-> INTEGER(MPI_STATUS_SIZE)
+  call MPI_Status_f082f(st, fst, ierr)
+  call check(ierr == MPI_SUCCESS .and. fst(MPI_SOURCE) == rank .and. fst(MPI_TAG) == 61, 'MPI_Status_f082f')
+  call MPI_Status_f2f08(fst, st2)
+  call check(st2%MPI_SOURCE == rank .and. st2%MPI_TAG == 61 .and. st2%MPI_ERROR == st%MPI_ERROR, 'MPI_Status_f2f08')
+  call MPI_Get_count(st2, MPI_DOUBLE_PRECISION, n)
+  call check(n == 3, 'MPI_Get_count of a converted status')
+  ! C code called from Fortran tells the ignore addresses from a status
+  call check(f08_status_kind(MPI_STATUS_IGNORE, 0) == 1, 'MPI_F08_STATUS_IGNORE in C')
+  call check(f08_status_kind(MPI_STATUSES_IGNORE(1), 0) == 2, 'MPI_F08_STATUSES_IGNORE in C')
+  call check(f08_status_kind(st2, 61) == 0, 'a TYPE(MPI_Status) read by MPI_Status_f082c in C')
   call check(.not. MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(A,I0,A)', 'use_mpi_f08: ', nranks, ' ranks ok'
@@ -195,6 +228,7 @@ contains
     character(len=*), intent(in) :: what
     if (.not. ok) then
       print '(A,I0,2A)', 'FAIL: rank ', rank, ': ', what
+      flush(6)  ! MPI_Abort ends the process without closing Fortran's units
       call MPI_Abort(MPI_COMM_WORLD, 1)
     end if
   end subroutine check
