@@ -52,14 +52,22 @@ Fn next_definition(const char* name) noexcept {
     return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
 
+/// The next definition resolved while the library loaded, or looked up now when the call comes
+/// before that: from the constructor of a library initialised before libmpc (OpenBLAS starts
+/// its threads in its constructor), when the variables below are still null.
+template <class Fn>
+Fn next_or_lookup(Fn loaded, const char* name) noexcept {
+    return loaded != nullptr ? loaded : next_definition<Fn>(name);
+}
+
 using join_fn = int (*)(pthread_t, void**);
 using sleep_fn = int (*)(const struct timespec*, struct timespec*);
 using yield_fn = int (*)(void);
-const create_fn next_create = next_definition<create_fn>("pthread_create");
-const join_fn next_join = next_definition<join_fn>("pthread_join");
-const join_fn next_tryjoin = next_definition<join_fn>("pthread_tryjoin_np");  // not the sanitizer's
-const sleep_fn next_nanosleep = next_definition<sleep_fn>("nanosleep");
-const yield_fn next_yield = next_definition<yield_fn>("sched_yield");
+create_fn next_create = next_definition<create_fn>("pthread_create");
+join_fn next_join = next_definition<join_fn>("pthread_join");
+join_fn next_tryjoin = next_definition<join_fn>("pthread_tryjoin_np");  // not the sanitizer's
+sleep_fn next_nanosleep = next_definition<sleep_fn>("nanosleep");
+yield_fn next_yield = next_definition<yield_fn>("sched_yield");
 }  // namespace
 
 task* thread_task() noexcept { return tls_task; }
@@ -68,7 +76,7 @@ task* thread_task() noexcept { return tls_task; }
 
 extern "C" int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
     using namespace mpc::mpi;
-    create_fn next = next_create;
+    create_fn next = next_or_lookup(next_create, "pthread_create");
     task* t = current();
     if (t == nullptr) {  // not created by a rank: nothing to inherit
         return next(th, attr, fn, arg);
@@ -102,7 +110,7 @@ void ult_sleep_ns(long long ns) noexcept {
 extern "C" {
 int pthread_join(pthread_t th, void** ret) {
     if (!in_ult()) {
-        return mpc::mpi::next_join(th, ret);
+        return mpc::mpi::next_or_lookup(mpc::mpi::next_join, "pthread_join")(th, ret);
     }
     // Poll with growing pauses; the VP runs the other ULTs meanwhile.
     for (long long pause = 1000;; pause = pause < 1'000'000 ? pause * 2 : pause) {
@@ -116,7 +124,7 @@ int pthread_join(pthread_t th, void** ret) {
 
 int nanosleep(const struct timespec* req, struct timespec* rem) {
     if (!in_ult() || req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1'000'000'000L) {
-        return mpc::mpi::next_nanosleep(req, rem);
+        return mpc::mpi::next_or_lookup(mpc::mpi::next_nanosleep, "nanosleep")(req, rem);
     }
     ult_sleep_ns(static_cast<long long>(req->tv_sec) * 1'000'000'000LL + req->tv_nsec);
     if (rem != nullptr) {
@@ -141,6 +149,6 @@ int sched_yield(void) {
         mpc::sched::yield();
         return 0;
     }
-    return mpc::mpi::next_yield();
+    return mpc::mpi::next_or_lookup(mpc::mpi::next_yield, "sched_yield")();
 }
 }
