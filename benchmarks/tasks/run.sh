@@ -13,7 +13,8 @@
 # matrix (benchmarks/tasks/dense_ref.c, as many OpenBLAS threads as workers) and cblas_dgemm's
 # rate with the same thread count (the "% of dgemm" in the rows' descriptions).
 #
-# Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies), BENCH_TASKS_WORKERS="1 2";
+# Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies; empty: only the dense part),
+# BENCH_TASKS_WORKERS="1 2";
 # BENCH_TASKS_DENSE="cholesky:4096 cholesky:8192 lu:4096 qr:4096" (factorisation:order; empty:
 # none), BENCH_TASKS_DENSE_NB="320 384 448 512" (tile sizes scanned), BENCH_TASKS_DENSE_SCHED=dmda,
 # BENCH_TASKS_DENSE_REPS=3 (timed runs at the best tile size, MPC and StarPU alternating).
@@ -26,7 +27,7 @@ BENCH_RATIO_KEYS=sched
 
 src=$BENCH_ROOT/benchmarks/tasks/tasks.c
 out=$BENCH_BUILD_DIR/tasks
-scheds=${BENCH_TASKS_SCHEDS:-eager dmda ws}
+scheds=${BENCH_TASKS_SCHEDS-eager dmda ws}
 workers=${BENCH_TASKS_WORKERS:-1 $(nproc)}
 [[ $workers == "1 1" ]] && workers=1
 
