@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 			v[r] = flops / t0 / 1e9;
 	}
 	qsort(v, (size_t)reps, sizeof(v[0]), cmp_double);
-	printf("ROW\t%s-%d\t%d\topenblas\t%.4f\tGFlop/s\t%.4f\t%.4f\t\"sched\": \"-\", \"nb\": 0\t%s\n", what, n, threads,
+	printf("ROW\t%s-%d\t%d\topenblas\t%.4f\tGFlop/s\t%.4f\t%.4f\t\"sched\": \"-\"\t%s\n", what, n, threads,
 	       v[reps / 2], v[0], v[reps - 1],
 	       strcmp(what, "dgemm") == 0 ? "cblas_dgemm on the whole matrix, OpenBLAS threads = workers"
 					  : "LAPACKE on the whole matrix, OpenBLAS threads = workers");
