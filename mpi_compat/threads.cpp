@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 
@@ -46,20 +47,45 @@ using create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), v
 
 /// The next definition of an interposed function after libmpc: glibc's. (A sanitizer's
 /// interceptor, when one is loaded, comes before libmpc in lookup order and has already run.)
-/// Resolved while the library loads, before any thread exists.
 template <class Fn>
 Fn next_definition(const char* name) noexcept {
     return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
 
+/// The next definition of one function: looked up while the library loads (a dynamic
+/// initialiser below), or on the first call when that comes earlier: from the constructor of a
+/// library initialised before libmpc, or from a thread it started there (OpenBLAS starts its
+/// threads in its constructor, and they call sched_yield). Atomic, so that such a thread and
+/// libmpc's initialiser may both store it (the same value).
+template <class Fn>
+class next_fn {
+public:
+    constexpr explicit next_fn(const char* name) noexcept : name_(name) {}
+    Fn get() noexcept {
+        Fn f = fn_.load(std::memory_order_relaxed);
+        if (f == nullptr) {
+            f = next_definition<Fn>(name_);
+            fn_.store(f, std::memory_order_relaxed);
+        }
+        return f;
+    }
+
+private:
+    std::atomic<Fn> fn_{nullptr};
+    const char* name_;
+};
+
 using join_fn = int (*)(pthread_t, void**);
 using sleep_fn = int (*)(const struct timespec*, struct timespec*);
 using yield_fn = int (*)(void);
-const create_fn next_create = next_definition<create_fn>("pthread_create");
-const join_fn next_join = next_definition<join_fn>("pthread_join");
-const join_fn next_tryjoin = next_definition<join_fn>("pthread_tryjoin_np");  // not the sanitizer's
-const sleep_fn next_nanosleep = next_definition<sleep_fn>("nanosleep");
-const yield_fn next_yield = next_definition<yield_fn>("sched_yield");
+constinit next_fn<create_fn> next_create("pthread_create");
+constinit next_fn<join_fn> next_join("pthread_join");
+constinit next_fn<join_fn> next_tryjoin("pthread_tryjoin_np");  // not the sanitizer's
+constinit next_fn<sleep_fn> next_nanosleep("nanosleep");
+constinit next_fn<yield_fn> next_yield("sched_yield");
+/// Resolved while the library loads, before the program's own threads exist.
+[[maybe_unused]] const bool resolved_at_load = (next_create.get(), next_join.get(), next_tryjoin.get(),
+                                                next_nanosleep.get(), next_yield.get(), true);
 }  // namespace
 
 task* thread_task() noexcept { return tls_task; }
@@ -68,7 +94,7 @@ task* thread_task() noexcept { return tls_task; }
 
 extern "C" int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
     using namespace mpc::mpi;
-    create_fn next = next_create;
+    create_fn next = next_create.get();
     task* t = current();
     if (t == nullptr) {  // not created by a rank: nothing to inherit
         return next(th, attr, fn, arg);
@@ -102,11 +128,11 @@ void ult_sleep_ns(long long ns) noexcept {
 extern "C" {
 int pthread_join(pthread_t th, void** ret) {
     if (!in_ult()) {
-        return mpc::mpi::next_join(th, ret);
+        return mpc::mpi::next_join.get()(th, ret);
     }
     // Poll with growing pauses; the VP runs the other ULTs meanwhile.
     for (long long pause = 1000;; pause = pause < 1'000'000 ? pause * 2 : pause) {
-        int rc = mpc::mpi::next_tryjoin(th, ret);
+        int rc = mpc::mpi::next_tryjoin.get()(th, ret);
         if (rc != EBUSY) {
             return rc;
         }
@@ -116,7 +142,7 @@ int pthread_join(pthread_t th, void** ret) {
 
 int nanosleep(const struct timespec* req, struct timespec* rem) {
     if (!in_ult() || req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1'000'000'000L) {
-        return mpc::mpi::next_nanosleep(req, rem);
+        return mpc::mpi::next_nanosleep.get()(req, rem);
     }
     ult_sleep_ns(static_cast<long long>(req->tv_sec) * 1'000'000'000LL + req->tv_nsec);
     if (rem != nullptr) {
@@ -141,6 +167,6 @@ int sched_yield(void) {
         mpc::sched::yield();
         return 0;
     }
-    return mpc::mpi::next_yield();
+    return mpc::mpi::next_yield.get()();
 }
 }

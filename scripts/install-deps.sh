@@ -12,6 +12,7 @@ packages=(
   openmpi-bin                                   # mpirun: a PMIx launcher for the tests
   libgtest-dev libgmock-dev libbenchmark-dev    # tests and micro-benchmarks
   libstarpu-dev                                 # StarPU 1.3: the task-graph layer's compatibility test
+  libopenblas-dev liblapacke-dev                # tile kernels of the task-graph BLAS examples
   gfortran python3                              # Fortran bindings (python3 generates them); trace JSON checks
   valgrind                                      # memcheck tests (mpi.valgrind.*), Valgrind client requests
   "$@"

@@ -7,7 +7,18 @@
 # the elapsed time and against the CPU time used) under each policy. Invoked by benchmarks/run;
 # see benchmarks/lib.sh.
 #
-# Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies), BENCH_TASKS_WORKERS="1 2".
+# Then the dense factorisations: examples/taskgraph/{cholesky,lu,qr}_blas.c (OpenBLAS and
+# LAPACKE tile kernels, single-threaded OpenBLAS in the tasks) built against both, on all the
+# CPUs, each runtime at its best tile size (scanned), against OpenBLAS's own LAPACK on the whole
+# matrix (benchmarks/tasks/dense_ref.c, as many OpenBLAS threads as workers), and cblas_dgemm's
+# rate with that thread count and with one thread ("% of dgemm" in the rows' descriptions: of
+# the workers' summed single-core DGEMM rate, workers x the one-thread figure).
+#
+# Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies; empty: only the dense part),
+# BENCH_TASKS_WORKERS="1 2";
+# BENCH_TASKS_DENSE="cholesky:4096 cholesky:8192 lu:4096 qr:4096" (factorisation:order; empty:
+# none), BENCH_TASKS_DENSE_NB="320 384 448 512" (tile sizes scanned), BENCH_TASKS_DENSE_SCHED=dmda,
+# BENCH_TASKS_DENSE_REPS=3 (timed runs at the best tile size, MPC and StarPU alternating).
 # shellcheck source=SCRIPTDIR/../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 bench_parse_args "$@"
@@ -17,17 +28,21 @@ BENCH_RATIO_KEYS=sched
 
 src=$BENCH_ROOT/benchmarks/tasks/tasks.c
 out=$BENCH_BUILD_DIR/tasks
-scheds=${BENCH_TASKS_SCHEDS:-eager dmda ws}
+scheds=${BENCH_TASKS_SCHEDS-eager dmda ws}
 workers=${BENCH_TASKS_WORKERS:-1 $(nproc)}
 [[ $workers == "1 1" ]] && workers=1
 
-bench_need_packages libstarpu-dev libopenblas-dev gcc pkg-config
+bench_need_packages libstarpu-dev libopenblas-dev liblapacke-dev gcc pkg-config
 bench_build mpc
 mkdir -p "$out" "$BENCH_BUILD_DIR/bench-logs"
 
-# tasks_build LABEL PKG_CONFIG_PATH OUTPUT: the same source against one starpu-1.3.pc.
+# tasks_build LABEL PKG_CONFIG_PATH OUTPUT [SOURCE [LIBS...]]: the same source (tasks.c by
+# default) against one starpu-1.3.pc.
 tasks_build() {
-    local label=$1 pcpath=$2 exe=$3 log=$BENCH_BUILD_DIR/bench-logs/tasks-build-$1.log flags libs
+    local label=$1 pcpath=$2 exe=$3 src=${4:-$src} log flags libs
+    log=$BENCH_BUILD_DIR/bench-logs/tasks-build-$label-${exe##*/}.log
+    shift 3
+    (($# > 0)) && shift
     flags=$(PKG_CONFIG_PATH=$pcpath pkg-config --cflags starpu-1.3) &&
         libs=$(PKG_CONFIG_PATH=$pcpath pkg-config --libs starpu-1.3) || {
         bench_say "!! $label: pkg-config starpu-1.3 failed"
@@ -41,7 +56,7 @@ tasks_build() {
     fi
     libdir=$(PKG_CONFIG_PATH=$pcpath pkg-config --variable=libdir starpu-1.3)
     # shellcheck disable=SC2086  # pkg-config's output is a list of flags
-    if gcc -O2 $flags -o "$exe" "$src" $libs "${blas[@]}" -lm -Wl,-rpath,"$libdir" >"$log" 2>&1; then
+    if gcc -O2 $flags -o "$exe" "$src" $libs "${blas[@]}" "$@" -lm -Wl,-rpath,"$libdir" >"$log" 2>&1; then
         return 0
     fi
     bench_say "!! $label: building tasks.c failed; last lines of $log:"
@@ -72,5 +87,101 @@ for s in $scheds; do
     export STARPU_SCHED=$s STARPU_NCPU=2
     bench_exec "tasks-grain-mpc-$s" "$mpc_exe" --impl mpc --grain "${args[@]}"
     bench_exec "tasks-grain-starpu-$s" "$starpu_exe" --impl starpu --grain "${args[@]}"
+done
+
+# ---- dense factorisations -------------------------------------------------------------------
+dense=${BENCH_TASKS_DENSE-cholesky:4096 cholesky:8192 lu:4096 qr:4096}
+dense_nbs=${BENCH_TASKS_DENSE_NB:-320 384 448 512}
+dense_reps=${BENCH_TASKS_DENSE_REPS:-3}
+if [[ $BENCH_QUICK -eq 1 ]]; then
+    dense=${BENCH_TASKS_DENSE-cholesky:2048 lu:2048 qr:2048} dense_nbs=${BENCH_TASKS_DENSE_NB:-320 512} dense_reps=1
+fi
+dense_w=$(nproc)
+export STARPU_SCHED=${BENCH_TASKS_DENSE_SCHED:-dmda} STARPU_NCPU=$dense_w
+ref_exe=$out/dense_ref
+if ! gcc -O2 -o "$ref_exe" "$BENCH_ROOT/benchmarks/tasks/dense_ref.c" -llapacke -lopenblas >"$BENCH_BUILD_DIR/bench-logs/tasks-build-ref.log" 2>&1; then
+    bench_say "!! building dense_ref.c failed; last lines of $BENCH_BUILD_DIR/bench-logs/tasks-build-ref.log:"
+    tail -n 15 "$BENCH_BUILD_DIR/bench-logs/tasks-build-ref.log" >&2
+    BENCH_FAILED=1 ref_exe=""
+fi
+declare -A dense_exe=()
+for what in $(tr ' ' '\n' <<<"$dense" | cut -d: -f1 | sort -u); do
+    for impl in mpc starpu; do
+        pc=$BENCH_BUILD_DIR/taskgraph/pkgconfig-build
+        [[ $impl == starpu ]] && pc=""
+        tasks_build "$impl" "$pc" "$out/${what}_blas_$impl" "$BENCH_ROOT/examples/taskgraph/${what}_blas.c" -llapacke -lopenblas &&
+            dense_exe[$what-$impl]=$out/${what}_blas_$impl
+    done
+done
+
+# dense_gflops EXE N NB: one factorisation; prints its GFlop/s (empty, and a message, on failure).
+dense_gflops() {
+    local o
+    if o=$(OPENBLAS_NUM_THREADS=1 "$1" "$2" "$3" 2>&1) && [[ $o == *": OK ("* ]]; then
+        sed -n 's/.*, \([0-9.]*\) GFlop\/s).*/\1/p' <<<"$o" | tail -n 1
+    else
+        bench_say "!! $(basename "$1") $2 $3 failed: $o"
+        BENCH_FAILED=1
+    fi
+}
+
+# dense_row METRIC IMPL WHAT VALUES...: a ROW of the median, min and max of VALUES.
+dense_row() {
+    local metric=$1 impl=$2 what=$3
+    shift 3
+    printf '%s\n' "$@" | sort -g | awk -v m="$metric" -v i="$impl" -v w="$dense_w" -v s="$STARPU_SCHED" -v d="$what" \
+        '{ v[NR] = $1 } END { if (NR > 0) printf "ROW\t%s\t%s\t%s\t%.4f\tGFlop/s\t%.4f\t%.4f\t\"sched\": \"%s\"\t%s\n", m, w, i, v[int((NR + 1) / 2)], v[1], v[NR], s, d }'
+}
+
+declare -A dgemm=()
+for item in $dense; do
+    what=${item%%:*} n=${item#*:}
+    bench_say "== dense $what n=$n ($(uptime | sed 's/.*load/load/'))"
+    if [[ -n $ref_exe && -z ${dgemm[$n]-} ]]; then
+        log=$BENCH_BUILD_DIR/bench-logs/tasks-dgemm-$n.log
+        r=$("$ref_exe" --what dgemm --n "$n" --threads "$dense_w" --reps "$dense_reps" 2>"$log") || BENCH_FAILED=1
+        BENCH_ROWS+=$r$'\n'
+        # The "% of dgemm" base: the workers' summed single-core rate (issue 8's definition;
+        # also steadier than the multithreaded figure when other processes load the machine).
+        r=$("$ref_exe" --what dgemm --n "$n" --threads 1 --reps "$dense_reps" 2>>"$log") || BENCH_FAILED=1
+        dgemm[$n]=$(awk -F'\t' -v w="$dense_w" '{ print w * $5 }' <<<"$r")
+        BENCH_ROWS+=$r$'\n'
+    fi
+    # The tile size: one calibration run and one timed run per size and runtime, alternating.
+    declare -A best=() bestv=()
+    for nb in $dense_nbs; do
+        for impl in mpc starpu; do
+            exe=${dense_exe[$what-$impl]-}
+            [[ -n $exe ]] || continue
+            dense_gflops "$exe" "$n" "$nb" >/dev/null
+            v=$(dense_gflops "$exe" "$n" "$nb")
+            bench_say "   $impl nb=$nb: ${v:-failed} GFlop/s"
+            if [[ -n $v ]] && awk -v a="$v" -v b="${bestv[$impl]:-0}" 'BEGIN { exit !(a > b) }'; then
+                best[$impl]=$nb bestv[$impl]=$v
+            fi
+        done
+    done
+    declare -A vals=()
+    for ((r = 0; r < dense_reps; r++)); do
+        for impl in mpc starpu; do
+            [[ -n ${best[$impl]-} ]] && vals[$impl]+="$(dense_gflops "${dense_exe[$what-$impl]}" "$n" "${best[$impl]}") "
+        done
+    done
+    for impl in mpc starpu; do
+        [[ -n ${best[$impl]-} ]] || continue
+        # shellcheck disable=SC2086  # the values are words
+        row=$(dense_row "$what-$n" "$impl" "tiled, tiles of ${best[$impl]} (best of $dense_nbs)" ${vals[$impl]})
+        if [[ -n ${dgemm[$n]-} ]]; then
+            row+=$(awk -F'\t' -v g="${dgemm[$n]}" '{ printf ", %.0f%% of dgemm", 100 * $5 / g }' <<<"$row")
+        fi
+        BENCH_ROWS+=$row$'\n'
+    done
+    unset best bestv vals
+    if [[ -n $ref_exe ]]; then
+        r=$("$ref_exe" --what "$what" --n "$n" --threads "$dense_w" --reps "$dense_reps" 2>>"$BENCH_BUILD_DIR/bench-logs/tasks-ref.log") ||
+            BENCH_FAILED=1
+        [[ -n ${dgemm[$n]-} ]] && r+=$(awk -F'\t' -v g="${dgemm[$n]}" '{ printf ", %.0f%% of dgemm", 100 * $5 / g }' <<<"$r")
+        BENCH_ROWS+=$r$'\n'
+    fi
 done
 bench_report tasks

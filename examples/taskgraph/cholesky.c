@@ -70,19 +70,13 @@ static void gemm(void *buffers[], void *arg)
 	       (double *)STARPU_MATRIX_GET_PTR(buffers[2]), STARPU_MATRIX_GET_LD(buffers[2]), STARPU_MATRIX_GET_NX(buffers[0]));
 }
 
-static struct starpu_perfmodel potrf_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_potrf" };
-static struct starpu_perfmodel trsm_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_trsm" };
-static struct starpu_perfmodel syrk_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_syrk" };
-static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_gemm" };
-static struct starpu_codelet potrf_cl = { .cpu_funcs = { potrf }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &potrf_model, .name = "potrf" };
-static struct starpu_codelet trsm_cl = { .cpu_funcs = { trsm }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &trsm_model, .name = "trsm" };
-static struct starpu_codelet syrk_cl = { .cpu_funcs = { syrk }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &syrk_model, .name = "syrk" };
-static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
+#define FLOW_MODEL_PREFIX "mpc_example_"
+#include "cholesky_flow.h"
 
 int main(int argc, char **argv)
 {
 	unsigned nt = argc > 1 ? (unsigned)atoi(argv[1]) : 8, nb = argc > 2 ? (unsigned)atoi(argv[2]) : 24;
-	size_t n = (size_t)nt * nb, tile = (size_t)nb * nb, i, j, k, m;
+	size_t n = (size_t)nt * nb, tile = (size_t)nb * nb, i, j, m;
 	double *tiles, err = 0;
 	starpu_data_handle_t *h;
 	const char *sched = getenv("STARPU_SCHED");
@@ -105,25 +99,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < nt; i++)
 			starpu_matrix_data_register(&h[j * nt + i], STARPU_MAIN_RAM, (uintptr_t)(tiles + (j * nt + i) * tile),
 						    nb, nb, nb, sizeof(double));
-	for (k = 0; k < nt; k++) {
-		ret = starpu_task_insert(&potrf_cl, STARPU_RW, h[k * nt + k], STARPU_PRIORITY, STARPU_MAX_PRIO, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert potrf");
-		for (i = k + 1; i < nt; i++) {
-			ret = starpu_task_insert(&trsm_cl, STARPU_R, h[k * nt + k], STARPU_RW, h[k * nt + i], STARPU_PRIORITY,
-						 i == k + 1 ? STARPU_MAX_PRIO : STARPU_DEFAULT_PRIO, 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert trsm");
-		}
-		for (i = k + 1; i < nt; i++) {
-			ret = starpu_task_insert(&syrk_cl, STARPU_R, h[k * nt + i],
-						 STARPU_RW, h[i * nt + i], 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert syrk");
-			for (j = k + 1; j < i; j++) {
-				ret = starpu_task_insert(&gemm_cl, STARPU_R, h[k * nt + i],
-							 STARPU_R, h[k * nt + j], STARPU_RW, h[j * nt + i], 0);
-				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert gemm");
-			}
-		}
-	}
+	cholesky_submit(h, nt);
 	starpu_task_wait_for_all();
 	for (i = 0; i < nt * nt; i++)
 		starpu_data_unregister(h[i]);

@@ -73,14 +73,8 @@ static void gemm(void *buffers[], void *arg)
 				c[i + j * ldc] -= a[i + k * lda] * b[k + j * ldb];
 }
 
-static struct starpu_perfmodel getrf_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_lu_getrf" };
-static struct starpu_perfmodel trsml_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_lu_trsm_left" };
-static struct starpu_perfmodel trsmr_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_lu_trsm_right" };
-static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_lu_gemm" };
-static struct starpu_codelet getrf_cl = { .cpu_funcs = { getrf }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &getrf_model, .name = "getrf" };
-static struct starpu_codelet trsml_cl = { .cpu_funcs = { trsm_left }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &trsml_model, .name = "trsm_left" };
-static struct starpu_codelet trsmr_cl = { .cpu_funcs = { trsm_right }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &trsmr_model, .name = "trsm_right" };
-static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
+#define FLOW_MODEL_PREFIX "mpc_example_lu_"
+#include "lu_flow.h"
 
 /* Diagonally dominant: A(i, j) = n [i == j] + a deterministic value in [-1, 1). */
 static double entry(size_t i, size_t j, size_t n)
@@ -91,7 +85,7 @@ static double entry(size_t i, size_t j, size_t n)
 int main(int argc, char **argv)
 {
 	int nt, nb, ret = tiled_start(argc, argv, "lu", &nt, &nb);
-	size_t n, i, j, k, m;
+	size_t n, i, j, m;
 	double *a, num = 0, den = 0, res;
 	starpu_data_handle_t *h;
 	const char *sched = getenv("STARPU_SCHED");
@@ -111,23 +105,7 @@ int main(int argc, char **argv)
 	/* Tile (ti, tj) is h[tj * nt + ti], a sub-matrix of a. */
 #define H(ti, tj) h[(tj) * (size_t)nt + (ti)]
 	tiled_register(h, a, nt, nb);
-	for (k = 0; k < (size_t)nt; k++) {
-		ret = starpu_task_insert(&getrf_cl, STARPU_RW, H(k, k), STARPU_PRIORITY, STARPU_MAX_PRIO, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert getrf");
-		for (j = k + 1; j < (size_t)nt; j++) {
-			ret = starpu_task_insert(&trsml_cl, STARPU_R, H(k, k), STARPU_RW, H(k, j), STARPU_PRIORITY,
-						 j == k + 1 ? STARPU_MAX_PRIO : STARPU_DEFAULT_PRIO, 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert trsm_left");
-			ret = starpu_task_insert(&trsmr_cl, STARPU_R, H(k, k), STARPU_RW, H(j, k), STARPU_PRIORITY,
-						 j == k + 1 ? STARPU_MAX_PRIO : STARPU_DEFAULT_PRIO, 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert trsm_right");
-		}
-		for (i = k + 1; i < (size_t)nt; i++)
-			for (j = k + 1; j < (size_t)nt; j++) {
-				ret = starpu_task_insert(&gemm_cl, STARPU_R, H(i, k), STARPU_R, H(k, j), STARPU_RW, H(i, j), 0);
-				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert gemm");
-			}
-	}
+	lu_submit(h, (size_t)nt);
 	starpu_task_wait_for_all();
 	for (i = 0; i < (size_t)nt * (size_t)nt; i++)
 		starpu_data_unregister(h[i]);

@@ -112,14 +112,8 @@ static void tsmqr(void *buffers[], void *arg)
 		 LD(buffers[2]), TILE(buffers[3]), LD(buffers[3]), STARPU_MATRIX_GET_NY(buffers[2]));
 }
 
-static struct starpu_perfmodel geqrt_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_qr_geqrt" };
-static struct starpu_perfmodel unmqr_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_qr_unmqr" };
-static struct starpu_perfmodel tsqrt_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_qr_tsqrt" };
-static struct starpu_perfmodel tsmqr_model = { .type = STARPU_HISTORY_BASED, .symbol = "mpc_example_qr_tsmqr" };
-static struct starpu_codelet geqrt_cl = { .cpu_funcs = { geqrt }, .nbuffers = 2, .modes = { STARPU_RW, STARPU_W }, .model = &geqrt_model, .name = "geqrt" };
-static struct starpu_codelet unmqr_cl = { .cpu_funcs = { unmqr }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &unmqr_model, .name = "unmqr" };
-static struct starpu_codelet tsqrt_cl = { .cpu_funcs = { tsqrt }, .nbuffers = 3, .modes = { STARPU_RW, STARPU_RW, STARPU_W }, .model = &tsqrt_model, .name = "tsqrt" };
-static struct starpu_codelet tsmqr_cl = { .cpu_funcs = { tsmqr }, .nbuffers = 4, .modes = { STARPU_R, STARPU_R, STARPU_RW, STARPU_RW }, .model = &tsmqr_model, .name = "tsmqr" };
+#define FLOW_MODEL_PREFIX "mpc_example_qr_"
+#include "qr_flow.h"
 
 int main(int argc, char **argv)
 {
@@ -152,24 +146,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < (size_t)nt; i++)
 			starpu_vector_data_register(&HT(i, j), STARPU_MAIN_RAM, (uintptr_t)TAUS(i, j), nb, sizeof(double));
 	tiled_register(h, a, nt, nb);
-	for (k = 0; k < (size_t)nt; k++) {
-		ret = starpu_task_insert(&geqrt_cl, STARPU_RW, H(k, k), STARPU_W, HT(k, k), STARPU_PRIORITY, STARPU_MAX_PRIO, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert geqrt");
-		for (j = k + 1; j < (size_t)nt; j++) {
-			ret = starpu_task_insert(&unmqr_cl, STARPU_R, H(k, k), STARPU_R, HT(k, k), STARPU_RW, H(k, j), 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert unmqr");
-		}
-		for (i = k + 1; i < (size_t)nt; i++) {
-			ret = starpu_task_insert(&tsqrt_cl, STARPU_RW, H(k, k), STARPU_RW, H(i, k), STARPU_W, HT(i, k),
-						 STARPU_PRIORITY, STARPU_MAX_PRIO, 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert tsqrt");
-			for (j = k + 1; j < (size_t)nt; j++) {
-				ret = starpu_task_insert(&tsmqr_cl, STARPU_R, H(i, k), STARPU_R, HT(i, k), STARPU_RW, H(k, j),
-							 STARPU_RW, H(i, j), 0);
-				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert tsmqr");
-			}
-		}
-	}
+	qr_submit(h, ht, (size_t)nt);
 	starpu_task_wait_for_all();
 	for (i = 0; i < (size_t)nt * (size_t)nt; i++) {
 		starpu_data_unregister(h[i]);
