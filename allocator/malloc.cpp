@@ -424,10 +424,16 @@ void* new_nothrow(std::size_t n, std::size_t align) noexcept {
 }
 }  // namespace
 
-// Never inlined, in libmpc either: Valgrind replaces these functions by address, so a delete
-// inlined into libmpc's own code (LTO) would free, through free(), a block that Valgrind's
-// operator new allocated, and memcheck reports every such pair as mismatched.
+// Opaque to the optimizer, in libmpc too (GCC's noipa: no inlining, no cloning, no identical
+// code folding): Valgrind replaces these functions by address, so a delete inlined into
+// libmpc's own code (LTO), or a new whose callers were redirected to a clone of its body (-O3),
+// paired a block of Valgrind's operator new with free() or of malloc() with Valgrind's
+// delete, and memcheck reported every such pair as mismatched.
+#if defined(__clang__)
 #define MPC_NOINLINE_NEW [[gnu::noinline]]
+#else
+#define MPC_NOINLINE_NEW [[gnu::noipa]]
+#endif
 MPC_NOINLINE_NEW void* operator new(std::size_t n) { return new_or_throw(n, 0); }
 MPC_NOINLINE_NEW void* operator new[](std::size_t n) { return new_or_throw(n, 0); }
 MPC_NOINLINE_NEW void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, 0); }
