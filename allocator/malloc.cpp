@@ -26,10 +26,7 @@
 #include "allocator/heap.hpp"
 
 #include "lib/sanitizers.hpp"
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define MPC_VALGRIND 1
-#endif
+#include "lib/valgrind.hpp"
 #if MPC_ASAN || MPC_TSAN
 #define MPC_SYSTEM_MALLOC_ONLY 1
 #endif
@@ -66,13 +63,11 @@ int mode() noexcept {
 #else
     const char* v = std::getenv("MPC_ALLOCATOR");  // getenv does not allocate
     m = v != nullptr && std::strcmp(v, "system") == 0 ? mode_system : mode_mpc;
-#if MPC_VALGRIND
     // Under Valgrind, glibc's malloc (which memcheck replaces and checks) unless the user
     // asks for ours by name: memcheck cannot follow blocks carved from our slices.
-    if (v == nullptr && RUNNING_ON_VALGRIND) {
+    if (v == nullptr && running_on_valgrind()) {
         m = mode_system;
     }
-#endif
     const char* d = std::getenv("MPC_ALLOC_DEBUG");
     g_debug = d != nullptr && (std::strcmp(d, "1") == 0 || std::strcmp(d, "yes") == 0 || std::strcmp(d, "true") == 0 ||
                                std::strcmp(d, "on") == 0);

@@ -7,11 +7,7 @@
 #include <mutex>
 
 #include "lib/log.hpp"
-
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define MPC_VALGRIND 1
-#endif
+#include "lib/valgrind.hpp"
 
 namespace mpc::topo {
 namespace {
@@ -49,13 +45,11 @@ status do_load(state& s) {
     if (hwloc_topology_init(&s.topo) != 0) {
         return status::from_errno("hwloc_topology_init");
     }
-#if MPC_VALGRIND
-    if (RUNNING_ON_VALGRIND) {
+    if (running_on_valgrind()) {
         // hwloc's x86 (CPUID) backend refuses to run under Valgrind and says so on stderr in
         // every process; the Linux backend alone gives the same topology.
         hwloc_topology_set_components(s.topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
     }
-#endif
     if (hwloc_topology_load(s.topo) != 0) {
         return status::from_errno("hwloc_topology_load");
     }

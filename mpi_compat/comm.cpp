@@ -105,7 +105,7 @@ void comm::index_ranks() {
     for (std::size_t i = 0; world_order && i < world_of.size(); ++i) {
         world_order = world_of[i] == static_cast<int>(i);
     }
-    if (is_world || is_self) {
+    if (world_order || is_self) {  // rank_of_world() needs no index
         return;
     }
     rank_index.reserve(world_of.size());

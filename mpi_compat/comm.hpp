@@ -34,7 +34,7 @@ struct comm {
     MPI_Comm handle = MPI_COMM_NULL;
     std::uint32_t context = 0;     ///< point-to-point context; context + 1 is for collectives
     std::vector<int> world_of;     ///< comm rank -> world rank
-    std::vector<std::pair<int, int>> rank_index;  ///< (world rank, comm rank), sorted; empty for WORLD
+    std::vector<std::pair<int, int>> rank_index;  ///< (world rank, comm rank), sorted; empty for WORLD and its duplicates
     bool is_self = false;
     bool is_world = false;
     /// Rank i is world rank i for every i (MPI_COMM_WORLD and its duplicates): rank_of() is

@@ -151,13 +151,12 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
     w.world.handle = MPI_COMM_WORLD;
     w.world.context = 1;
     w.world.is_world = true;
-    w.world.world_order = true;
     w.world.predefined = true;
-    w.world.local_only = w.nlocal == w.size;
     w.world.world_of.resize(static_cast<std::size_t>(w.size));
     for (int i = 0; i < w.size; ++i) {
         w.world.world_of[static_cast<std::size_t>(i)] = i;
     }
+    w.world.index_ranks();  // local_only, world_order
     w.self.handle = MPI_COMM_SELF;
     w.self.context = 3;
     w.self.is_self = true;

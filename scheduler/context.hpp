@@ -11,16 +11,13 @@
 #include <cstddef>
 
 #include "lib/sanitizers.hpp"
+#include "lib/valgrind.hpp"
 
 #if MPC_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if MPC_TSAN
 #include <sanitizer/tsan_interface.h>
-#endif
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>  // client requests: a few no-op instructions outside Valgrind
-#define MPC_VALGRIND 1
 #endif
 
 namespace mpc::sched::detail {
