@@ -105,6 +105,7 @@ void comm::index_ranks() {
     for (std::size_t i = 0; world_order && i < world_of.size(); ++i) {
         world_order = world_of[i] == static_cast<int>(i);
     }
+    fast_size = world_order ? static_cast<int>(world_of.size()) : 0;
     if (world_order || is_self) {  // rank_of_world() needs no index
         return;
     }

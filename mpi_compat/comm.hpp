@@ -40,6 +40,9 @@ struct comm {
     /// Rank i is world rank i for every i (MPI_COMM_WORLD and its duplicates): rank_of() is
     /// the world rank, without a search (set by index_ranks()).
     bool world_order = false;
+    /// The size when world_order (the blocking point-to-point fast paths check ranks against
+    /// it, p2p.hpp), 0 otherwise (every rank fails that check: the general path).
+    int fast_size = 0;
     /// Intercommunicator: world_of is group A, remote_of group B; a member of A sees A as its
     /// local group and B as the remote one, and the other way round.
     bool is_inter = false;

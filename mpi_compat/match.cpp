@@ -13,18 +13,11 @@
 #include "mpi_compat/datatype/copy.hpp"
 #include "mpi_compat/p2p.hpp"
 #include "mpi_compat/remote.hpp"
+#include "scheduler/detail.hpp"
 
 namespace mpc::mpi {
 
 // ---- status -------------------------------------------------------------------------------
-
-void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept {
-    st->MPI_SOURCE = source;
-    st->MPI_TAG = tag;
-    st->MPI_ERROR = error;
-    st->mpc_count_lo = static_cast<int>(bytes & 0xffffffffU);
-    st->mpc_count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1);
-}
 
 std::size_t status_bytes(const MPI_Status& st) noexcept {
     return static_cast<std::size_t>(static_cast<unsigned>(st.mpc_count_lo)) |
@@ -53,17 +46,13 @@ void request::reset() noexcept {
     new (&netc) net::completion{};
 }
 
-void request::complete() noexcept {
-    tsan_release(&state);
-    std::uintptr_t old = state.exchange(completed, std::memory_order_acq_rel);  // last access to *this
-    if (old > completed) {
-        tsan_acquire(&state);  // the waiter is parked until signalled: *this still exists
-        auto* w = reinterpret_cast<completion_waiter*>(old);
-        if (w->sem != nullptr) {
-            w->sem->release();
-        } else {
-            sched::wake(w->u);
-        }
+void request::wake_waiter(std::uintptr_t waiter) noexcept {
+    tsan_acquire(&state);  // the waiter is parked until signalled: *this still exists
+    auto* w = reinterpret_cast<completion_waiter*>(waiter);
+    if (w->sem != nullptr) {
+        w->sem->release();
+    } else {
+        sched::detail::make_ready(w->u);
     }
 }
 
@@ -91,7 +80,8 @@ bool publish_waiter(void* arg, sched::ult*) noexcept {
 }  // namespace
 
 void request::wait_slow(const char* what) noexcept {
-    sched::ult* me = sched::self();
+    sched::vp* v = sched::detail::this_vp();
+    sched::ult* me = v != nullptr ? v->current : nullptr;
     if (me == nullptr) {
         // A plain thread (one that a rank created): poll, backing off to short sleeps.
         for (unsigned spins = 0; !is_done(); ++spins) {
@@ -104,12 +94,22 @@ void request::wait_slow(const char* what) noexcept {
         }
         return;
     }
-    auto done_cond = [](void* self) noexcept { return static_cast<request*>(self)->is_done(); };
-    if (sched::spin_until(done_cond, this, wait_spin_ns())) {
+    // Spin only while the VP has nothing else to run (sched::spin_until); with other ranks
+    // ready, park at once (the inline test saves the calls on the in-process message path).
+    if (!sched::detail::vp_has_work(v)) {
+        auto done_cond = [](void* self) noexcept { return static_cast<request*>(self)->is_done(); };
+        if (sched::detail::spin_until_current(v, done_cond, this, wait_spin_ns())) {
+            return;
+        }
+    } else if (is_done()) {
         return;
     }
-    park_args a{this, completion_waiter{me, nullptr}};  // park_publish records `what` for deadlock reports
-    sched::park_publish(&publish_waiter, &a, what);
+    park_args a{this, completion_waiter{me, nullptr}};
+    if (me->wait_reason == nullptr) {  // for deadlock reports
+        me->wait_reason = what;
+    }
+    sched::detail::park_publish_current(v, me, &publish_waiter, &a);
+    me->wait_reason = nullptr;
     while (!is_done()) {  // only when a second waiter found the slot taken
         sched::yield();
     }
@@ -209,10 +209,6 @@ request* request_pool::from_handle(MPI_Request h) noexcept {
 // ---- matching -----------------------------------------------------------------------------
 
 namespace {
-inline bool matches(int want_src, int want_tag, int src, int tag) noexcept {
-    return (want_src == MPI_ANY_SOURCE || want_src == src) && (want_tag == MPI_ANY_TAG || want_tag == tag);
-}
-
 /// Copies n bytes of a typed source into a receive target (one copy, layout to layout).
 void copy_data(const typed_buf& from, const typed_buf& to, std::size_t n) noexcept {
     if (n == 0) {
@@ -290,7 +286,7 @@ T* unlink_if(T*& head, T*& tail, Pred pred) noexcept {
 
 request* match_engine::unlink_posted(std::uint32_t context, int source, int tag) noexcept {
     return unlink_if(posted_head_, posted_tail_, [&](const request* r) {
-        return r->context == context && matches(r->source, r->tag, source, tag);
+        return r->context == context && envelope_matches(r->source, r->tag, source, tag);
     });
 }
 
@@ -355,7 +351,7 @@ void match_engine::deliver(std::uint32_t context, int source, int tag, const typ
 
 unexpected_msg* match_engine::unlink_unexpected(std::uint32_t context, int source, int tag) noexcept {
     return unlink_if(unexp_head_, unexp_tail_,
-        [&](const unexpected_msg* m) { return m->context == context && matches(source, tag, m->source, m->tag); });
+        [&](const unexpected_msg* m) { return m->context == context && envelope_matches(source, tag, m->source, m->tag); });
 }
 
 void match_engine::deliver_remote(const net::envelope& env, net::incoming& msg) noexcept {
@@ -434,7 +430,7 @@ unexpected_msg* match_engine::take(std::uint32_t context, int source, int tag, b
 
 const unexpected_msg* match_engine::find_unexpected(std::uint32_t context, int source, int tag) const noexcept {
     for (const unexpected_msg* m = unexp_head_; m != nullptr; m = m->next) {
-        if (m->context == context && matches(source, tag, m->source, m->tag)) {
+        if (m->context == context && envelope_matches(source, tag, m->source, m->tag)) {
             return m;
         }
     }

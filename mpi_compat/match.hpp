@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "lib/spinlock.hpp"
@@ -158,7 +159,13 @@ struct request {
         return true;
     }
     /// Marks complete and wakes the waiter (any thread). The status must be written already.
-    void complete() noexcept;
+    void complete() noexcept {
+        tsan_release(&state);
+        const std::uintptr_t old = state.exchange(completed, std::memory_order_acq_rel);  // last access to *this
+        if (old > completed) {
+            wake_waiter(old);
+        }
+    }
     /// complete() for a request nobody can be waiting on yet: the calling operation has not
     /// returned its handle (a plain store instead of an exchange).
     void complete_unwatched() noexcept {
@@ -173,6 +180,8 @@ struct request {
         }
     }
     void wait_slow(const char* what) noexcept;
+    /// complete() that found a waiter (the address complete() exchanged out of `state`).
+    void wake_waiter(std::uintptr_t waiter) noexcept;
     /// Registers w to be signalled on completion (Waitany); false if already complete.
     bool watch(completion_waiter* w) noexcept {
         std::uintptr_t expect = pending;
@@ -238,6 +247,20 @@ private:
     std::vector<request*> orphans_;
 };
 
+/// Whether a receive for (want_src, want_tag) takes a message from src with tag (wildcards).
+inline bool envelope_matches(int want_src, int want_tag, int src, int tag) noexcept {
+    return (want_src == MPI_ANY_SOURCE || want_src == src) && (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/// Fills a status with the received byte count.
+inline void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept {
+    st->MPI_SOURCE = source;
+    st->MPI_TAG = tag;
+    st->MPI_ERROR = error;
+    st->mpc_count_lo = static_cast<int>(bytes & 0xffffffffU);
+    st->mpc_count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1);
+}
+
 /// A message that arrived before its receive was posted.
 struct unexpected_msg {
     unexpected_msg* next = nullptr;
@@ -258,6 +281,46 @@ public:
     /// `sync` forces rendezvous (MPI_Ssend).
     void deliver(std::uint32_t context, int source, int tag, const typed_buf& data, request* sreq,
                  bool sync) noexcept;
+    /// deliver() of a contiguous message when the oldest posted receive takes it whole (same
+    /// context, source and tag match, contiguous target with room): copies it and completes
+    /// that receive, without a send request (MPI_Send's fast path, p2p.hpp). Does nothing and
+    /// returns false otherwise; the caller then calls deliver(), which finds any later match.
+    [[gnu::always_inline]] bool deliver_posted(std::uint32_t context, int source, int tag, const void* buf,
+                                               std::size_t bytes) noexcept {
+        lk_.lock();
+        request* r = posted_head_;
+        if (r == nullptr || r->context != context || !envelope_matches(r->source, r->tag, source, tag) ||
+            !r->target.contig || bytes > r->target.bytes) {
+            lk_.unlock();
+            return false;
+        }
+        posted_head_ = r->next;
+        if (posted_head_ == nullptr) {
+            posted_tail_ = nullptr;
+        }
+        lk_.unlock();
+        r->next = nullptr;
+        if (bytes != 0) {
+            std::memcpy(const_cast<char*>(r->target.base()), buf, bytes);  // the single copy
+        }
+        set_status(&r->status, source, tag, bytes, MPI_SUCCESS);
+        r->complete();
+        return true;
+    }
+    /// post() when no unexpected message is queued (MPI_Recv's fast path): appends r to the
+    /// posted receives. False (nothing done) when some message is queued: call post().
+    [[gnu::always_inline]] bool post_if_none_queued(request* r) noexcept {
+        lk_.lock();
+        if (unexp_head_ != nullptr) {
+            lk_.unlock();
+            return false;
+        }
+        r->next = nullptr;
+        (posted_tail_ != nullptr ? posted_tail_->next : posted_head_) = r;
+        posted_tail_ = r;
+        lk_.unlock();
+        return true;
+    }
     /// A message from another process (the transport's receive handler; remote.hpp): to the
     /// posted receive that matches, or queued with the transport's descriptor kept.
     void deliver_remote(const net::envelope& env, net::incoming& msg) noexcept;
@@ -310,8 +373,6 @@ std::uint64_t wait_spin_ns() noexcept;
 void pack_data(const typed_buf& from, void* packed, std::size_t n) noexcept;
 void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcept;
 
-/// Fills a status with the received byte count.
-void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, int error) noexcept;
 std::size_t status_bytes(const MPI_Status& st) noexcept;
 
 }  // namespace mpc::mpi

@@ -18,6 +18,7 @@
 #include "mpi_compat/fortran/support.h"
 #include "mpi_compat/match.hpp"
 #include "mpi_compat/remote.hpp"
+#include "scheduler/detail.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::mpi {
@@ -76,7 +77,7 @@ task* thread_task() noexcept;
 /// The rank the caller acts for: its ULT's, or, in a thread a rank created, that rank's;
 /// nullptr elsewhere (runtime threads, before launch).
 inline task* current() noexcept {
-    auto* t = static_cast<task*>(sched::current_task());
+    auto* t = static_cast<task*>(sched::detail::current_task_inline());
     return t != nullptr ? t : thread_task();
 }
 

@@ -12,11 +12,12 @@
 ///
 /// Jumps never cross kernel threads, so the post action always lives in the VP record of the
 /// thread doing the jump. Code must re-read this_vp() after anything that may switch: the
-/// ULT may have moved to another VP (another kernel thread) meanwhile. this_vp() is not
-/// inlined so that the compiler cannot keep a thread-local address across a switch.
+/// ULT may have moved to another VP (another kernel thread) meanwhile. this_vp() reads the
+/// thread-local pointer anew on every call (see there).
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -175,14 +176,74 @@ struct runtime {
 
 runtime& rt() noexcept;
 
-/// The VP of the calling kernel thread (nullptr outside the runtime's threads).
-vp* this_vp() noexcept;
+/// this_vp() through a call (the thread-local variable read in vp.cpp, where the call keeps the
+/// compiler from reusing its address across a switch).
+vp* this_vp_slow() noexcept;
+/// Offset of the thread-local VP pointer from the thread pointer: the same in every thread
+/// (initial-exec TLS lives in the static TLS block); 0 until the first VP thread starts.
+extern std::atomic<std::ptrdiff_t> g_tls_vp_offset;
+
+/// The VP of the calling kernel thread (nullptr outside the runtime's threads). Inline: one
+/// load through %fs, which the compiler cannot hoist across a switch or reuse from an earlier
+/// read (volatile asm with a memory clobber; a plain TLS read could keep the thread-local
+/// block's address in a register while the ULT moves to another kernel thread). The call it
+/// replaced was 5% of the instructions of an in-process 0-byte message.
+[[gnu::always_inline]] inline vp* this_vp() noexcept {
+#if defined(__x86_64__)
+    const std::ptrdiff_t off = g_tls_vp_offset.load(std::memory_order_relaxed);
+    if (off != 0) [[likely]] {
+        vp* v;
+        asm volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(off) : "memory");
+        return v;
+    }
+#endif
+    return this_vp_slow();
+}
 void set_this_vp(vp* v) noexcept;
+
+/// sched::current_task() inline, for the message path.
+[[gnu::always_inline]] inline void* current_task_inline() noexcept {
+    vp* v = this_vp();
+    return v != nullptr && v->current != nullptr ? v->current->task : nullptr;
+}
 
 std::uint64_t now_ns() noexcept;
 
 /// Suspends the calling ULT with post action p (parks it unless p requeues it).
 void park(const post_action& p) noexcept;
+/// Leaves cur, the ULT running on v (its post action, if any, set in v->post), for the next
+/// ready ULT or the scheduler loop; returns when cur runs again. Returns at once, without a
+/// switch, if the next ULT to run is cur itself (woken meanwhile: park_publish_current).
+void switch_out(vp* v, ult* cur, bool exiting) noexcept;
+
+/// sched::park_publish() for cur, the ULT running on v (the caller): publishes cur, then parks
+/// it; returns false without parking when publish returned false. Inline: the MPI requests'
+/// waits take it on every in-process message.
+[[gnu::always_inline]] inline bool park_publish_current(vp* v, ult* cur, bool (*publish)(void*, ult*),
+                                                        void* arg) noexcept {
+    if (cur->stealable) {
+        // Woken, a stealable ULT may be taken by a thief at once: publish after the save.
+        park({post_op::publish, cur, arg, publish});
+        return true;
+    }
+    // Only this VP resumes cur (a wake-up goes to its queues or its inbox, which only this
+    // thread drains, and pick() does not shed a ULT that is switching out), and it does so
+    // only after the switch has saved cur's context, or without a switch when the next ULT
+    // to run is cur itself. So cur may publish itself before leaving: no post action, and no
+    // switch at all when the event has happened meanwhile.
+    cur->state.store(ult_state::blocked, std::memory_order_relaxed);
+    if (!publish(arg, cur)) {
+        cur->state.store(ult_state::running, std::memory_order_relaxed);
+        return false;
+    }
+    switch_out(v, cur, false);
+    return true;
+}
+/// Anything on v that the running ULT would delay by spinning instead of switching out.
+inline bool vp_has_work(const vp* v) noexcept {
+    return !v->ready.empty() || v->inbox.maybe_nonempty() || v->shared.size_hint() != 0 || !v->pollers.empty() ||
+           !v->timers.empty() || v->shed.load(std::memory_order_relaxed) != 0;
+}
 /// Spins while cond(arg) is false, at most max_ns, giving up as soon as v (the caller's VP) has
 /// other work (see sched::spin_until).
 bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept;

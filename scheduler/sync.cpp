@@ -34,7 +34,8 @@ void park_publish(bool (*publish)(void*, ult*), void* arg, const char* what) noe
     if (me->wait_reason == nullptr) {
         me->wait_reason = what;
     }
-    park({post_op::publish, me, arg, publish});
+    detail::park_publish_current(detail::this_vp(), me, publish, arg);
+    me->wait_reason = nullptr;
 }
 
 bool spin_until(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {

@@ -49,11 +49,12 @@ void wake(ult* u) noexcept;
 /// Wakes a chain returned by wait_queue::take_all_locked(); returns how many.
 std::size_t wake_all(ult* chain) noexcept;
 
-/// The building block of lock-free one-shot events (an MPI request's completion): parks the
-/// calling ULT and, only once its context is saved, calls publish(arg, self) on its VP.
-/// publish installs `self` where the waker will find it (typically with a CAS) and returns
-/// true; the waker then calls wake(self), from any thread. If publish returns false (the event
-/// has already happened) the ULT is resumed at once. Must be called from a ULT.
+/// The building block of lock-free one-shot events (an MPI request's completion): calls
+/// publish(arg, self) and parks the calling ULT. publish installs `self` where the waker will
+/// find it (typically with a CAS) and returns true; the waker then calls wake(self), from any
+/// thread, possibly before the caller has left its VP: the caller is resumed only after its
+/// context is saved (or continues without leaving). If publish returns false (the event has
+/// already happened) the call returns at once. Must be called from a ULT.
 void park_publish(bool (*publish)(void* arg, ult* self), void* arg, const char* what) noexcept;
 
 /// Busy-waits for cond(arg) for at most max_ns, but only while the calling ULT's VP has

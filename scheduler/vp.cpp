@@ -83,7 +83,7 @@ void offer_to_thieves(vp* home, std::size_t queued) noexcept {
     }
 }
 
-void push_runnable(vp* v, ult* u) noexcept {
+[[gnu::always_inline]] inline void push_runnable(vp* v, ult* u) noexcept {
     if (u->stealable) {
         offer_to_thieves(v, v->shared.push_back(u));
     } else {
@@ -114,8 +114,11 @@ bool shed_one(vp* v, ult* u) noexcept {
     return true;
 }
 
-/// The next ULT to run on v, or nullptr. Drains the inbox first.
-ult* pick(vp* v) noexcept {
+/// The next ULT to run on v, or nullptr. Drains the inbox first. `running`: the ULT that is
+/// switching out (nullptr from the scheduler loop); it may come back from the queues (woken
+/// already, see park_publish_current) and is never shed to another VP, whose thread would
+/// resume it before its context is saved.
+ult* pick(vp* v, const ult* running) noexcept {
     if (v->inbox.maybe_nonempty()) {
         bump(v->n_remote, v->inbox.drain_to(v->ready));
     }
@@ -130,12 +133,15 @@ ult* pick(vp* v) noexcept {
         if (u == nullptr) {
             return nullptr;
         }
-        if (v->shed.load(std::memory_order_relaxed) > 0 && !u->pinned && !u->primary && shed_one(v, u)) {
+        if (v->shed.load(std::memory_order_relaxed) > 0 && !u->pinned && !u->primary && u != running &&
+            shed_one(v, u)) {
             continue;
         }
         return u;
     }
 }
+
+}  // namespace
 
 /// Leaves the running ULT `cur` (post action already set) for the next ULT, or for the
 /// scheduler loop when none is ready or when timers and pollers are due a visit.
@@ -147,7 +153,11 @@ void switch_out(vp* v, ult* cur, bool exiting) noexcept {
     const bool due = !v->pollers.empty() || !v->timers.empty() || rt().n_progress.load(std::memory_order_relaxed) > 0;
     bool visit_loop = due && (++v->pick_count % poll_every) == 0;
     if (!visit_loop) {
-        next = pick(v);
+        next = pick(v, cur);
+    }
+    if (next == cur) {  // woken before it could leave (park_publish_current): carry on
+        cur->state.store(ult_state::running, std::memory_order_relaxed);
+        return;
     }
     if (next != nullptr) {
         v->current = next;
@@ -159,6 +169,8 @@ void switch_out(vp* v, ult* cur, bool exiting) noexcept {
         jump(v, &cur->ctx, &v->sched_ctx, exiting);
     }
 }
+
+namespace {
 
 void finish_exit(ult* u) noexcept {
     registry_remove(u);
@@ -376,10 +388,12 @@ void idle(vp* v) noexcept {
 
 }  // namespace
 
+std::atomic<std::ptrdiff_t> g_tls_vp_offset{0};
+
 // noinline, also under LTO: inlined, the compiler could keep the TLS block's address (the
 // __tls_get_addr result) across a context switch, after which the ULT may run on another
-// kernel thread.
-__attribute__((noinline)) vp* this_vp() noexcept {
+// kernel thread. The inline this_vp() takes this path only before the first VP thread starts.
+__attribute__((noinline)) vp* this_vp_slow() noexcept {
     vp* v = tls_vp;
     asm volatile("" ::: "memory");
     return v;
@@ -388,6 +402,13 @@ void set_this_vp(vp* v) noexcept {
     tls_vp = v;
     if (v != nullptr) {
         v->errno_loc = &errno;
+#if defined(__x86_64__)
+        if (g_tls_vp_offset.load(std::memory_order_relaxed) == 0) {
+            char* tp;
+            asm volatile("movq %%fs:0, %0" : "=r"(tp));  // the thread pointer (x86-64 TLS ABI)
+            g_tls_vp_offset.store(reinterpret_cast<char*>(&tls_vp) - tp, std::memory_order_relaxed);
+        }
+#endif
     }
 }
 
@@ -448,7 +469,7 @@ void vp_loop(vp* v) noexcept {
         if (r.n_progress.load(std::memory_order_relaxed) > 0) {
             run_progress();
         }
-        if (ult* u = pick(v); u != nullptr) {
+        if (ult* u = pick(v, nullptr); u != nullptr) {
             v->idle_since_ns = 0;
             v->current = u;
             u->state.store(ult_state::running, std::memory_order_relaxed);
@@ -553,12 +574,6 @@ void wait_until_current(bool (*cond)(void*), void* cond_arg, progress_fn poll, v
     cur->poll_arg = poll_arg;
     v->pollers.push_back(cur);
     park({post_op::none, cur, nullptr, nullptr});
-}
-
-/// Anything on v that the running ULT would delay by spinning instead of switching out.
-inline bool vp_has_work(const vp* v) noexcept {
-    return !v->ready.empty() || v->inbox.maybe_nonempty() || v->shared.size_hint() != 0 || !v->pollers.empty() ||
-           !v->timers.empty() || v->shed.load(std::memory_order_relaxed) != 0;
 }
 
 bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {
