@@ -52,7 +52,7 @@ void request::wake_waiter(std::uintptr_t waiter) noexcept {
     if (w->sem != nullptr) {
         w->sem->release();
     } else {
-        sched::detail::make_ready(w->u);
+        sched::detail::make_ready_inline(w->u);
     }
 }
 

@@ -71,7 +71,7 @@ struct fast_args {
 [[gnu::always_inline]] inline bool fast_check(const void* buf, int count, MPI_Datatype type, int peer, int tag,
                                               MPI_Comm cm, bool is_recv, fast_args* fa) noexcept {
     task* self = current();
-    const comm* c = lookup_comm(cm);
+    const comm* c = cm == MPI_COMM_WORLD ? &world().world : lookup_comm(cm);
     const auto u = static_cast<unsigned>(type);
     const unsigned index = u & 0xffffffU;
     if (self == nullptr || c == nullptr || (u >> 24) != MPC_HANDLE_KIND_DATATYPE ||

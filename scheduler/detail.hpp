@@ -249,6 +249,19 @@ inline bool vp_has_work(const vp* v) noexcept {
 bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept;
 /// Makes u runnable on its home VP (any thread).
 void make_ready(ult* u) noexcept;
+/// make_ready() of u, already marked ready, from a thread that is not its home VP's.
+void make_ready_elsewhere(ult* u, vp* home) noexcept;
+/// make_ready() with the common case inline: u is not stealable and lives on the caller's VP
+/// (the other rank of a ping-pong on one VP), so it joins the VP's private run queue.
+[[gnu::always_inline]] inline void make_ready_inline(ult* u) noexcept {
+    vp* home = u->home;
+    if (home == this_vp() && !u->stealable) {
+        u->state.store(ult_state::ready, std::memory_order_relaxed);
+        home->ready.push_back(u);
+        return;
+    }
+    make_ready(u);
+}
 /// Wakes v if it sleeps.
 void wake_vp(vp* v) noexcept;
 /// The VP thread body (VP 1..n-1) and the scheduler loop.

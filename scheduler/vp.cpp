@@ -433,6 +433,10 @@ void make_ready(ult* u) noexcept {
         push_runnable(me, u);
         return;
     }
+    make_ready_elsewhere(u, home);
+}
+
+void make_ready_elsewhere(ult* u, vp* home) noexcept {
     if (u->stealable) {
         std::size_t queued = home->shared.push_back(u);
         wake_vp(home);
