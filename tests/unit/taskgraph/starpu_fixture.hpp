@@ -22,7 +22,8 @@ protected:
     }
 };
 
-/// starpu_init with an application's policy and `ncpus` workers (the configuration wins).
+/// starpu_init with an application's policy (nullptr: the default one) and `ncpus` workers (the
+/// configuration wins).
 inline int start_with_policy(starpu_sched_policy* p, int ncpus) {
     starpu_conf conf;
     starpu_conf_init(&conf);
