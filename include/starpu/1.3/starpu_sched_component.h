@@ -195,7 +195,8 @@ double starpu_sched_component_estimated_end_average(struct starpu_sched_componen
 /* ---- queues ------------------------------------------------------------------------------- */
 
 /** Bounds of a fifo or prio component: at most ntasks_threshold tasks and exp_len_threshold µs of
- * predicted work (0: no bound); `ready` is accepted (every task's data is always ready here). */
+ * predicted work (0: no bound; an empty queue takes a task longer than exp_len_threshold, where
+ * StarPU would refuse it for ever); `ready` is accepted (every task's data is always ready here). */
 struct starpu_sched_component_fifo_data {
     unsigned ntasks_threshold;
     double exp_len_threshold;
