@@ -127,7 +127,6 @@ struct data {
     std::unique_ptr<void*[]> copies;       ///< per worker: an interface on its private memory
     std::size_t redux_reserved = 0;        ///< memory limit held for the open phase's copies
     int redux_copies = 0;                  ///< copies reserved for (at most one per worker)
-    bool reduce_init_main = false;         ///< the reduction starts by init'ing the data itself
     // Commute accesses: the open group (referenced), ordered after what came before.
     std::vector<task*> commute_group;
 

@@ -22,6 +22,7 @@
 /// access that is not commute closes the group with an empty internal task after every member,
 /// which becomes the last writer.
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -55,9 +56,17 @@ void free_copy(data* d, void* c) noexcept {
 }
 
 /// The reduction task's function: folds every worker's copy into the data (buffers[0]).
+/// Whether the data starts from init travels with each reduction task, in its argument's low bit
+/// (a handle is at least 8-byte aligned): a later phase may close, on the submitting thread,
+/// while this reduction runs.
+void* reduce_arg(data* d, bool init_main) noexcept {
+    return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(d) | (init_main ? 1u : 0u));
+}
+
 void reduce(void** buffers, void* arg) {
-    auto* d = static_cast<data*>(arg);
-    if (d->reduce_init_main) {
+    const auto bits = reinterpret_cast<std::uintptr_t>(arg);
+    auto* d = reinterpret_cast<data*>(bits & ~std::uintptr_t{1});
+    if ((bits & 1u) != 0) {
         void* b[1] = {buffers[0]};  // no value before the phase: start from the neutral one
         d->init_fn(b, d->init_arg);
     }
@@ -88,14 +97,13 @@ task* close_phases(data* d, unsigned mode) noexcept {
     if (!d->redux_tasks.empty() && (mode & access_redux) == 0) {
         task* r = make_internal("reduction");
         r->fn = &reduce;
-        r->cl_arg = d;
+        r->cl_arg = reduce_arg(d, d->fresh);
         r->bufs[0] = {d, access_rw};
         r->nbuffers = 1;
         ++d->users;
         r->mem_reserved = d->redux_reserved;  // given back once the copies are freed
         d->redux_reserved = 0;
         d->redux_copies = 0;
-        d->reduce_init_main = d->fresh;
         d->fresh = false;
         after_all(d->redux_tasks, r);
         infer_write(d, r, true);

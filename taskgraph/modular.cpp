@@ -21,15 +21,6 @@ int no_current_worker() { return -1; }
 
 double zero_transfer(const task* /*t*/, int /*worker*/) { return 0.0; }
 
-/// Per-thread xorshift: random draws without a shared state.
-double uniform01() noexcept {
-    thread_local std::uint64_t s = 0x9e3779b97f4a7c15ull ^ reinterpret_cast<std::uintptr_t>(&s);
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return static_cast<double>(s >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /// Chooses a child at random, in proportion to its worker's speed. Holds nothing.
 class random_switch final : public component {
 public:
@@ -391,6 +382,17 @@ std::vector<component*> as_components(const std::vector<Q*>& qs) {
     return {qs.begin(), qs.end()};
 }
 
+}  // namespace
+
+/// Per-thread xorshift: random draws without a shared state.
+double uniform01() noexcept {
+    thread_local std::uint64_t s = 0x9e3779b97f4a7c15ull ^ reinterpret_cast<std::uintptr_t>(&s);
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return static_cast<double>(s >> 11) * (1.0 / 9007199254740992.0);
+}
+
 /// STARPU_SCHED_ALPHA / STARPU_SCHED_BETA (StarPU's dmda weights), 1 by default.
 double weight(const char* var) noexcept {
     const char* s = std::getenv(var);
@@ -405,8 +407,6 @@ double weight(const char* var) noexcept {
     }
     return v;
 }
-
-}  // namespace
 
 std::unique_ptr<tree_policy> make_heft_tree(const policy_context& ctx, const heft_options& o) {
     auto root = [&](const auto& qs) { return std::make_unique<heft_switch>(as_components(qs), ctx, o); };

@@ -205,6 +205,12 @@ struct heft_options {
     long queue_limit = 0;     ///< bound of each worker's queue (0: none)
 };
 
+/// A uniform draw in [0, 1) from a per-thread generator (no shared state).
+double uniform01() noexcept;
+/// A non-negative weight from environment variable `var` (STARPU_SCHED_ALPHA...); 1 when unset,
+/// and 1 with a warning when malformed.
+double weight(const char* var) noexcept;
+
 /// The policies' trees, also for tests that drive a tree directly.
 std::unique_ptr<tree_policy> make_heft_tree(const policy_context& ctx, const heft_options& o);
 

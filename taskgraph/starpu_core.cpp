@@ -128,6 +128,19 @@ int starpu_worker_get_count_by_type(enum starpu_worker_archtype type) {
 
 int starpu_worker_get_id(void) { return current_worker(); }
 
+unsigned starpu_worker_get_id_check(void) {
+    const int w = current_worker();
+    if (w < 0) {
+        starpu::fatal("starpu_worker_get_id_check", "not called by a worker");
+    }
+    return static_cast<unsigned>(w);
+}
+
+unsigned starpu_worker_get_memory_node(unsigned /*workerid*/) { return STARPU_MAIN_RAM; }
+void starpu_worker_relax_on(void) {}
+void starpu_worker_relax_off(void) {}
+int starpu_worker_get_relax_state(void) { return 1; }
+
 enum starpu_worker_archtype starpu_worker_get_type(int /*id*/) { return STARPU_CPU_WORKER; }
 
 void starpu_worker_get_name(int id, char* dst, size_t maxlen) {

@@ -94,6 +94,20 @@ unsigned shadow_of(const starpu_data_filter* f, std::uint32_t n) noexcept {
     return static_cast<unsigned>(shadow);
 }
 
+/// Rows [first, first + n) of a CSR or BCSR father: the child's index arrays point into the
+/// father's, its values start at its first entry; firstentry stays in the father's numbering.
+template <class I>
+void sparse_rows(const I* fa, I* ch, std::size_t first, std::uint32_t n, std::size_t block_elems) noexcept {
+    const std::uint32_t start = fa->rowptr[first] - fa->firstentry;   // the child's first entry
+    const std::uint32_t end = fa->rowptr[first + n] - fa->firstentry;  // one past its last
+    ch->nrow = n;
+    ch->nnz = end - start;
+    ch->firstentry = fa->firstentry + start;
+    ch->rowptr = fa->rowptr + first;
+    ch->colind = fa->colind + start;
+    ch->nzval = fa->nzval + static_cast<std::size_t>(start) * block_elems * fa->elemsize;
+}
+
 void matrix_allocsize(starpu_matrix_interface* m) noexcept {
     m->allocsize = m->ny == 0 ? 0 : (static_cast<std::size_t>(m->ld) * (m->ny - 1) + m->nx) * m->elemsize;
 }
@@ -326,6 +340,41 @@ void starpu_block_filter_depth_block(void* father_interface, void* child_interfa
     auto* fa = static_cast<starpu_block_interface*>(father_interface);
     cut(father_interface, child_interface, &starpu_block_interface::nz, 0, fa->ldz, id, nparts,
         "starpu_block_filter_depth_block");
+}
+
+void starpu_vector_filter_divide_in_2(void* father_interface, void* child_interface, struct starpu_data_filter* f,
+                                     unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_vector_interface*>(father_interface);
+    auto* ch = static_cast<starpu_vector_interface*>(child_interface);
+    if (nparts != 2) {
+        starpu::fatal("starpu_vector_filter_divide_in_2", "the filter makes exactly 2 parts (nchildren must be 2)");
+    }
+    if (f->filter_arg >= fa->nx) {
+        starpu::fatal("starpu_vector_filter_divide_in_2", "the first part (filter_arg) must be shorter than the vector");
+    }
+    const std::uint32_t first_len = f->filter_arg;  // the first part's length; the second has the rest
+    ch->nx = id == 0 ? first_len : fa->nx - first_len;
+    shift(fa, ch, id == 0 ? 0 : static_cast<std::size_t>(first_len) * fa->elemsize);
+    ch->allocsize = ch->nx * ch->elemsize;
+}
+
+void starpu_csr_filter_vertical_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                                      unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_csr_interface*>(father_interface);
+    std::uint32_t n = 0;
+    std::size_t first = 0;
+    chunk(fa->nrow, nparts, id, &n, &first, "starpu_csr_filter_vertical_block");
+    sparse_rows(fa, static_cast<starpu_csr_interface*>(child_interface), first, n, 1);
+}
+
+void starpu_bcsr_filter_vertical_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                                       unsigned id, unsigned nparts) {
+    auto* fa = static_cast<starpu_bcsr_interface*>(father_interface);
+    auto* ch = static_cast<starpu_bcsr_interface*>(child_interface);
+    std::uint32_t n = 0;
+    std::size_t first = 0;
+    chunk(fa->nrow, nparts, id, &n, &first, "starpu_bcsr_filter_vertical_block");
+    sparse_rows(fa, ch, first, n, static_cast<std::size_t>(fa->r) * fa->c);
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 
 struct starpu_task;
 struct starpu_sched_policy;
+struct starpu_data_interface_ops;
 
 namespace mpc::tg::starpu {
 
@@ -30,6 +31,8 @@ starpu_sched_policy* user_policy() noexcept;
 /// The policy table entry for an application's policy, to pass in config::custom_policy;
 /// -EINVAL (logged) for a policy without push_task.
 int user_policy_entry(starpu_sched_policy* ops, const policy_entry** out) noexcept;
+/// The ops table of a built-in interface id (starpu_interface_*_ops), or nullptr.
+starpu_data_interface_ops* builtin_ops(int id) noexcept;
 /// The workers of the application's policy's context (known from its init_sched on, before
 /// the runtime counts as running).
 int policy_workers() noexcept;

@@ -197,7 +197,7 @@ int starpu_data_interface_get_next_id(void) { return g_next_interface_id.fetch_a
 struct starpu_data_interface_ops* starpu_data_get_interface_ops(starpu_data_handle_t handle) {
     // A custom handle's interface_ops carry the application's table as their context.
     if (!is_custom(handle)) {
-        return nullptr;
+        return mpc::tg::starpu::builtin_ops(starpu_data_get_interface_id(handle));
     }
     return const_cast<starpu_data_interface_ops*>(ops_of(interface_ops_of(core(handle))->ctx));
 }

@@ -230,6 +230,9 @@ void starpu_task_init(struct starpu_task* task) {
     task->detach = 1;
     task->priority = STARPU_DEFAULT_PRIO;
     task->magic = starpu::task_magic;
+    task->predicted = NAN;
+    task->predicted_transfer = NAN;
+    task->predicted_start = NAN;
 }
 
 struct starpu_task* starpu_task_create(void) {

@@ -14,6 +14,9 @@
 
 #include "starpu_config.h"
 #include "starpu_util.h"
+#include "starpu_thread.h"
+#include "starpu_thread_util.h"
+#include "starpu_bitmap.h"
 #include "starpu_data.h"
 #include "starpu_data_interfaces.h"
 #include "starpu_data_filters.h"

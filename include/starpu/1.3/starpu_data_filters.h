@@ -77,6 +77,18 @@ void starpu_vector_filter_list(void *father_interface, void *child_interface, st
                                unsigned id, unsigned nparts);
 void starpu_vector_filter_list_long(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                     unsigned id, unsigned nparts);
+/** Vector into 2 parts: the first filter_arg elements, and the rest (nchildren must be 2). */
+void starpu_vector_filter_divide_in_2(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                      unsigned id, unsigned nparts);
+/** CSR matrix into blocks of rows (as equal as possible, the first ones one row larger): each
+ * child's rowptr and colind point into the father's arrays, its nzval at its first entry, and its
+ * firstentry is its first entry's index in the father's numbering. */
+void starpu_csr_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                      unsigned id, unsigned nparts);
+/** BCSR matrix into blocks of block rows (as equal as possible, the first ones one larger), the
+ * children's arrays pointing into the father's as with CSR. */
+void starpu_bcsr_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                       unsigned id, unsigned nparts);
 /** Matrix into blocks along x (the contiguous dimension: nx / nparts by ny). */
 void starpu_matrix_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                 unsigned id, unsigned nparts);

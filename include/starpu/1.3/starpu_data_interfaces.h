@@ -81,7 +81,8 @@ struct starpu_multiformat_data_interface_ops;
  * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr),
  * footprint (mixed into the data footprint of the tasks' performance models), copy_methods
  * (ram_to_ram, else any_to_any) and compare (starpu_data_cpy). The others are accepted and not
- * used yet (display, describe, alloc_footprint, alloc_compare, get_mf_ops). */
+ * called by the runtime (display, describe: for the program's own use; alloc_footprint,
+ * alloc_compare, get_mf_ops). */
 struct starpu_data_interface_ops {
     void (*register_data_handle)(starpu_data_handle_t handle, unsigned home_node, void *data_interface);
     void (*unregister_data_handle)(starpu_data_handle_t handle);
@@ -125,8 +126,20 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node);
 /** A new id for a custom interface (STARPU_MAX_INTERFACE_ID, then up). */
 int starpu_data_interface_get_next_id(void);
-/** The ops of a custom handle (NULL for the built-in interfaces). */
+/** The ops of a handle: the application's table for a custom interface, else the built-in
+ * interface's (below). */
 struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle);
+/** The built-in interfaces' tables: interfaceid, interface_size, name, get_size, footprint (a hash
+ * of the shape), compare (same shape), to_pointer, handle_to_pointer, pack_data / unpack_data,
+ * describe and display as StarPU writes them. The registration and memory methods are NULL
+ * (register built-in data with its starpu_*_data_register call). */
+extern struct starpu_data_interface_ops starpu_interface_variable_ops;
+extern struct starpu_data_interface_ops starpu_interface_vector_ops;
+extern struct starpu_data_interface_ops starpu_interface_matrix_ops;
+extern struct starpu_data_interface_ops starpu_interface_block_ops;
+extern struct starpu_data_interface_ops starpu_interface_csr_ops;
+extern struct starpu_data_interface_ops starpu_interface_bcsr_ops;
+extern struct starpu_data_interface_ops starpu_interface_coo_ops;
 /** Bytes of data the handle describes. */
 size_t starpu_data_get_size(starpu_data_handle_t handle);
 /** The data's pointer in main memory (custom interfaces: to_pointer or handle_to_pointer). */

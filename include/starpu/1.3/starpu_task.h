@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,6 +106,13 @@ struct starpu_task {
      * while it holds the task. */
     struct starpu_task *prev;
     struct starpu_task *next;
+    /** Expected duration and data-transfer time in µs, written by scheduling components
+     * (starpu_sched_component.h) when they place the task; NAN when unknown. */
+    double predicted;
+    double predicted_transfer;
+    double predicted_start;
+    /** 1 once a scheduler asked for the task's data to be prefetched (nothing to fetch here). */
+    unsigned char prefetched;
     /** The runtime's record of the task. */
     void *starpu_private;
 };
@@ -115,6 +123,7 @@ struct starpu_task {
         .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, .cl_arg_free = 0,                    \
         .callback_arg_free = 0, .use_tag = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1,          \
         .destroy = 0, .execute_on_a_specific_worker = 0, .workerid = 0, .priority = 0, .magic = 42,               \
+        .predicted = NAN, .predicted_transfer = NAN, .predicted_start = NAN, .prefetched = 0,                \
         .starpu_private = NULL                                                                               \
     }
 

@@ -75,6 +75,15 @@ unsigned starpu_opencl_worker_get_count(void);
 int starpu_worker_get_count_by_type(enum starpu_worker_archtype type);
 /** The calling worker's id, or -1 outside a worker. */
 int starpu_worker_get_id(void);
+/** starpu_worker_get_id() for a caller that must be a worker: stops the program otherwise. */
+unsigned starpu_worker_get_id_check(void);
+/** The memory node of a worker: STARPU_MAIN_RAM (0) for every worker. */
+unsigned starpu_worker_get_memory_node(unsigned workerid);
+/** A worker's relaxed state (StarPU lets a worker blocked on a lock be signalled meanwhile):
+ * nothing to do here; the state reads 1. */
+void starpu_worker_relax_on(void);
+void starpu_worker_relax_off(void);
+int starpu_worker_get_relax_state(void);
 enum starpu_worker_archtype starpu_worker_get_type(int id);
 /** "CPU <id>" (with the VP it runs on), truncated to maxlen. */
 void starpu_worker_get_name(int id, char *dst, size_t maxlen);

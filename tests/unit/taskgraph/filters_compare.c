@@ -30,6 +30,33 @@ int main(void) {
 	void (*bf[])(void *, void *, struct starpu_data_filter *, unsigned, unsigned) = {starpu_block_filter_block, starpu_block_filter_vertical_block, starpu_block_filter_depth_block, starpu_block_filter_block_shadow, starpu_block_filter_vertical_block_shadow, starpu_block_filter_depth_block_shadow};
 	f.nchildren = 2;
 	for (int k = 0; k < 6; k++) { f.filter_func = bf[k]; starpu_data_partition(hb, &f); show(hb, "b", 2, (uintptr_t)b, 4); }
+	f.filter_func = starpu_vector_filter_divide_in_2; f.nchildren = 2;
+	for (unsigned first = 0; first <= 22; first += 11) { f.filter_arg = first; starpu_data_partition(hv, &f); show(hv, "vhalf", 0, (uintptr_t)v, 8); }
+	/* CSR: 7 rows with 0..3 entries; BCSR: 5 block rows of 2 x 3 blocks */
+	static uint32_t rowptr[] = {0, 2, 2, 5, 6, 9, 10, 12}, colind[12];
+	static double nz[12 * 6];
+	starpu_data_handle_t hc, hbc;
+	starpu_csr_data_register(&hc, 0, 12, 7, (uintptr_t)nz, colind, rowptr, 0, 8);
+	f.filter_func = starpu_csr_filter_vertical_block;
+	for (unsigned n = 2; n <= 4; n++) {
+		f.nchildren = n; starpu_data_partition(hc, &f);
+		for (int i = 0; i < starpu_data_get_nb_children(hc); i++) {
+			starpu_data_handle_t c = starpu_data_get_child(hc, i);
+			printf("csr %u %d nnz=%u nrow=%u first=%u row=%td col=%td val=%zu\n", n, i, starpu_csr_get_nnz(c), starpu_csr_get_nrow(c), starpu_csr_get_firstentry(c), starpu_csr_get_local_rowptr(c) - rowptr, starpu_csr_get_local_colind(c) - colind, (starpu_csr_get_local_nzval(c) - (uintptr_t)nz) / 8);
+		}
+		starpu_data_unpartition(hc, STARPU_MAIN_RAM);
+	}
+	starpu_bcsr_data_register(&hbc, 0, 10, 5, (uintptr_t)nz, colind, rowptr, 0, 2, 3, 8);
+	f.filter_func = starpu_bcsr_filter_vertical_block;
+	for (unsigned n = 2; n <= 3; n++) {
+		f.nchildren = n; starpu_data_partition(hbc, &f);
+		for (int i = 0; i < starpu_data_get_nb_children(hbc); i++) {
+			starpu_data_handle_t c = starpu_data_get_child(hbc, i);
+			printf("bcsr %u %d nnz=%u nrow=%u first=%u row=%td col=%td val=%zu r=%u c=%u\n", n, i, starpu_bcsr_get_nnz(c), starpu_bcsr_get_nrow(c), starpu_bcsr_get_firstentry(c), starpu_bcsr_get_local_rowptr(c) - rowptr, starpu_bcsr_get_local_colind(c) - colind, (starpu_bcsr_get_local_nzval(c) - (uintptr_t)nz) / 8, starpu_bcsr_get_r(c), starpu_bcsr_get_c(c));
+		}
+		starpu_data_unpartition(hbc, STARPU_MAIN_RAM);
+	}
+	starpu_data_unregister(hc); starpu_data_unregister(hbc);
 	starpu_data_unregister(hv); starpu_data_unregister(hm); starpu_data_unregister(hb);
 	starpu_shutdown(); return 0;
 }

@@ -1,6 +1,7 @@
 /* Prints the values of the StarPU constants and the interface layouts that MPC declares, so that
  * compare_constants.sh can compare them with Debian's StarPU 1.3 (built from this same file). */
 #include <starpu.h>
+#include <starpu_sched_component.h>
 #include <stddef.h>
 
 int main(void)
@@ -194,5 +195,70 @@ int main(void)
 	printf("offsetof(starpu_data_copy_methods, mic_to_ram_async) %zu\n", offsetof(struct starpu_data_copy_methods, mic_to_ram_async));
 	printf("offsetof(starpu_data_copy_methods, any_to_any) %zu\n", offsetof(struct starpu_data_copy_methods, any_to_any));
 	printf("sizeof(starpu_data_copy_methods) %zu\n", sizeof(struct starpu_data_copy_methods));
+	/* Modular schedulers (starpu_sched_component.h). */
+	printf("STARPU_SCHED_COMPONENT_HOMOGENEOUS %lld\n", (long long)(STARPU_SCHED_COMPONENT_HOMOGENEOUS));
+	printf("STARPU_SCHED_COMPONENT_SINGLE_MEMORY_NODE %lld\n", (long long)(STARPU_SCHED_COMPONENT_SINGLE_MEMORY_NODE));
+	printf("STARPU_SCHED_SIMPLE_DECIDE_MASK %lld\n", (long long)(STARPU_SCHED_SIMPLE_DECIDE_MASK));
+	printf("STARPU_SCHED_SIMPLE_DECIDE_WORKERS %lld\n", (long long)(STARPU_SCHED_SIMPLE_DECIDE_WORKERS));
+	printf("STARPU_SCHED_SIMPLE_DECIDE_MEMNODES %lld\n", (long long)(STARPU_SCHED_SIMPLE_DECIDE_MEMNODES));
+	printf("STARPU_SCHED_SIMPLE_DECIDE_ARCHS %lld\n", (long long)(STARPU_SCHED_SIMPLE_DECIDE_ARCHS));
+	printf("STARPU_SCHED_SIMPLE_DECIDE_ALWAYS %lld\n", (long long)(STARPU_SCHED_SIMPLE_DECIDE_ALWAYS));
+	printf("STARPU_SCHED_SIMPLE_PERFMODEL %lld\n", (long long)(STARPU_SCHED_SIMPLE_PERFMODEL));
+	printf("STARPU_SCHED_SIMPLE_IMPL %lld\n", (long long)(STARPU_SCHED_SIMPLE_IMPL));
+	printf("STARPU_SCHED_SIMPLE_FIFO_ABOVE %lld\n", (long long)(STARPU_SCHED_SIMPLE_FIFO_ABOVE));
+	printf("STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO %lld\n", (long long)(STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO));
+	printf("STARPU_SCHED_SIMPLE_FIFOS_BELOW %lld\n", (long long)(STARPU_SCHED_SIMPLE_FIFOS_BELOW));
+	printf("STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO %lld\n", (long long)(STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO));
+	printf("STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY %lld\n", (long long)(STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY));
+	printf("STARPU_SCHED_SIMPLE_WS_BELOW %lld\n", (long long)(STARPU_SCHED_SIMPLE_WS_BELOW));
+	printf("STARPU_SCHED_SIMPLE_COMBINED_WORKERS %lld\n", (long long)(STARPU_SCHED_SIMPLE_COMBINED_WORKERS));
+	printf("STARPU_SCHED_SIMPLE_PRE_DECISION %lld\n", (long long)(STARPU_SCHED_SIMPLE_PRE_DECISION));
+	printf("offsetof(starpu_sched_component, tree) %zu\n", offsetof(struct starpu_sched_component, tree));
+	printf("offsetof(starpu_sched_component, workers) %zu\n", offsetof(struct starpu_sched_component, workers));
+	printf("offsetof(starpu_sched_component, workers_in_ctx) %zu\n", offsetof(struct starpu_sched_component, workers_in_ctx));
+	printf("offsetof(starpu_sched_component, data) %zu\n", offsetof(struct starpu_sched_component, data));
+	printf("offsetof(starpu_sched_component, name) %zu\n", offsetof(struct starpu_sched_component, name));
+	printf("offsetof(starpu_sched_component, nchildren) %zu\n", offsetof(struct starpu_sched_component, nchildren));
+	printf("offsetof(starpu_sched_component, children) %zu\n", offsetof(struct starpu_sched_component, children));
+	printf("offsetof(starpu_sched_component, nparents) %zu\n", offsetof(struct starpu_sched_component, nparents));
+	printf("offsetof(starpu_sched_component, parents) %zu\n", offsetof(struct starpu_sched_component, parents));
+	printf("offsetof(starpu_sched_component, add_child) %zu\n", offsetof(struct starpu_sched_component, add_child));
+	printf("offsetof(starpu_sched_component, remove_child) %zu\n", offsetof(struct starpu_sched_component, remove_child));
+	printf("offsetof(starpu_sched_component, add_parent) %zu\n", offsetof(struct starpu_sched_component, add_parent));
+	printf("offsetof(starpu_sched_component, remove_parent) %zu\n", offsetof(struct starpu_sched_component, remove_parent));
+	printf("offsetof(starpu_sched_component, push_task) %zu\n", offsetof(struct starpu_sched_component, push_task));
+	printf("offsetof(starpu_sched_component, pull_task) %zu\n", offsetof(struct starpu_sched_component, pull_task));
+	printf("offsetof(starpu_sched_component, can_push) %zu\n", offsetof(struct starpu_sched_component, can_push));
+	printf("offsetof(starpu_sched_component, can_pull) %zu\n", offsetof(struct starpu_sched_component, can_pull));
+	printf("offsetof(starpu_sched_component, notify) %zu\n", offsetof(struct starpu_sched_component, notify));
+	printf("offsetof(starpu_sched_component, estimated_load) %zu\n", offsetof(struct starpu_sched_component, estimated_load));
+	printf("offsetof(starpu_sched_component, estimated_end) %zu\n", offsetof(struct starpu_sched_component, estimated_end));
+	printf("offsetof(starpu_sched_component, deinit_data) %zu\n", offsetof(struct starpu_sched_component, deinit_data));
+	printf("offsetof(starpu_sched_component, notify_change_workers) %zu\n", offsetof(struct starpu_sched_component, notify_change_workers));
+	printf("offsetof(starpu_sched_component, properties) %zu\n", offsetof(struct starpu_sched_component, properties));
+	printf("offsetof(starpu_sched_component, obj) %zu\n", offsetof(struct starpu_sched_component, obj));
+	printf("sizeof(starpu_sched_component) %zu\n", sizeof(struct starpu_sched_component));
+	printf("offsetof(starpu_sched_tree, root) %zu\n", offsetof(struct starpu_sched_tree, root));
+	printf("offsetof(starpu_sched_tree, workers) %zu\n", offsetof(struct starpu_sched_tree, workers));
+	printf("offsetof(starpu_sched_tree, sched_ctx_id) %zu\n", offsetof(struct starpu_sched_tree, sched_ctx_id));
+	printf("offsetof(starpu_sched_tree, lock) %zu\n", offsetof(struct starpu_sched_tree, lock));
+	printf("sizeof(starpu_sched_tree) %zu\n", sizeof(struct starpu_sched_tree));
+	printf("offsetof(starpu_sched_component_fifo_data, ntasks_threshold) %zu\n", offsetof(struct starpu_sched_component_fifo_data, ntasks_threshold));
+	printf("offsetof(starpu_sched_component_fifo_data, exp_len_threshold) %zu\n", offsetof(struct starpu_sched_component_fifo_data, exp_len_threshold));
+	printf("offsetof(starpu_sched_component_fifo_data, ready) %zu\n", offsetof(struct starpu_sched_component_fifo_data, ready));
+	printf("sizeof(starpu_sched_component_fifo_data) %zu\n", sizeof(struct starpu_sched_component_fifo_data));
+	printf("offsetof(starpu_sched_component_prio_data, ntasks_threshold) %zu\n", offsetof(struct starpu_sched_component_prio_data, ntasks_threshold));
+	printf("offsetof(starpu_sched_component_prio_data, exp_len_threshold) %zu\n", offsetof(struct starpu_sched_component_prio_data, exp_len_threshold));
+	printf("offsetof(starpu_sched_component_prio_data, ready) %zu\n", offsetof(struct starpu_sched_component_prio_data, ready));
+	printf("sizeof(starpu_sched_component_prio_data) %zu\n", sizeof(struct starpu_sched_component_prio_data));
+	printf("offsetof(starpu_sched_component_mct_data, alpha) %zu\n", offsetof(struct starpu_sched_component_mct_data, alpha));
+	printf("offsetof(starpu_sched_component_mct_data, beta) %zu\n", offsetof(struct starpu_sched_component_mct_data, beta));
+	printf("offsetof(starpu_sched_component_mct_data, _gamma) %zu\n", offsetof(struct starpu_sched_component_mct_data, _gamma));
+	printf("offsetof(starpu_sched_component_mct_data, idle_power) %zu\n", offsetof(struct starpu_sched_component_mct_data, idle_power));
+	printf("sizeof(starpu_sched_component_mct_data) %zu\n", sizeof(struct starpu_sched_component_mct_data));
+	printf("offsetof(starpu_sched_component_perfmodel_select_data, calibrator_component) %zu\n", offsetof(struct starpu_sched_component_perfmodel_select_data, calibrator_component));
+	printf("offsetof(starpu_sched_component_perfmodel_select_data, no_perfmodel_component) %zu\n", offsetof(struct starpu_sched_component_perfmodel_select_data, no_perfmodel_component));
+	printf("offsetof(starpu_sched_component_perfmodel_select_data, perfmodel_component) %zu\n", offsetof(struct starpu_sched_component_perfmodel_select_data, perfmodel_component));
+	printf("sizeof(starpu_sched_component_perfmodel_select_data) %zu\n", sizeof(struct starpu_sched_component_perfmodel_select_data));
 	return 0;
 }

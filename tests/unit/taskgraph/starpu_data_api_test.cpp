@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "starpu_fixture.hpp"
@@ -503,6 +505,64 @@ TEST(StarPUDataEnv, MemoryLimitFromEnvironment) {
     ASSERT_EQ(setenv("STARPU_LIMIT_CPU_MEM", "lots", 1), 0);
     EXPECT_EQ(starpu_init(&conf), -EINVAL) << "a malformed limit is refused";
     unsetenv("STARPU_LIMIT_CPU_MEM");
+}
+
+}  // namespace
+
+namespace {
+
+// The built-in interfaces' ops tables through starpu_data_get_interface_ops: the exported table,
+// describe and display, shape footprints and compare, the pointer, pack/unpack through the table.
+TEST(StarPUBuiltinOps, TablesDescribeAndPack) {
+    ASSERT_EQ(mpc::test::start_with_policy(nullptr, 1), 0);  // the default policy, one worker
+    double a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, b[12] = {};
+    starpu_data_handle_t va, vb, vc, m;
+    starpu_vector_data_register(&va, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), 12, sizeof(double));
+    starpu_vector_data_register(&vb, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(b), 12, sizeof(double));
+    starpu_vector_data_register(&vc, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(b), 11, sizeof(double));
+    starpu_matrix_data_register(&m, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), 4, 3, 3, sizeof(double));
+    starpu_data_interface_ops* o = starpu_data_get_interface_ops(va);
+    ASSERT_EQ(o, &starpu_interface_vector_ops);
+    EXPECT_EQ(starpu_data_get_interface_ops(m), &starpu_interface_matrix_ops);
+    EXPECT_EQ(o->interfaceid, STARPU_VECTOR_INTERFACE_ID);
+    EXPECT_EQ(o->interface_size, sizeof(starpu_vector_interface));
+    EXPECT_STREQ(o->name, "STARPU_VECTOR_INTERFACE");
+    EXPECT_EQ(o->get_size(va), 12 * sizeof(double));
+    char buf[32];
+    void* ia = starpu_data_get_interface_on_node(va, STARPU_MAIN_RAM);
+    EXPECT_EQ(o->describe(ia, buf, sizeof buf), 5);
+    EXPECT_STREQ(buf, "V12x8");
+    EXPECT_EQ(o->describe(ia, buf, 3), 5);  // snprintf's answer: the whole length, truncated text
+    EXPECT_STREQ(buf, "V1");
+    starpu_data_interface_ops* om = starpu_data_get_interface_ops(m);
+    om->describe(starpu_data_get_interface_on_node(m, STARPU_MAIN_RAM), buf, sizeof buf);
+    EXPECT_STREQ(buf, "M3x3x8");
+    EXPECT_EQ(o->footprint(va), o->footprint(vb));
+    EXPECT_NE(o->footprint(va), o->footprint(vc));
+    EXPECT_EQ(o->compare(ia, starpu_data_get_interface_on_node(vb, STARPU_MAIN_RAM)), 1);
+    EXPECT_EQ(o->compare(ia, starpu_data_get_interface_on_node(vc, STARPU_MAIN_RAM)), 0);
+    EXPECT_EQ(o->to_pointer(ia, STARPU_MAIN_RAM), a);
+    EXPECT_EQ(o->to_pointer(ia, 1), nullptr);
+    char* text = nullptr;
+    size_t len = 0;
+    FILE* f = open_memstream(&text, &len);
+    ASSERT_NE(f, nullptr);
+    om->display(m, f);
+    std::fclose(f);
+    EXPECT_STREQ(text, "3\t3\t");
+    std::free(text);
+    void* packed = nullptr;
+    starpu_ssize_t count = 0;
+    ASSERT_EQ(o->pack_data(va, STARPU_MAIN_RAM, &packed, &count), 0);
+    EXPECT_EQ(count, static_cast<starpu_ssize_t>(12 * sizeof(double)));
+    ASSERT_EQ(o->unpack_data(vb, STARPU_MAIN_RAM, packed, static_cast<size_t>(count)), 0);  // frees packed
+    EXPECT_EQ(std::memcmp(a, b, sizeof a), 0);
+    EXPECT_EQ(o->pack_data(va, 1, &packed, &count), -ENODEV);
+    EXPECT_EQ(starpu_interface_csr_ops.display, nullptr);  // as in StarPU 1.3.10
+    for (starpu_data_handle_t h : {va, vb, vc, m}) {
+        starpu_data_unregister(h);
+    }
+    starpu_shutdown();
 }
 
 }  // namespace

@@ -22,6 +22,17 @@ protected:
     }
 };
 
+/// starpu_init with an application's policy (nullptr: the default one) and `ncpus` workers (the
+/// configuration wins).
+inline int start_with_policy(starpu_sched_policy* p, int ncpus) {
+    starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.ncpus = ncpus;
+    conf.precedence_over_environment_variables = 1;
+    conf.sched_policy = p;
+    return starpu_init(&conf);
+}
+
 /// The data footprint starpu_task_data_footprint gives a one-buffer task reading h.
 inline uint32_t read_footprint(starpu_data_handle_t h) {
     starpu_codelet cl{};

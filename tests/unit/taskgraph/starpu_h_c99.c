@@ -1,6 +1,7 @@
 /* MPC's <starpu.h> compiles as strict C99 (-std=c99 -pedantic -Werror), and a minimal program
  * written against it runs: a synchronous task built with STARPU_TASK_INITIALIZER. */
 #include <starpu.h>
+#include <starpu/1.3/starpu_sched_component.h>
 
 static void set_one(void *buffers[], void *cl_arg)
 {

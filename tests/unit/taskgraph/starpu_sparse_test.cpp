@@ -282,6 +282,103 @@ TEST_F(StarPUSparse, CopyBcsrAndCoo) {
     }
 }
 
+// y = A x with A (CSR, 7 rows) cut into 3 blocks of rows by starpu_csr_filter_vertical_block and y
+// cut alike by starpu_vector_filter_block: one task per block, each reading its rows through the
+// CSR macros (values at rowptr[i] - firstentry), checked against the dense product; then the
+// same vector cut by starpu_vector_filter_divide_in_2 and scaled part by part.
+const double g_x[5] = {1, -2, 3, 0.5, 4};
+
+void csr_rows_spmv(void** buffers, void*) {
+    const double* x = g_x;
+    const auto* val = reinterpret_cast<const double*>(STARPU_CSR_GET_NZVAL(buffers[0]));
+    const uint32_t* col = STARPU_CSR_GET_COLIND(buffers[0]);
+    const uint32_t* row = STARPU_CSR_GET_ROWPTR(buffers[0]);
+    const uint32_t first = STARPU_CSR_GET_FIRSTENTRY(buffers[0]);
+    auto* y = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    ASSERT_EQ(STARPU_VECTOR_GET_NX(buffers[1]), STARPU_CSR_GET_NROW(buffers[0]));
+    for (uint32_t i = 0; i < STARPU_CSR_GET_NROW(buffers[0]); ++i) {
+        double s = 0;
+        for (uint32_t k = row[i]; k < row[i + 1]; ++k) {
+            s += val[k - row[0]] * x[col[k - first]];
+        }
+        y[i] = s;
+    }
+}
+
+void scale_vector(void** buffers, void* cl_arg) {
+    auto* v = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    double f = 0;
+    starpu_codelet_unpack_args(cl_arg, &f);
+    for (uint32_t i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i) {
+        v[i] *= f;
+    }
+}
+
+TEST_F(StarPUSparse, CsrRowBlocksAndDivideInTwo) {
+    uint32_t rowptr[] = {0, 2, 2, 5, 6, 9, 10, 12};
+    uint32_t colind[] = {0, 3, 1, 2, 4, 0, 1, 3, 4, 2, 0, 4};
+    const double* x = g_x;
+    double nz[12], y[7] = {};
+    for (int k = 0; k < 12; ++k) {
+        nz[k] = k + 1;
+    }
+    starpu_data_handle_t a, hy;
+    starpu_csr_data_register(&a, STARPU_MAIN_RAM, 12, 7, reinterpret_cast<uintptr_t>(nz), colind, rowptr, 0,
+                             sizeof(double));
+    starpu_vector_data_register(&hy, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(y), 7, sizeof(double));
+    starpu_data_filter rows{};
+    rows.filter_func = starpu_csr_filter_vertical_block;
+    rows.nchildren = 3;
+    starpu_data_filter parts{};
+    parts.filter_func = starpu_vector_filter_block;
+    parts.nchildren = 3;
+    starpu_data_partition(a, &rows);
+    starpu_data_partition(hy, &parts);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = csr_rows_spmv;
+    cl.nbuffers = 2;
+    cl.modes[0] = STARPU_R;
+    cl.modes[1] = STARPU_W;
+    for (int b = 0; b < 3; ++b) {
+        ASSERT_EQ(starpu_task_insert(&cl, STARPU_R, starpu_data_get_child(a, b), STARPU_W,
+                                     starpu_data_get_child(hy, b), 0),
+                  0);
+    }
+    starpu_data_unpartition(a, STARPU_MAIN_RAM);
+    starpu_data_unpartition(hy, STARPU_MAIN_RAM);
+    for (int i = 0; i < 7; ++i) {
+        double s = 0;
+        for (uint32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) {
+            s += nz[k] * x[colind[k]];
+        }
+        EXPECT_EQ(y[i], s) << "row " << i;
+    }
+    starpu_data_filter half{};
+    half.filter_func = starpu_vector_filter_divide_in_2;
+    half.nchildren = 2;
+    half.filter_arg = 2;  // y[0..1] and y[2..6]
+    starpu_data_partition(hy, &half);
+    EXPECT_EQ(starpu_vector_get_nx(starpu_data_get_child(hy, 0)), 2u);
+    EXPECT_EQ(starpu_vector_get_nx(starpu_data_get_child(hy, 1)), 5u);
+    starpu_codelet sc{};
+    sc.cpu_funcs[0] = scale_vector;
+    sc.nbuffers = 1;
+    sc.modes[0] = STARPU_RW;
+    double f0 = 10, f1 = -1;
+    ASSERT_EQ(starpu_task_insert(&sc, STARPU_RW, starpu_data_get_child(hy, 0), STARPU_VALUE, &f0, sizeof f0, 0), 0);
+    ASSERT_EQ(starpu_task_insert(&sc, STARPU_RW, starpu_data_get_child(hy, 1), STARPU_VALUE, &f1, sizeof f1, 0), 0);
+    starpu_data_unpartition(hy, STARPU_MAIN_RAM);
+    for (int i = 0; i < 7; ++i) {
+        double s = 0;
+        for (uint32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) {
+            s += nz[k] * x[colind[k]];
+        }
+        EXPECT_EQ(y[i], s * (i < 2 ? 10 : -1)) << "row " << i;
+    }
+    starpu_data_unregister(a);
+    starpu_data_unregister(hy);
+}
+
 TEST(StarPUSparseDeathTest, Misuse) {
     starpu_conf conf;
     starpu_conf_init(&conf);
@@ -301,6 +398,14 @@ TEST(StarPUSparseDeathTest, Misuse) {
     starpu_data_handle_t vec;
     starpu_vector_data_register(&vec, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(v), 4, sizeof(double));
     EXPECT_DEATH(starpu_bcsr_get_r(vec), "starpu_bcsr_get_r");
+    starpu_data_filter half{};
+    half.filter_func = starpu_vector_filter_divide_in_2;
+    half.nchildren = 3;
+    half.filter_arg = 1;
+    EXPECT_DEATH(starpu_data_partition(vec, &half), "exactly 2 parts");
+    half.nchildren = 2;
+    half.filter_arg = 4;
+    EXPECT_DEATH(starpu_data_partition(vec, &half), "must be shorter than the vector");
     starpu_data_unregister(vec);
     starpu_shutdown();
 }

@@ -16,17 +16,11 @@
 #include <vector>
 
 #include "taskgraph/tg.hpp"
+#include "starpu_fixture.hpp"
 
 namespace {
 
-int start_with(starpu_sched_policy* p, int ncpus) {
-    starpu_conf conf;
-    starpu_conf_init(&conf);
-    conf.ncpus = ncpus;
-    conf.precedence_over_environment_variables = 1;
-    conf.sched_policy = p;
-    return starpu_init(&conf);
-}
+int start_with(starpu_sched_policy* p, int ncpus) { return mpc::test::start_with_policy(p, ncpus); }
 
 // ---- a policy without pop_task: round robin over the workers' local queues; pinned tasks ----
 

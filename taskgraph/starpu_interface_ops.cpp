@@ -1,0 +1,173 @@
+/// \file
+/// StarPU 1.3 C API: the built-in interfaces' ops tables (starpu_interface_variable_ops,
+/// _vector_ops, _matrix_ops, _block_ops, _csr_ops, _bcsr_ops, _coo_ops), which
+/// starpu_data_get_interface_ops() gives for a built-in handle. They describe the interfaces to a
+/// program that inspects a handle generically: interfaceid, interface_size, name, get_size,
+/// footprint, compare, to_pointer, handle_to_pointer, pack_data / unpack_data (the runtime's
+/// own, as starpu_data_pack), describe (StarPU's short text: a letter, then the sizes) and
+/// display (StarPU's tab-separated sizes), with the same methods present as in StarPU 1.3.10
+/// (ops_compare.c compares them): CSR and BCSR have no display, CSR and COO no to_pointer. The registration and memory methods stay NULL: the
+/// built-ins are registered with their own starpu_*_data_register calls, and their memory is
+/// the runtime's business (interfaces.cpp).
+
+#include <starpu.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "lib/log.hpp"
+#include "taskgraph/starpu_glue.hpp"
+
+namespace {
+
+/// StarPU's describe texts (checked against Debian's StarPU by ops_compare.c).
+starpu_ssize_t describe_variable(void* i, char* buf, size_t size) {
+    auto* v = static_cast<starpu_variable_interface*>(i);
+    return std::snprintf(buf, size, "v%u", static_cast<unsigned>(v->elemsize));
+}
+starpu_ssize_t describe_vector(void* i, char* buf, size_t size) {
+    auto* v = static_cast<starpu_vector_interface*>(i);
+    return std::snprintf(buf, size, "V%ux%u", v->nx, static_cast<unsigned>(v->elemsize));
+}
+starpu_ssize_t describe_matrix(void* i, char* buf, size_t size) {
+    auto* m = static_cast<starpu_matrix_interface*>(i);
+    return std::snprintf(buf, size, "M%ux%ux%u", m->nx, m->ny, static_cast<unsigned>(m->elemsize));
+}
+starpu_ssize_t describe_block(void* i, char* buf, size_t size) {
+    auto* b = static_cast<starpu_block_interface*>(i);
+    return std::snprintf(buf, size, "B%ux%ux%ux%u", b->nx, b->ny, b->nz, static_cast<unsigned>(b->elemsize));
+}
+starpu_ssize_t describe_csr(void* i, char* buf, size_t size) {
+    auto* c = static_cast<starpu_csr_interface*>(i);
+    return std::snprintf(buf, size, "C%ux%ux%u", c->nnz, c->nrow, static_cast<unsigned>(c->elemsize));
+}
+starpu_ssize_t describe_bcsr(void* i, char* buf, size_t size) {
+    auto* b = static_cast<starpu_bcsr_interface*>(i);
+    return std::snprintf(buf, size, "b%ux%ux%ux%ux%u", b->nnz, b->nrow, b->r, b->c, static_cast<unsigned>(b->elemsize));
+}
+starpu_ssize_t describe_coo(void* i, char* buf, size_t size) {
+    auto* c = static_cast<starpu_coo_interface*>(i);
+    // StarPU 1.3.10 writes COO with the matrix's letter.
+    return std::snprintf(buf, size, "M%ux%ux%ux%u", c->nx, c->ny, c->n_values, static_cast<unsigned>(c->elemsize));
+}
+
+void* iface(starpu_data_handle_t h) { return starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM); }
+
+void display_variable(starpu_data_handle_t h, FILE* f) {
+    std::fprintf(f, "%ld\t", static_cast<long>(static_cast<starpu_variable_interface*>(iface(h))->elemsize));
+}
+void display_vector(starpu_data_handle_t h, FILE* f) {
+    std::fprintf(f, "%u\t", static_cast<starpu_vector_interface*>(iface(h))->nx);
+}
+void display_matrix(starpu_data_handle_t h, FILE* f) {
+    auto* m = static_cast<starpu_matrix_interface*>(iface(h));
+    std::fprintf(f, "%u\t%u\t", m->nx, m->ny);
+}
+void display_block(starpu_data_handle_t h, FILE* f) {
+    auto* b = static_cast<starpu_block_interface*>(iface(h));
+    std::fprintf(f, "%u\t%u\t%u\t", b->nx, b->ny, b->nz);
+}
+void display_coo(starpu_data_handle_t h, FILE* f) {
+    auto* c = static_cast<starpu_coo_interface*>(iface(h));
+    std::fprintf(f, "%u\t%u", c->nx, c->ny);
+}
+
+/// The describe text of an interface, through its table.
+template <starpu_ssize_t (*Describe)(void*, char*, size_t)>
+uint32_t shape_footprint(starpu_data_handle_t h) {
+    char buf[128];
+    Describe(iface(h), buf, sizeof buf);
+    uint32_t x = 2166136261u;  // FNV-1a over the shape text: equal shapes, equal footprints
+    for (const char* p = buf; *p != '\0'; ++p) {
+        x = (x ^ static_cast<unsigned char>(*p)) * 16777619u;
+    }
+    return x;
+}
+
+template <starpu_ssize_t (*Describe)(void*, char*, size_t)>
+int shape_compare(void* a, void* b) {
+    char x[128], y[128];
+    Describe(a, x, sizeof x);
+    Describe(b, y, sizeof y);
+    return std::strcmp(x, y) == 0 ? 1 : 0;
+}
+
+size_t get_size(starpu_data_handle_t h) { return starpu_data_get_size(h); }
+void* handle_to_pointer(starpu_data_handle_t h, unsigned node) { return starpu_data_handle_to_pointer(h, node); }
+
+/// The first field after the id is the data pointer in every dense built-in (StarPU's layouts).
+void* dense_to_pointer(void* i, unsigned node) {
+    return node == STARPU_MAIN_RAM ? reinterpret_cast<void*>(static_cast<starpu_vector_interface*>(i)->ptr) : nullptr;
+}
+void* bcsr_to_pointer(void* i, unsigned node) {
+    return node == STARPU_MAIN_RAM ? reinterpret_cast<void*>(static_cast<starpu_bcsr_interface*>(i)->nzval) : nullptr;
+}
+
+int pack(starpu_data_handle_t h, unsigned node, void** ptr, starpu_ssize_t* count) {
+    return node == STARPU_MAIN_RAM ? starpu_data_pack(h, ptr, count) : -ENODEV;
+}
+int unpack(starpu_data_handle_t h, unsigned node, void* ptr, size_t count) {
+    return node == STARPU_MAIN_RAM ? starpu_data_unpack(h, ptr, count) : -ENODEV;
+}
+
+template <class I, starpu_ssize_t (*Describe)(void*, char*, size_t), void (*Display)(starpu_data_handle_t, FILE*)>
+starpu_data_interface_ops table(enum starpu_data_interface_id id, const char* name, void* (*to_ptr)(void*, unsigned)) {
+    starpu_data_interface_ops o{};
+    o.handle_to_pointer = &handle_to_pointer;
+    o.to_pointer = to_ptr;
+    o.get_size = &get_size;
+    o.footprint = &shape_footprint<Describe>;
+    o.compare = &shape_compare<Describe>;
+    o.display = Display;
+    o.describe = Describe;
+    o.interfaceid = id;
+    o.interface_size = sizeof(I);
+    o.pack_data = &pack;
+    o.unpack_data = &unpack;
+    o.name = const_cast<char*>(name);
+    return o;
+}
+
+}  // namespace
+
+extern "C" {
+
+struct starpu_data_interface_ops starpu_interface_variable_ops =
+    table<starpu_variable_interface, describe_variable, display_variable>(STARPU_VARIABLE_INTERFACE_ID,
+                                                                         "STARPU_VARIABLE_INTERFACE", dense_to_pointer);
+struct starpu_data_interface_ops starpu_interface_vector_ops =
+    table<starpu_vector_interface, describe_vector, display_vector>(STARPU_VECTOR_INTERFACE_ID,
+                                                                   "STARPU_VECTOR_INTERFACE", dense_to_pointer);
+struct starpu_data_interface_ops starpu_interface_matrix_ops =
+    table<starpu_matrix_interface, describe_matrix, display_matrix>(STARPU_MATRIX_INTERFACE_ID,
+                                                                   "STARPU_MATRIX_INTERFACE", dense_to_pointer);
+struct starpu_data_interface_ops starpu_interface_block_ops =
+    table<starpu_block_interface, describe_block, display_block>(STARPU_BLOCK_INTERFACE_ID, "STARPU_BLOCK_INTERFACE",
+                                                                dense_to_pointer);
+// As in StarPU 1.3.10: CSR and BCSR have no display, CSR and COO no to_pointer.
+struct starpu_data_interface_ops starpu_interface_csr_ops = table<starpu_csr_interface, describe_csr, nullptr>(
+    STARPU_CSR_INTERFACE_ID, "STARPU_CSR_INTERFACE", nullptr);
+struct starpu_data_interface_ops starpu_interface_bcsr_ops = table<starpu_bcsr_interface, describe_bcsr, nullptr>(
+    STARPU_BCSR_INTERFACE_ID, "STARPU_BCSR_INTERFACE", bcsr_to_pointer);
+struct starpu_data_interface_ops starpu_interface_coo_ops = table<starpu_coo_interface, describe_coo, display_coo>(
+    STARPU_COO_INTERFACE_ID, "STARPU_COO_INTERFACE", nullptr);
+
+}  // extern "C"
+
+namespace mpc::tg::starpu {
+
+starpu_data_interface_ops* builtin_ops(int id) noexcept {
+    switch (id) {
+    case STARPU_VARIABLE_INTERFACE_ID: return &starpu_interface_variable_ops;
+    case STARPU_VECTOR_INTERFACE_ID: return &starpu_interface_vector_ops;
+    case STARPU_MATRIX_INTERFACE_ID: return &starpu_interface_matrix_ops;
+    case STARPU_BLOCK_INTERFACE_ID: return &starpu_interface_block_ops;
+    case STARPU_CSR_INTERFACE_ID: return &starpu_interface_csr_ops;
+    case STARPU_BCSR_INTERFACE_ID: return &starpu_interface_bcsr_ops;
+    case STARPU_COO_INTERFACE_ID: return &starpu_interface_coo_ops;
+    default: return nullptr;
+    }
+}
+
+}  // namespace mpc::tg::starpu
