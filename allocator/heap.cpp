@@ -188,11 +188,11 @@ bool heap::purge(std::uint64_t freed_by) noexcept {
 
 bool heap::trim() noexcept {
     drain_returned();
+    collect_remote();
     return purge(~std::uint64_t{0});
 }
 
-std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
-    drain_returned();
+std::size_t heap::find_run(std::size_t k, bool* clean) noexcept {
     for (int b = bin_of(k); b < bins; ++b) {
         for (std::size_t i1 = bin_head_[b]; i1 != 0;) {
             std::size_t i = i1 - 1;
@@ -217,6 +217,22 @@ std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
             i1 = l->next;
         }
     }
+    return npos;
+}
+
+std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
+    drain_returned();
+    std::size_t i = find_run(k, clean);
+    // No free run fits: before the heap grows, take back what other tasks freed into the spans
+    // of every class; the spans that turn out empty go back to the runs and may serve this
+    // request (a producer whose blocks a consumer frees would otherwise grow while holding
+    // those blocks). At most once per commit_chunk spans of growth when nothing comes back.
+    if (i == npos && collect_remote() != 0) {
+        i = find_run(k, clean);
+    }
+    if (i != npos) {
+        return i;
+    }
     // Commit more at the top of the heap area: at least commit_chunk spans, the rest free.
     std::size_t grow = k > commit_chunk ? k : commit_chunk;
     if (spans_committed_ + grow > spans_max_) {
@@ -225,7 +241,7 @@ std::size_t heap::take_run(std::size_t k, bool* clean) noexcept {
     if (spans_committed_ + grow > spans_max_ || !slice_->grow_heap(grow * span_size)) {
         return npos;
     }
-    std::size_t i = spans_committed_;
+    i = spans_committed_;
     spans_committed_ += grow;
     if (clean != nullptr) {
         *clean = true;  // never touched
@@ -333,13 +349,7 @@ void* heap::alloc_small(int cls) noexcept {
             return b;
         }
         if (s->remote.load(std::memory_order_relaxed) != nullptr) {
-            void* r = s->remote.exchange(nullptr, std::memory_order_acquire);
-            std::uint32_t n = 0;
-            for (void* b = r; b != nullptr; b = *static_cast<void**>(b)) {
-                ++n;
-            }
-            s->free = r;
-            s->used -= n;
+            take_remote(s);
             continue;
         }
         // Full: out of the list until a free brings it back.
@@ -375,6 +385,45 @@ void heap::free_local_small(span* s, void* p) noexcept {
         push_back(cls, s);
         return;
     }
+    release_if_empty(s);
+}
+
+void heap::take_remote(span* s) noexcept {
+    void* r = s->remote.exchange(nullptr, std::memory_order_acquire);
+    if (r == nullptr) {
+        return;
+    }
+    std::uint32_t n = 1;
+    void* last = r;
+    for (void* b = *static_cast<void**>(r); b != nullptr; b = *static_cast<void**>(b)) {
+        last = b;
+        ++n;
+    }
+    *static_cast<void**>(last) = s->free;
+    s->free = r;
+    s->used -= n;
+}
+
+std::size_t heap::collect_remote() noexcept {
+    if (reclaim_.load(std::memory_order_relaxed) != nullptr) {
+        relink_reclaimed();
+    }
+    std::size_t released = 0;
+    for (int c = 0; c < num_classes; ++c) {
+        for (span* s = avail_[c]; s != nullptr;) {
+            span* next = s->next;  // s may leave the list
+            if (s->remote.load(std::memory_order_relaxed) != nullptr) {
+                take_remote(s);
+                released += release_if_empty(s) ? 1 : 0;
+            }
+            s = next;
+        }
+    }
+    return released;
+}
+
+bool heap::release_if_empty(span* s) noexcept {
+    int cls = s->cls;
     // Empty and not the class's current span: back to the runs, unless a remote free has
     // queued it on reclaim_ (or is about to: it found it full and has not pushed it yet; its
     // block was counted back already). It must never be reused while on that stack.
@@ -394,16 +443,18 @@ void heap::free_local_small(span* s, void* p) noexcept {
         // back each time. They hold no more memory than the runs would (free spans stay
         // resident up to purge_threshold); they only serve no other class.
         if (s->kept) {
-            return;
+            return false;
         }
         if (kept_ < max_kept) {
             s->kept = true;
             ++kept_;
-            return;
+            return false;
         }
         unlink(cls, s);
         give_run(index_of(reinterpret_cast<std::uintptr_t>(s)), 1, 1);
+        return true;
     }
+    return false;
 }
 
 // ---- large blocks ---------------------------------------------------------------------------

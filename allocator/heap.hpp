@@ -205,7 +205,8 @@ public:
     };
     stats get_stats() const noexcept;
     /// Owner only: gives every free page back to the kernel now (free runs are otherwise kept
-    /// for a while, see heap.cpp); true if there was any. malloc_trim() calls it.
+    /// for a while, see heap.cpp), spans that other tasks' frees emptied included; true if there
+    /// was any. malloc_trim() calls it.
     bool trim() noexcept;
 
 private:
@@ -216,11 +217,21 @@ private:
     void* alloc_big(std::size_t n) noexcept;
     void* alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept;
     void free_local_small(span* s, void* p) noexcept;
+    /// Moves the blocks other tasks freed into s (its remote list) to its free list.
+    void take_remote(span* s) noexcept;
+    /// Gives s (in its class list) back to the runs when it is empty, not its class's current
+    /// span, not kept and not queued on reclaim_; true if it went back.
+    bool release_if_empty(span* s) noexcept;
+    /// Takes the remote lists of every span in the class lists (and the spans queued on
+    /// reclaim_) and gives the spans found empty back to the runs; returns how many went back.
+    std::size_t collect_remote() noexcept;
     void free_large_run(std::size_t first) noexcept;
     bool grow_large_in_place(std::size_t first, std::size_t want) noexcept;
     /// Index of a run of nspans, or npos; *clean (if given): its pages read as zero, but for
     /// the first one.
     std::size_t take_run(std::size_t nspans, bool* clean) noexcept;
+    /// take_run() among the free runs only (npos when none fits).
+    std::size_t find_run(std::size_t nspans, bool* clean) noexcept;
     /// Returns a run to the free bins, merged with its free neighbours; `dirty` of its spans may
     /// hold touched pages, freed at `since` (0: now). Purges old dirty runs (see heap.cpp).
     void give_run(std::size_t first, std::size_t nspans, std::size_t dirty, std::uint64_t since = 0) noexcept;

@@ -127,6 +127,9 @@ struct shm_transport::peer {
     std::deque<queued> queue;
     std::uint32_t xfer_free = ~std::uint32_t{0};  ///< free descriptors among tx_xfers (bits)
     std::atomic<bool> has_queue{false};
+    /// Sends since the last message from this peer was handled (try_write's write-ahead; the
+    /// receiving side resets it, racy increments are harmless).
+    std::atomic<std::uint32_t> tx_streak{0};
     unsigned stalls = 0;
     // Receiving side, under the transport's progressing_ flag.
     std::atomic<std::uint64_t> rx_head{0};

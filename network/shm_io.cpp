@@ -59,6 +59,19 @@ status shm_detail::sys_error(const char* what) noexcept {
 
 namespace {
 
+/// Asks for the line at p in the exclusive state (PREFETCHW; a no-op on x86 processors without
+/// it, which decode the opcode as a NOP), so that a later store does not wait for the line.
+inline void prefetch_for_write(const void* p) noexcept {
+#if defined(__x86_64__)
+    asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+#else
+    __builtin_prefetch(p, 1);
+#endif
+}
+
+/// Ring lines ahead of the tail that a send asks for (see try_write).
+constexpr std::uint64_t write_ahead = 8;
+
 void wake_fd(int fd) noexcept {
     const std::uint64_t one = 1;
     ssize_t n = ::write(fd, &one, sizeof one);
@@ -121,6 +134,23 @@ bool shm_transport::try_write(peer& p, const queued& q) noexcept {
     }
     flag_of(s).store((type << type_shift) | (p.tail + 1), std::memory_order_release);
     p.tail += lines;
+    // In a stream of sends (the second one or later since a message came from this peer), the
+    // lines the next sends will write, last read by the receiver a lap ago, are asked for now,
+    // while they are not needed, instead of at the stores: otherwise each message's stores wait
+    // for their lines' transfer from the receiver's cache, and the next send's lock (a locked
+    // instruction, which drains the store buffer) waits for all of them, so the transfers of
+    // consecutive messages never overlap. Only lines the receiver has consumed (within the free
+    // space seen last), never the line it polls. Not after a receive: in a ping-pong the request
+    // would reach the receiver's core while it handles the message (0-byte latency +2%).
+    const std::uint32_t streak = p.tx_streak.load(std::memory_order_relaxed);
+    p.tx_streak.store(streak + 1, std::memory_order_relaxed);
+    for (std::uint64_t i = 0; streak != 0 && i < lines; ++i) {
+        const std::uint64_t ahead = p.tail + write_ahead + i;
+        if (ahead - p.cached_head >= slots_) {
+            break;
+        }
+        prefetch_for_write(p.tx->slot(ahead, mask));
+    }
     return true;
 }
 
@@ -371,6 +401,9 @@ int shm_transport::drain_ring(peer& p) noexcept {
         p.rx->head.store(head, std::memory_order_release);
     }
     if (n > 0) {
+        if (p.tx_streak.load(std::memory_order_relaxed) != 0) {
+            p.tx_streak.store(0, std::memory_order_relaxed);  // a reply: no longer a stream (try_write)
+        }
         std::atomic_thread_fence(std::memory_order_seq_cst);  // against tx_can_move's
         if (p.rx->waiting.load(std::memory_order_relaxed) != 0) {
             p.rx->waiting.store(0, std::memory_order_relaxed);

@@ -235,6 +235,66 @@ TEST_F(HeapTest, FreesFromOtherTasksComeBackToTheOwner) {
     EXPECT_EQ(b->get_stats().spans_total, 0u) << "remote frees do not allocate in the freeing heap";
 }
 
+TEST_F(HeapTest, SpansEmptiedByRemoteFreesServeOtherClassesBeforeTheHeapGrows) {
+    heap* h = heap_of_rank(6);
+    heap* other = heap_of_rank(7);
+    ASSERT_NE(h, nullptr);
+    ASSERT_NE(other, nullptr);
+    // Use up the heap's kept spans (16 that stay with their class when they empty), so that
+    // every span emptied below may go back to the runs.
+    std::vector<void*> v;
+    const std::size_t per_span64 = (span_size - 128) / 64;
+    for (std::size_t i = 0; i < 20 * per_span64; ++i) {
+        v.push_back(h->alloc(64));
+        ASSERT_NE(v.back(), nullptr);
+    }
+    for (void* p : v) {
+        heap::free(h, p);
+    }
+    // A phase of 1 KiB blocks, all freed by another thread (remote frees: they wait on their
+    // spans' remote lists, most spans full and out of their class list).
+    constexpr std::size_t spans = 64;
+    auto phase = [&](std::size_t size) {
+        v.clear();
+        const std::size_t n = spans * ((span_size - 128) / size);
+        for (std::size_t i = 0; i < n; ++i) {
+            void* p = h->alloc(size);
+            ASSERT_NE(p, nullptr);
+            fill(p, size);
+            v.push_back(p);
+        }
+    };
+    auto free_remotely = [&](std::size_t size) {
+        std::atomic<bool> bad{false};
+        std::thread t([&] {
+            for (void* p : v) {
+                bad = bad || !check(p, size);
+                heap::free(other, p);
+            }
+        });
+        t.join();
+        EXPECT_FALSE(bad.load()) << "a block was damaged between its allocation and its remote free";
+    };
+    phase(1024);
+    ASSERT_FALSE(testing::Test::HasFatalFailure());
+    free_remotely(1024);
+    const std::size_t before = h->get_stats().spans_total;
+    // Then a phase of another class: its spans come from those the remote frees emptied (taken
+    // back when no free run was left), not from new memory. Without taking the remote lists
+    // back, the heap would grow by the phase's 64 spans.
+    phase(2048);
+    ASSERT_FALSE(testing::Test::HasFatalFailure());
+    EXPECT_LE(h->get_stats().spans_total, before + 16) << "at most one commit chunk more";
+    free_remotely(2048);
+    EXPECT_EQ(other->get_stats().spans_total, 0u) << "remote frees do not allocate in the freeing heap";
+    // trim() takes the remote lists back too: every span the phase used returns to the runs,
+    // its pages to the kernel.
+    EXPECT_TRUE(h->trim());
+    auto st = h->get_stats();
+    EXPECT_LE(st.spans_total - st.spans_free, 16u + 3u) << "only the kept spans and the current spans of the three classes stay";
+    EXPECT_EQ(st.spans_dirty, 0u);
+}
+
 TEST_F(HeapTest, AGrowingReallocChainStaysInPlace) {
     heap* h = heap_of_rank(5);
     ASSERT_NE(h, nullptr);
