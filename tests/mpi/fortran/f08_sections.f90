@@ -191,6 +191,36 @@ program f08_sections
   else
     call check(all(g == -1) .and. all(g2 == -1), 'Gather: non-root receive buffers untouched')
   end if
+  ! non-blocking: Ibcast into a 2-D section (nested types) and Igather into a strided section
+  ! (resized type), completed together; the types are released at completion
+  m2 = -1
+  if (rank == 0) m2(1:4:2, 2:n) = reshape([(val(0, i), i = 1, 2 * (n - 1))], [2, n - 1])
+  g = -1
+  call MPI_Ibcast(m2(1:4:2, 2:n), 2 * (n - 1), MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, req(1))
+  call MPI_Igather(a(2:2 * n:2), n, MPI_DOUBLE_PRECISION, g(3:3 * n * size:3), n, MPI_DOUBLE_PRECISION, &
+                   0, MPI_COMM_WORLD, req(2))
+  call MPI_Waitall(2, req, MPI_STATUSES_IGNORE)
+  k = 0
+  do j = 1, n
+    do i = 1, 4
+      if (j >= 2 .and. mod(i, 2) == 1) then
+        k = k + 1
+        call check(m2(i, j) == val(0, k), 'Ibcast into m2(1:4:2, 2:n)')
+      else
+        call check(m2(i, j) == -1, 'm2 outside the Ibcast section untouched')
+      end if
+    end do
+  end do
+  if (rank == 0) then
+    do i = 1, 3 * n * size
+      if (mod(i, 3) == 0) then
+        k = i / 3 - 1
+        call check(g(i) == val(k / n, 2 * mod(k, n) + 2), 'Igather into g(3::3)')
+      else
+        call check(g(i) == -1, 'g outside the Igather section untouched')
+      end if
+    end do
+  end if
   deallocate(g, g2)
 
   ! ---- derived datatypes ----
