@@ -18,6 +18,8 @@
 #include "mpi_compat/fortran/f08/buffers.h"
 
 #include <atomic>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -180,8 +182,13 @@ int section_type(const mpc_f08_section& s, int count, MPI_Datatype t, MPI_Aint e
     return rc == MPI_SUCCESS ? PMPI_Type_commit(out) : rc;
 }
 
-void fail(mpc_f08_call* c, int cls, const char* why, long long a, long long b, long long e) noexcept {
-    c->err = mpc::mpi::raise(c->comm, cls, c->name, why, a, b, e);
+[[gnu::format(printf, 3, 4)]] void fail(mpc_f08_call* c, int cls, const char* fmt, ...) noexcept {
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    c->err = mpc::mpi::raise(c->comm, cls, c->name, "%s", why);
     if (c->err == MPI_SUCCESS) {
         c->err = cls;  // a user handler returned: the call still fails
     }
@@ -217,8 +224,13 @@ void mpc_f08_buffer(mpc_f08_call* c, const CFI_cdesc_t* d, void** p, MPI_Fint* c
         return;  // the call reports the bad datatype or count (or, count 0, reads nothing)
     }
     if (t != nullptr && (flags & MPC_F08_WHOLE) != 0) {
+        if (t->true_lb() < 0) {
+            fail(c, MPI_ERR_BUFFER, "the datatype's data starts %lld bytes before the array section",
+                 static_cast<long long>(-t->true_lb()));
+            return;
+        }
         const MPI_Aint need = (*count - 1) * t->extent() + t->true_lb() + t->true_extent();
-        if (t->true_lb() < 0 || need > bytes) {
+        if (need > bytes) {
             fail(c, MPI_ERR_COUNT, "count %lld of this datatype needs %lld bytes but the array section has %lld",
                  static_cast<long long>(*count), static_cast<long long>(need), static_cast<long long>(bytes));
             return;
@@ -226,7 +238,7 @@ void mpc_f08_buffer(mpc_f08_call* c, const CFI_cdesc_t* d, void** p, MPI_Fint* c
         const MPI_Aint ext = t->extent();
         if (ext > 0 && static_cast<MPI_Aint>(d->elem_len) % ext == 0) {
             if (section_type(h.sec, *count, *type, ext, &h.type) != MPI_SUCCESS) {
-                fail(c, MPI_ERR_NO_MEM, "no datatype for an array section (%lld, %lld, %lld)", 0, 0, 0);
+                fail(c, MPI_ERR_NO_MEM, "no datatype for an array section of %lld elements", static_cast<long long>(elems));
                 return;
             }
             *count = 1;
@@ -239,7 +251,7 @@ void mpc_f08_buffer(mpc_f08_call* c, const CFI_cdesc_t* d, void** p, MPI_Fint* c
                t->extent() == static_cast<MPI_Aint>(d->elem_len)) {
         if (PMPI_Type_create_resized(*type, t->lb(), h.sec.sm[0], &h.type) != MPI_SUCCESS ||
             PMPI_Type_commit(&h.type) != MPI_SUCCESS) {
-            fail(c, MPI_ERR_NO_MEM, "no datatype for an array section (%lld, %lld, %lld)", 0, 0, 0);
+            fail(c, MPI_ERR_NO_MEM, "no datatype for an array section of %lld elements", static_cast<long long>(elems));
             return;
         }
         *type = h.type;
@@ -257,8 +269,7 @@ void mpc_f08_buffer(mpc_f08_call* c, const CFI_cdesc_t* d, void** p, MPI_Fint* c
     }
     h.tmp = std::malloc(static_cast<std::size_t>(bytes));
     if (h.tmp == nullptr) {
-        fail(c, MPI_ERR_NO_MEM, "no memory for a copy of an array section of %lld bytes (%lld, %lld)",
-             static_cast<long long>(bytes), 0, 0);
+        fail(c, MPI_ERR_NO_MEM, "no memory for a copy of an array section of %lld bytes", static_cast<long long>(bytes));
         return;
     }
     gather(h.sec, static_cast<char*>(h.tmp));
