@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "mpi_compat/datatype/handles.hpp"
@@ -106,61 +107,49 @@ section fixed(section s) {
     return s;
 }
 
-TEST_F(F08Buffers, WholeBuffersSelectTheFirstCountElements) {
-    for (const section& raw : shapes) {
-        const section s = fixed(raw);
-        const CFI_cdesc_t* d = describe(s);
-        const std::vector<char> want = gather(d);
-        const int n = int(want.size() / 8);
-        for (int count = 1; count <= n; ++count) {
-            mpc_f08_call c;
-            mpc_f08_begin(&c, "test", MPI_COMM_WORLD);
-            void* p = nullptr;
-            MPI_Fint cnt = count, type = MPI_DOUBLE;
-            mpc_f08_buffer(&c, d, &p, &cnt, &type, MPC_F08_WHOLE | MPC_F08_OWN_TYPE);
-            ASSERT_EQ(c.err, MPI_SUCCESS);
-            if (mpc_f08_contiguous(d)) {
-                EXPECT_EQ(p, d->base_addr);
-                EXPECT_EQ(c.n, 0);
-            } else {
-                EXPECT_EQ(p, d->base_addr) << "no copy";
-                EXPECT_EQ(cnt, 1);
-                EXPECT_NE(type, MPI_DOUBLE);
-            }
-            std::vector<char> packed(want.size());
-            int pos = 0;
-            ASSERT_EQ(MPI_Pack(p, cnt, type, packed.data(), int(packed.size()), &pos, MPI_COMM_WORLD), MPI_SUCCESS);
-            ASSERT_EQ(pos, count * 8) << "shape rank " << s.rank << " count " << count;
-            EXPECT_EQ(std::memcmp(packed.data(), want.data(), std::size_t(pos)), 0)
-                << "shape rank " << s.rank << " count " << count;
-            MPI_Fint ierror = MPI_SUCCESS;
-            mpc_f08_end(&c, &ierror, nullptr);
-            EXPECT_EQ(ierror, MPI_SUCCESS);
-        }
-    }
-}
-
-TEST_F(F08Buffers, TwoDatatypesPerElement) {
-    // a(1:6:2, ...) viewed as pairs of doubles (elem_len 16, like COMPLEX(8)): odd counts end
-    // half-way into an element
-    const section s = {2, {0, 0, 0}, {3, 2, 1}, {4, 2, 1}};  // pairs at doubles 0, 4, 8 of a row
-    const CFI_cdesc_t* d = describe(s, 16);
-    const std::vector<char> want = gather(d);
+// Every count of the whole section d as a point-to-point buffer of MPI_DOUBLEs: the type must
+// select the first `count` doubles of the section without a copy.
+void check_whole(const CFI_cdesc_t* d, const std::vector<char>& want, const char* what) {
     for (int count = 1; count <= int(want.size() / 8); ++count) {
+        SCOPED_TRACE(testing::Message() << what << ", count " << count);
         mpc_f08_call c;
         mpc_f08_begin(&c, "test", MPI_COMM_WORLD);
         void* p = nullptr;
         MPI_Fint cnt = count, type = MPI_DOUBLE;
         mpc_f08_buffer(&c, d, &p, &cnt, &type, MPC_F08_WHOLE | MPC_F08_OWN_TYPE);
         ASSERT_EQ(c.err, MPI_SUCCESS);
+        EXPECT_EQ(p, d->base_addr) << "no copy";
+        if (mpc_f08_contiguous(d)) {
+            EXPECT_EQ(c.n, 0);
+        } else {
+            EXPECT_EQ(cnt, 1);
+            EXPECT_NE(type, MPI_DOUBLE);
+        }
         std::vector<char> packed(want.size());
         int pos = 0;
         ASSERT_EQ(MPI_Pack(p, cnt, type, packed.data(), int(packed.size()), &pos, MPI_COMM_WORLD), MPI_SUCCESS);
         ASSERT_EQ(pos, count * 8);
-        EXPECT_EQ(std::memcmp(packed.data(), want.data(), std::size_t(pos)), 0) << "count " << count;
+        EXPECT_EQ(std::memcmp(packed.data(), want.data(), std::size_t(pos)), 0);
         MPI_Fint ierror = MPI_SUCCESS;
         mpc_f08_end(&c, &ierror, nullptr);
+        EXPECT_EQ(ierror, MPI_SUCCESS);
     }
+}
+
+TEST_F(F08Buffers, WholeBuffersSelectTheFirstCountElements) {
+    int i = 0;
+    for (const section& raw : shapes) {
+        const CFI_cdesc_t* d = describe(fixed(raw));
+        check_whole(d, gather(d), (std::string("shape ") + std::to_string(i++)).c_str());
+    }
+}
+
+TEST_F(F08Buffers, TwoDatatypesPerElement) {
+    // a(1:12:4, 1:3:2, 1) viewed as pairs of doubles (elem_len 16, like COMPLEX(8)): odd
+    // counts end half-way into an element
+    const section s = {2, {0, 0, 0}, {3, 2, 1}, {4, 2, 1}};
+    const CFI_cdesc_t* d = describe(s, 16);
+    check_whole(d, gather(d), "pairs");
 }
 
 TEST_F(F08Buffers, ResizedTypeForPerRankBuffers) {
