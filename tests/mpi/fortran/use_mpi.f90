@@ -214,9 +214,14 @@ program use_mpi
   call MPI_Type_size(MPI_LOGICAL8, i, ierr)
   call MPI_Type_size(MPI_LOGICAL4, j, ierr)
   call check(i == 8 .and. j == 4, 'MPI_LOGICAL8 / 4 sizes')
-  ! optional types MPC does not provide are MPI_DATATYPE_NULL
-  call check(MPI_REAL16 == MPI_DATATYPE_NULL .and. MPI_COMPLEX32 == MPI_DATATYPE_NULL .and. &
-             MPI_REAL2 == MPI_DATATYPE_NULL .and. MPI_INTEGER16 == MPI_DATATYPE_NULL, 'unsupported types are null')
+  ! optional types MPC does not provide are MPI_DATATYPE_NULL; REAL(16) is binary128 (f_real16)
+  call check(MPI_REAL2 == MPI_DATATYPE_NULL .and. MPI_COMPLEX4 == MPI_DATATYPE_NULL .and. &
+             MPI_INTEGER16 == MPI_DATATYPE_NULL, 'unsupported types are null')
+  call MPI_Type_size(MPI_REAL16, i, ierr)
+  call MPI_Type_size(MPI_COMPLEX32, j, ierr)
+  call check(i == 16 .and. j == 32 .and. ierr == MPI_SUCCESS, 'MPI_REAL16 / MPI_COMPLEX32 sizes')
+  ! module mpi passes addresses: no subarrays (mpi_f08 has them)
+  call check(.not. MPI_SUBARRAYS_SUPPORTED .and. .not. MPI_ASYNC_PROTECTS_NONBLOCKING, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Type_size(MPI_INTEGER8, i, ierr)
   call MPI_Type_size(MPI_COMPLEX16, j, ierr)
   call check(i == 8 .and. j == 16, 'MPI_INTEGER8 / MPI_COMPLEX16 sizes')
