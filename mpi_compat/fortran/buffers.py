@@ -66,8 +66,8 @@ def spec(f, p):
         flags |= NO_COPY
     if dtype is not None and not shared:
         flags |= OWN_TYPE
-        if count is not None and not chunked:
-            flags |= WHOLE
+    if dtype is not None and count is not None and not chunked:
+        flags |= WHOLE
     return count, dtype, flags
 
 

@@ -4,7 +4,8 @@
 /// (count, datatype) describe data laid out over the section's elements as if they were
 /// contiguous. Three ways to hand it to the C layer, tried in this order:
 ///  - whole buffers (the count covers the buffer: point to point, MPI_Bcast, persistent
-///    requests, MPI_Pack...) whose datatype's extent is the element length or divides it: one
+///    requests, MPI_Pack..., checked against the section, as are the reductions' buffers)
+///    with a datatype of their own whose extent is the element length or divides it: one
 ///    derived type (nested hvectors of the datatype, a struct of them for a partial last
 ///    row) that selects the first `count` datatypes of the section in order; count becomes 1;
 ///  - a buffer with its own datatype and per-rank counts or displacements (MPI_Gather's
@@ -236,7 +237,7 @@ void mpc_f08_buffer(mpc_f08_call* c, const CFI_cdesc_t* d, void** p, MPI_Fint* c
             return;
         }
         const MPI_Aint ext = t->extent();
-        if (ext > 0 && static_cast<MPI_Aint>(d->elem_len) % ext == 0) {
+        if ((flags & MPC_F08_OWN_TYPE) != 0 && ext > 0 && static_cast<MPI_Aint>(d->elem_len) % ext == 0) {
             if (section_type(h.sec, *count, *type, ext, &h.type) != MPI_SUCCESS) {
                 fail(c, MPI_ERR_NO_MEM, "no datatype for an array section of %lld elements", static_cast<long long>(elems));
                 return;

@@ -21,7 +21,8 @@ extern "C" {
 /* What a call does with a buffer (gen.py works them out from the parameter names). */
 enum {
     MPC_F08_OUT = 1,      /* the call writes it: a temporary copy is copied back */
-    MPC_F08_WHOLE = 2,    /* (count, datatype) span the whole buffer (point to point, MPI_Bcast...) */
+    MPC_F08_WHOLE = 2,    /* (count, datatype) span the whole buffer (point to point, MPI_Bcast,
+                             reductions...): checked against the section */
     MPC_F08_OWN_TYPE = 4, /* the datatype argument is this buffer's alone, so it may be replaced */
     MPC_F08_ADDRESS = 8,  /* only its address is used (MPI_Get_address, MPI_Free_mem) */
     MPC_F08_NO_COPY = 16  /* it outlives the call (persistent requests, MPI_Buffer_attach) */

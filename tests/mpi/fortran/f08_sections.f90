@@ -321,6 +321,8 @@ program f08_sections
   call check(ierr == MPI_ERR_COUNT, 'Send: count larger than the section')
   call MPI_Recv(m2(1:4:2, :), 2 * n + 1, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 0, ret, st, ierr)
   call check(ierr == MPI_ERR_COUNT, 'Recv: count larger than a 2-D section')
+  call MPI_Allreduce(a(1:2 * n:2), b(1:3 * n:3), n + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ret, ierr)
+  call check(ierr == MPI_ERR_COUNT, 'Allreduce: count larger than the sections')
   call MPI_Irecv(b(1:3 * n:3), n, pair, MPI_PROC_NULL, 0, ret, req(1), ierr)
   call check(ierr == MPI_ERR_COUNT, 'Irecv: a derived type overrunning the section')
   call MPI_Bcast(a(1:2 * n:2), n / 2, pair, 0, ret, ierr)  ! within the section: a copy
