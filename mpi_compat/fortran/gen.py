@@ -392,6 +392,7 @@ def mpi_module(functions, constants):
     out += [f"  external :: {name}" for name in PREDEFINED_PROCEDURES]
     out.append("  interface")
     out += [interface(f) for f in functions]
+    out += [SYNC_REG_MPI]
     out += ["  end interface", "end module mpi", ""]
     return "\n".join(out)
 
@@ -432,6 +433,24 @@ def f08_procedure(f):
         body.append(wrap(f"    {f.name} = c_{lower}({args})", 4))
     body.append(f"  end {head.split()[-1]} {f.name}")
     return "\n".join(body)
+
+
+# MPI_F_SYNC_REG (MPI 3.1 section 17.1.8): a Fortran-only routine that does nothing but
+# take the buffer, so that the compiler must assume the call reads and writes it (no code
+# movement of its loads and stores across). C side: support.cpp.
+SYNC_REG_MPI = """    subroutine MPI_F_SYNC_REG(buf)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+    end subroutine MPI_F_SYNC_REG"""
+SYNC_REG_F08 = """  subroutine MPI_F_sync_reg(buf)
+    type(*), dimension(..), asynchronous :: buf
+    interface
+    subroutine c_f_sync_reg(buf) bind(C, name="mpc_f08_f_sync_reg_")
+      type(*), dimension(..), asynchronous :: buf
+    end subroutine c_f_sync_reg
+    end interface
+    call c_f_sync_reg(buf)
+  end subroutine MPI_F_sync_reg"""
 
 
 def f08_predefined():
@@ -479,14 +498,13 @@ def f08_module(functions, constants, handle_types):
                    f"    {fn} = a%MPI_VAL {sym} b%MPI_VAL", f"  end function {fn}"]
     # PMPI_ names (MPI 3.1 section 14.2): a generic of one specific each, the MPI_ procedure
     # (both call the same pmpi_ C wrapper; a tool's own MPI_Send module procedure calls PMPI_Send)
-    for f in functions:
-        if f.name not in NOT_F08:
-            out += [f"  interface P{f.name}", f"    module procedure {f.name}", f"  end interface P{f.name}"]
+    for name in [f.name for f in functions if f.name not in NOT_F08] + ["MPI_F_sync_reg"]:
+        out += [f"  interface P{name}", f"    module procedure {name}", f"  end interface P{name}"]
     out.append("contains")
     out += eq
     out += [f08_procedure(f) for f in functions if f.name not in NOT_F08]
     out += f08_predefined()
-    out += ["end module mpi_f08", ""]
+    out += [SYNC_REG_F08, "end module mpi_f08", ""]
     return "\n".join(out)
 
 

@@ -59,6 +59,8 @@ program f08_sections
   call MPI_Isend(a(1:2 * n:2), n, MPI_DOUBLE_PRECISION, right, 1, MPI_COMM_WORLD, req(1))
   call MPI_Recv(b(3:3 * n:3), n, MPI_DOUBLE_PRECISION, left, 1, MPI_COMM_WORLD, st)
   call MPI_Wait(req(1), MPI_STATUS_IGNORE)
+  call MPI_F_sync_reg(a(1:2 * n:2))
+  call PMPI_F_sync_reg(b)
   call MPI_Get_count(st, MPI_DOUBLE_PRECISION, cnt)
   call check(cnt == n, 'Recv count of a strided section')
   do i = 1, 3 * n

@@ -134,6 +134,7 @@ program use_mpi
     call MPI_Irecv(col, 5, MPI_DOUBLE_PRECISION, left, 4, MPI_COMM_WORLD, reqs(1), ierr)
     call MPI_Isend(mat(:, 3), 5, MPI_DOUBLE_PRECISION, right, 4, MPI_COMM_WORLD, reqs(2), ierr)
     call MPI_Waitall(2, reqs, statuses, ierr)
+    call MPI_F_SYNC_REG(col)  ! MPI 3.1 section 17.1.8: the compiler must reload col
     call check(all(col == mat(:, 3)), 'MPI_Waitall data')
     call check(statuses(MPI_SOURCE, 1) == left .and. statuses(MPI_TAG, 1) == 4, 'statuses')
     call check(all(reqs == MPI_REQUEST_NULL), 'requests freed')
