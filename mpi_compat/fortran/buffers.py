@@ -35,8 +35,8 @@ def params(f):
 
 def is_async(f):
     """ASYNCHRONOUS buffers (MPI 3.1 section 17.1.2): nonblocking and persistent calls,
-    MPI_Buffer_attach."""
-    return any(p.name == "request" for p in f.params) or f.name in OUTLIVES_CALL
+    MPI_Buffer_attach, and the address-only MPI_Get_address / MPI_Free_mem."""
+    return any(p.name == "request" for p in f.params) or f.name in OUTLIVES_CALL or f.name in ADDRESS_ONLY
 
 
 def _spec(f, p):
