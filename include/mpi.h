@@ -142,7 +142,15 @@ typedef struct MPI_Status {
 #define MPI_2REAL MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 53)
 #define MPI_2DOUBLE_PRECISION MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 54)
 #define MPI_2INTEGER MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 55)
-#define MPC_DATATYPE_PREDEFINED_COUNT 56
+/* Optional Fortran types REAL*16 and COMPLEX*32: IEEE binary128 (gfortran's REAL(16), GCC's
+ * __float128 on x86-64), with MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN (complex: MPI_SUM, MPI_PROD).
+ * From C: MPC_FLOAT128 (__float128) and MPC_COMPLEX_FLOAT128 (two __float128, real part first,
+ * GCC's __complex128), the same types. Not MPI_LONG_DOUBLE, the x87 80-bit format here. */
+#define MPI_REAL16 MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 56)
+#define MPI_COMPLEX32 MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 57)
+#define MPC_FLOAT128 MPI_REAL16
+#define MPC_COMPLEX_FLOAT128 MPI_COMPLEX32
+#define MPC_DATATYPE_PREDEFINED_COUNT 58
 
 /* ---- reduction operations ---------------------------------------------------------------- */
 #define MPI_MAX MPC_HANDLE(MPC_HANDLE_KIND_OP, 1)

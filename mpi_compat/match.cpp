@@ -43,6 +43,8 @@ void request::reset() noexcept {
     args = persistent_args{nullptr, 0, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_NULL, send_mode::standard};
     greq = grequest_fns{nullptr, nullptr, nullptr, nullptr};
     bsend_block = nullptr;
+    release_fn = nullptr;
+    release_arg = nullptr;
     new (&netc) net::completion{};
 }
 
@@ -138,7 +140,7 @@ void request_pool::reap_orphans() noexcept {
         if (r->is_done()) {
             orphans_[i] = orphans_.back();
             orphans_.pop_back();
-            p2p::on_complete(*r);
+            p2p::on_complete(*r, true);  // freed by MPI_Request_free while active
             release_locked(r);
         } else {
             ++i;

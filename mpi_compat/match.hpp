@@ -133,6 +133,11 @@ struct request {
     persistent_args args;
     grequest_fns greq;
     void* bsend_block;  ///< buffered send: its block in the attached buffer
+    /// Run once when the request is done with (mpc_request_on_release): after its completion
+    /// (non-persistent) or when MPI_Request_free frees it (persistent). The mpi_f08 bindings
+    /// release there what a non-contiguous Fortran buffer needed (docs/fortran.md).
+    void (*release_fn)(void*);
+    void* release_arg;
     // to or from a rank of another process (remote.cpp; set by the operation that uses them)
     /// The transport's record of the send or fetch. In a union so that the constructor leaves
     /// it alone (net::completion zeroes its 64 bytes, a cost every stack request would pay: 15%

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mpi_compat/binding.hpp"
+#include "mpi_compat/datatype/float128.hpp"
 #include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/errors.hpp"
 
@@ -27,6 +28,8 @@ cls class_of(MPI_Datatype t) noexcept {
         case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: return cls::multi;
         case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: case MPI_REAL: case MPI_DOUBLE_PRECISION:
             return cls::floating;
+        case MPI_REAL16: return MPC_HAVE_FLOAT128 ? cls::floating : cls::none;
+        case MPI_COMPLEX32: return MPC_HAVE_FLOAT128 ? cls::complex_ : cls::none;
         case MPI_C_COMPLEX: case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX:
         case MPI_CXX_FLOAT_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: case MPI_COMPLEX:
         case MPI_DOUBLE_COMPLEX: return cls::complex_;
@@ -132,6 +135,21 @@ void complex_op(int op, const void* in, void* io, int n) noexcept {
     }
 }
 
+#if MPC_HAVE_FLOAT128
+/// COMPLEX(16) sums and products, by the textbook formulas (as gfortran computes them).
+void complex128_op(int op, const void* in, void* io, int n) noexcept {
+    const auto* a = static_cast<const complex128*>(in);
+    auto* b = static_cast<complex128*>(io);
+    for (int i = 0; i < n; ++i) {
+        if (op == 3) {
+            b[i] = {a[i].re + b[i].re, a[i].im + b[i].im};
+        } else {
+            b[i] = {a[i].re * b[i].re - a[i].im * b[i].im, a[i].re * b[i].im + a[i].im * b[i].re};
+        }
+    }
+}
+#endif
+
 template <class V, class I>
 struct pair_t {
     V v;
@@ -182,6 +200,12 @@ void apply_predefined(int op, const void* in, void* io, int n, MPI_Datatype t) n
         case MPI_LONG_DOUBLE:
             arith(op, static_cast<const long double*>(in), static_cast<long double*>(io), n);
             break;
+#if MPC_HAVE_FLOAT128
+        case MPI_REAL16:
+            arith(op, static_cast<const float128*>(in), static_cast<float128*>(io), n);
+            break;
+        case MPI_COMPLEX32: complex128_op(op, in, io, n); break;
+#endif
         case MPI_C_COMPLEX: case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX:
             complex_op<std::complex<float>>(op, in, io, n);
             break;

@@ -518,7 +518,7 @@ int PMPI_Request_free(MPI_Request* h) {
     }
     // An active operation goes on: the rank recycles the request once it has completed.
     if (inactive(r) || r->is_done()) {
-        on_complete(*r);
+        on_complete(*r, true);
         current()->requests.release(r);
     } else {
         current()->requests.orphan(r);

@@ -109,8 +109,10 @@ bool inactive(const request* r) noexcept;
 int resolve(const char* call, MPI_Request* h, request** r) noexcept;
 /// resolve(), with *r also null for an inactive persistent request.
 int resolve_active(const char* call, MPI_Request* h, request** r) noexcept;
-/// Called once per completed request before it is freed (buffered sends release their block).
-void on_complete(request& r) noexcept;
+/// Called once per completed request before it is freed (buffered sends release their block),
+/// and by MPI_Request_free (`freed`): runs the request's release function
+/// (mpc_request_on_release) after a completion, or for a persistent request when freed.
+void on_complete(request& r, bool freed = false) noexcept;
 /// Keeps the request's datatype alive while the operation runs (released with the request).
 void hold_type(request* r, const checked& k) noexcept;
 /// A request from the caller's pool for a non-blocking call whose arguments k checked; nullptr

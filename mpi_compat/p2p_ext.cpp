@@ -242,7 +242,12 @@ bool cancelled(const MPI_Status& st) { return (st.mpc_count_hi_and_cancelled & 1
 }  // namespace
 
 namespace mpc::mpi::p2p {
-void on_complete(request& r) noexcept {
+void on_complete(request& r, bool freed) noexcept {
+    if (r.release_fn != nullptr && (!r.persistent || freed)) {
+        void (*fn)(void*) = r.release_fn;
+        r.release_fn = nullptr;
+        fn(r.release_arg);
+    }
     if (r.bsend_block == nullptr) {
         return;
     }
@@ -261,6 +266,19 @@ void on_complete(request& r) noexcept {
 }  // namespace mpc::mpi::p2p
 
 extern "C" {
+
+__attribute__((visibility("hidden"))) int mpc_request_on_release(MPI_Request h, void (*fn)(void*), void* arg) {
+    request* r = nullptr;
+    if (int err = resolve("mpc_request_on_release", &h, &r); err != MPI_SUCCESS) {
+        return err;
+    }
+    if (r == nullptr || r->release_fn != nullptr) {
+        return MPI_ERR_REQUEST;
+    }
+    r->release_fn = fn;
+    r->release_arg = arg;
+    return MPI_SUCCESS;
+}
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm cm, MPI_Message* msg, MPI_Status* st) {
     return mprobe("MPI_Mprobe", source, tag, cm, nullptr, msg, st, true);

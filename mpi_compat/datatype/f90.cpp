@@ -6,8 +6,9 @@
 /// Kinds are matched to the predefined types that hold them: float, double and long double
 /// reals (their Fortran PRECISION and RANGE come from std::numeric_limits: 6/37, 15/307 and,
 /// for the x87 extended type on x86_64, 18/4931), their complex pairs, and integers of 1, 2, 4
-/// and 8 bytes. REAL(16) (binary128 on x86_64) and INTEGER(16) have no predefined type in MPC:
-/// asking for them is MPI_ERR_ARG, as is a (p, r) that no kind satisfies. Either p or r, not
+/// and 8 bytes, and binary128 (gfortran's REAL(16), 33/4931: MPI_REAL16 / MPI_COMPLEX32).
+/// INTEGER(16) has no predefined type in MPC: asking for it is MPI_ERR_ARG, as is a (p, r)
+/// that no kind satisfies. Either p or r, not
 /// both, may be MPI_UNDEFINED (no requirement).
 ///
 /// The result is a handle of its own per (combiner, p, r), made on the first request and kept
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "mpi_compat/datatype/bindings_common.hpp"
+#include "mpi_compat/datatype/float128.hpp"
 
 using namespace mpc::mpi;
 
@@ -54,6 +56,11 @@ constexpr real_kind real_kinds[] = {
     real_kind_of<float>(MPI_REAL, MPI_COMPLEX),
     real_kind_of<double>(MPI_DOUBLE_PRECISION, MPI_DOUBLE_COMPLEX),
     real_kind_of<long double>(MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX),
+#if MPC_HAVE_FLOAT128
+    // binary128 (gfortran's REAL(16)): numeric_limits has no __float128; precision(1.0_16) = 33,
+    // range(1.0_16) = 4931
+    {33, 4931, MPI_REAL16, MPI_COMPLEX32},
+#endif
 };
 
 /// A Fortran integer kind: its RANGE and its type.

@@ -2,7 +2,7 @@
 /// The predefined datatypes of mpi.h: C sizes and alignments from the compiler, the real struct
 /// layouts of the MINLOC/MAXLOC pair types (padding included) and the external32 sizes of
 /// MPI 3.1 table 13.2 (MPI_LONG and MPI_UNSIGNED_LONG are 4 bytes there, MPI_WCHAR 2,
-/// MPI_LONG_DOUBLE 16 as IEEE binary128).
+/// MPI_LONG_DOUBLE 16 as IEEE binary128; MPI_REAL16 / MPI_COMPLEX32 are binary128 already).
 #include "mpi_compat/datatype/predefined.hpp"
 
 #include <complex>
@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "mpi_compat/datatype/datatype.hpp"
+#include "mpi_compat/datatype/float128.hpp"
 
 namespace mpc::mpi {
 namespace {
@@ -105,6 +106,8 @@ const predefined_entry table[MPC_DATATYPE_PREDEFINED_COUNT] = {
     pair_entry<float_float>("MPI_2REAL", idx(MPI_REAL), idx(MPI_REAL)),
     pair_entry<double_double>("MPI_2DOUBLE_PRECISION", idx(MPI_DOUBLE_PRECISION), idx(MPI_DOUBLE_PRECISION)),
     pair_entry<int_int>("MPI_2INTEGER", idx(MPI_INTEGER), idx(MPI_INTEGER)),
+    basic_of<float128>(idx(MPI_REAL16), "MPI_REAL16", 16, 16, 'f', 1),
+    basic_of<complex128>(idx(MPI_COMPLEX32), "MPI_COMPLEX32", 32, 16, 'f', 3),
 };
 
 // The bounds of a predefined type from its entry.

@@ -44,10 +44,9 @@ FORTRAN_TYPE_ALIASES = {
     "MPI_LOGICAL1": "MPI_INT8_T", "MPI_LOGICAL2": "MPI_INT16_T", "MPI_LOGICAL4": "MPI_LOGICAL",
     "MPI_LOGICAL8": "MPI_INT64_T",
     # Optional types MPC has no datatype for (MPI 4.0 section 3.2.2 lets them be
-    # MPI_DATATYPE_NULL): gfortran has no REAL(2); REAL(16) and COMPLEX(16) are binary128
-    # (__float128), INTEGER(16) is __int128, none of which the C layer reduces.
-    "MPI_REAL2": "MPI_DATATYPE_NULL", "MPI_REAL16": "MPI_DATATYPE_NULL", "MPI_COMPLEX4": "MPI_DATATYPE_NULL",
-    "MPI_COMPLEX32": "MPI_DATATYPE_NULL", "MPI_INTEGER16": "MPI_DATATYPE_NULL",
+    # MPI_DATATYPE_NULL): gfortran has no REAL(2); INTEGER(16) is __int128, which the C layer
+    # does not reduce. (MPI_REAL16 and MPI_COMPLEX32, binary128, are types of mpi.h.)
+    "MPI_REAL2": "MPI_DATATYPE_NULL", "MPI_COMPLEX4": "MPI_DATATYPE_NULL", "MPI_INTEGER16": "MPI_DATATYPE_NULL",
 }
 # Fortran-only integer constants.
 FORTRAN_CONSTANTS = {

@@ -102,3 +102,16 @@ extern "C" MPI_Aint mpc_f_attr_value(int keyval, void* attr) {
         return reinterpret_cast<MPI_Aint>(attr);
     }
 }
+
+// MPI_F_SYNC_REG (MPI 3.1 section 17.1.8): nothing to do; being an external call that takes the
+// buffer is what makes the compiler reload and store it around. mpif.h / module mpi pass the
+// address, module mpi_f08 a C descriptor (mpc_f08_f_sync_reg_): neither is looked at.
+extern "C" {
+void pmpi_f_sync_reg_(void* buf) { asm volatile("" : : "r"(buf) : "memory"); }
+void pmpi_f_sync_reg__(void*) __attribute__((alias("pmpi_f_sync_reg_")));
+void PMPI_F_SYNC_REG(void*) __attribute__((alias("pmpi_f_sync_reg_")));
+void mpi_f_sync_reg_(void*) __attribute__((weak, alias("pmpi_f_sync_reg_")));
+void mpi_f_sync_reg__(void*) __attribute__((weak, alias("pmpi_f_sync_reg_")));
+void MPI_F_SYNC_REG(void*) __attribute__((weak, alias("pmpi_f_sync_reg_")));
+void mpc_f08_f_sync_reg_(void*) __attribute__((alias("pmpi_f_sync_reg_")));
+}

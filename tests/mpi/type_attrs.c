@@ -365,7 +365,12 @@ static int test_f90(int rank, int size) {
         CHECK_OK(MPI_Type_create_f90_real(LDBL_DIG, MPI_UNDEFINED, &t));
         CHECK(f90_size(t) == (int)sizeof(long double));
     }
-    CHECK_CLASS(MPI_Type_create_f90_real(LDBL_DIG + 1, MPI_UNDEFINED, &t), MPI_ERR_ARG);
+    /* past long double: binary128 (MPI_REAL16, gfortran's REAL(16): precision 33), then none */
+    CHECK_OK(MPI_Type_create_f90_real(LDBL_DIG + 1, MPI_UNDEFINED, &t));
+    CHECK(f90_size(t) == 16);
+    CHECK_OK(MPI_Type_create_f90_real(33, 4931, &t));
+    CHECK(f90_size(t) == 16);
+    CHECK_CLASS(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Type_create_f90_real(MPI_UNDEFINED, 6000, &t), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Type_create_f90_real(40, 40, &t), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t), MPI_ERR_ARG);
@@ -380,7 +385,9 @@ static int test_f90(int rank, int size) {
     fails += check_envelope(rank, c, MPI_COMBINER_F90_COMPLEX, DBL_DIG, MPI_UNDEFINED);
     CHECK_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, f90_size(c), &m));
     CHECK(m == MPI_C_DOUBLE_COMPLEX);
-    CHECK_CLASS(MPI_Type_create_f90_complex(LDBL_DIG + 1, MPI_UNDEFINED, &c), MPI_ERR_ARG);
+    CHECK_OK(MPI_Type_create_f90_complex(LDBL_DIG + 1, MPI_UNDEFINED, &c));
+    CHECK(f90_size(c) == 32);
+    CHECK_CLASS(MPI_Type_create_f90_complex(34, MPI_UNDEFINED, &c), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &c), MPI_ERR_ARG);
 
     /* integers: the smallest kind holding every integer of r digits */

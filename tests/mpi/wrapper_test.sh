@@ -300,7 +300,8 @@ case $mode in
       done
       ln -s "$work/moved/bin/mpif90" "$work/elsewhere/mpif90"
       "$work/elsewhere/mpicc" -c -o "$work/f08c.o" "$src/fortran/f08_status_ignore.c"  # its C part
-      "$work/elsewhere/mpif90" -o "$work/f08" "$src/fortran/use_mpi_f08.f90" "$work/f08c.o"
+      "$work/elsewhere/mpif90" -J "$work" -o "$work/f08" "$src/fortran/fcheck.f90" "$src/fortran/use_mpi_f08.f90" \
+        "$work/f08c.o"  # fcheck: the test programs' check module
       "$work/moved/bin/mpif77" -o "$work/f77" "$src/fortran/mpif_basic.f"
       for p in f08 f77; do
         run_status 0 "$work/moved/bin/mpc_run" -n 3 "$work/$p"

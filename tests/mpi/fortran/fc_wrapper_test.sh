@@ -65,9 +65,10 @@ grep -q "mpc_fc: unknown option --showme:frobnicate" err || fail "--showme:frobn
 
 # Programs: one step, compile then link, each name, privatized or not.
 "$tools/mpif77" -O1 "$src/mpif_basic.f" -o f77 || fail "mpif77 build"
+"$tools/mpifort" -c "$src/fcheck.f90" -o fcheck.o || fail "mpifort -c (fcheck)"
 "$tools/mpifort" -c "$src/use_mpi_f08.f90" -o f08.o || fail "mpifort -c"
 "$tools/mpc_cc" -c "$src/f08_status_ignore.c" -o f08c.o || fail "mpc_cc -c (use_mpi_f08's C part)"
-"$tools/mpifort" f08.o f08c.o -o f08 || fail "mpifort link (Fortran and C objects)"
+"$tools/mpifort" fcheck.o f08.o f08c.o -o f08 || fail "mpifort link (Fortran and C objects)"
 "$tools/mpif90" -fno-mpc-privatize "$src/use_mpi.f90" -o f90 || fail "mpif90 -fno-mpc-privatize"
 for p in f77 f08 f90; do
   "$tools/mpc_run" -n 3 "./$p" >out 2>&1 || fail "$p on 3 ranks: $(cat out)"

@@ -134,6 +134,7 @@ program use_mpi
     call MPI_Irecv(col, 5, MPI_DOUBLE_PRECISION, left, 4, MPI_COMM_WORLD, reqs(1), ierr)
     call MPI_Isend(mat(:, 3), 5, MPI_DOUBLE_PRECISION, right, 4, MPI_COMM_WORLD, reqs(2), ierr)
     call MPI_Waitall(2, reqs, statuses, ierr)
+    call MPI_F_SYNC_REG(col)  ! MPI 3.1 section 17.1.8: the compiler must reload col
     call check(all(col == mat(:, 3)), 'MPI_Waitall data')
     call check(statuses(MPI_SOURCE, 1) == left .and. statuses(MPI_TAG, 1) == 4, 'statuses')
     call check(all(reqs == MPI_REQUEST_NULL), 'requests freed')
@@ -214,9 +215,14 @@ program use_mpi
   call MPI_Type_size(MPI_LOGICAL8, i, ierr)
   call MPI_Type_size(MPI_LOGICAL4, j, ierr)
   call check(i == 8 .and. j == 4, 'MPI_LOGICAL8 / 4 sizes')
-  ! optional types MPC does not provide are MPI_DATATYPE_NULL
-  call check(MPI_REAL16 == MPI_DATATYPE_NULL .and. MPI_COMPLEX32 == MPI_DATATYPE_NULL .and. &
-             MPI_REAL2 == MPI_DATATYPE_NULL .and. MPI_INTEGER16 == MPI_DATATYPE_NULL, 'unsupported types are null')
+  ! optional types MPC does not provide are MPI_DATATYPE_NULL; REAL(16) is binary128 (f_real16)
+  call check(MPI_REAL2 == MPI_DATATYPE_NULL .and. MPI_COMPLEX4 == MPI_DATATYPE_NULL .and. &
+             MPI_INTEGER16 == MPI_DATATYPE_NULL, 'unsupported types are null')
+  call MPI_Type_size(MPI_REAL16, i, ierr)
+  call MPI_Type_size(MPI_COMPLEX32, j, ierr)
+  call check(i == 16 .and. j == 32 .and. ierr == MPI_SUCCESS, 'MPI_REAL16 / MPI_COMPLEX32 sizes')
+  ! module mpi passes addresses: no subarrays (mpi_f08 has them)
+  call check(.not. MPI_SUBARRAYS_SUPPORTED .and. .not. MPI_ASYNC_PROTECTS_NONBLOCKING, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Type_size(MPI_INTEGER8, i, ierr)
   call MPI_Type_size(MPI_COMPLEX16, j, ierr)
   call check(i == 8 .and. j == 16, 'MPI_INTEGER8 / MPI_COMPLEX16 sizes')

@@ -76,6 +76,7 @@ end module f08_callbacks
 program use_mpi_f08
   use mpi_f08
   use f08_callbacks
+  use fcheck
   use, intrinsic :: iso_c_binding, only: c_int
   implicit none
   integer :: rank, nranks, i, ierr, cls, n
@@ -108,6 +109,7 @@ program use_mpi_f08
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  check_rank = rank
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
   call check(dup /= MPI_COMM_WORLD .and. dup /= MPI_COMM_NULL, 'MPI_Comm_dup')
@@ -218,18 +220,8 @@ program use_mpi_f08
   call check(f08_status_kind(MPI_STATUS_IGNORE, 0) == 1, 'MPI_F08_STATUS_IGNORE in C')
   call check(f08_status_kind(MPI_STATUSES_IGNORE(1), 0) == 2, 'MPI_F08_STATUSES_IGNORE in C')
   call check(f08_status_kind(st2, 61) == 0, 'a TYPE(MPI_Status) read by MPI_Status_f082c in C')
-  call check(.not. MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
+  call check(MPI_SUBARRAYS_SUPPORTED .and. MPI_ASYNC_PROTECTS_NONBLOCKING, 'MPI_SUBARRAYS_SUPPORTED')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(A,I0,A)', 'use_mpi_f08: ', nranks, ' ranks ok'
   call MPI_Finalize()
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(A,I0,2A)', 'FAIL: rank ', rank, ': ', what
-      flush(6)  ! MPI_Abort ends the process without closing Fortran's units
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
 end program use_mpi_f08

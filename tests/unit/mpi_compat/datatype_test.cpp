@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mpi_compat/datatype/copy.hpp"
+#include "mpi_compat/datatype/float128.hpp"
 #include "mpi_compat/datatype/plan.hpp"
 
 namespace {
@@ -101,6 +102,8 @@ const expected all_predefined[] = {
     PAIR(MPI_2REAL, float, float),
     PAIR(MPI_2DOUBLE_PRECISION, double, double),
     PAIR(MPI_2INTEGER, int, int),
+    BASIC(MPI_REAL16, float128),
+    BASIC(MPI_COMPLEX32, complex128),
 };
 
 TEST(DatatypePredefined, SizesExtentsNames) {
