@@ -25,7 +25,10 @@ public:
     job(const job&) = delete;
     job& operator=(const job&) = delete;
     virtual ~job();
-    /// Runs the operation (in its thread; may yield). Returns an MPI error class.
+    /// run()'s answer when somebody else completes the request (the call's last member).
+    static constexpr int completed_elsewhere = -1;
+    /// Runs the operation (in its thread; may yield). Returns an MPI error class, or
+    /// completed_elsewhere.
     virtual int run() noexcept = 0;
     /// Keeps c alive until the job is deleted (one reference, once).
     void hold_comm(const comm* c) noexcept;
