@@ -41,10 +41,10 @@ bool small_reduction(const args& a) noexcept {
            (!op_is_user(v.op) || (v.dt != nullptr && v.dt->is_predefined()));
 }
 
-/// Runs the call for every member once all have arrived: s's cells hold their args and data.
-void run_for_all(slot& s, int n) noexcept {
+/// Runs call k for every member once all have arrived: s's cells hold their args and data.
+void run_for_all(slot& s, kind k, int n) noexcept {
     const args& first = s.cells[0].nb;
-    switch (first.k) {
+    switch (k) {
         case kind::bcast: {
             const int root = first.root;
             const std::size_t bytes = bcast_bytes(s.cells[root].nb);
@@ -81,8 +81,8 @@ void run_for_all(slot& s, int n) noexcept {
 }
 
 /// The last member: runs the call, hands the slot to call seq + n_slots, completes the requests.
-void complete_all(slot& s, std::uint64_t seq, int n) noexcept {
-    run_for_all(s, n);
+void complete_all(slot& s, kind k, std::uint64_t seq, int n) noexcept {
+    run_for_all(s, k, n);
     request* reqs[eager_max];
     for (int i = 0; i < n; ++i) {
         reqs[i] = s.cells[i].req;
@@ -101,10 +101,12 @@ void complete_all(slot& s, std::uint64_t seq, int n) noexcept {
 /// Arrives at s, which serves a.seq.
 void arrive_at(slot& s, const args& a, request* r) noexcept {
     cell& me = s.cells[a.rank];
-    me.nb = a;
-    me.a = &me.nb;
     me.req = r;
     me.held = nullptr;
+    if (a.k != kind::barrier) {  // a barrier's members leave nothing but their request
+        me.nb = a;
+        me.a = &me.nb;
+    }
     switch (a.k) {
         case kind::bcast:
             if (a.rank == a.root) {
@@ -120,7 +122,7 @@ void arrive_at(slot& s, const args& a, request* r) noexcept {
     }
     const auto n = static_cast<std::uint32_t>(a.size);
     if (s.count.fetch_add(1, std::memory_order_acq_rel) + 1 == n) {
-        complete_all(s, a.seq, a.size);
+        complete_all(s, a.k, a.seq, a.size);
     }
 }
 
