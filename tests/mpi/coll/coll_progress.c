@@ -10,16 +10,20 @@
  * The shared-memory Allreduce applies the operation once per member's chunk (n - 1 times per
  * chunk in general); the ranks wait until `size` calls have been counted.
  *
- * Run with more VPs than ranks (MPC_VPS=3 with 2 ranks): the free VP must take the calls'
- * threads while the ranks compute. Without progress the count stays 0; after `LIMIT` seconds
+ * Mode "thread" (a large vector): run with more VPs than ranks (MPC_VPS=3 with 2 ranks): the
+ * free VP must take the calls' threads while the ranks compute. Mode "eager" (a vector of 4
+ * elements, which MPC completes in the last member's call, without a thread): run with as many
+ * VPs as ranks; the last member to call applies the operation size - 1 times, which the others
+ * must see while they compute. Without progress the count stays 0; after `LIMIT` seconds
  * (default 20) each rank reports the failure, completes the call with MPI_Wait (which runs it)
  * and the program exits 1. It cannot hang on the progress it tests.
  *
- *   coll_progress [ELEMENTS [LIMIT_SECONDS]]   (defaults 65536, 20) */
+ *   coll_progress [thread|eager [ELEMENTS [LIMIT_SECONDS]]]   (defaults thread, 65536 or 4, 20) */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_s(void) {
@@ -47,11 +51,14 @@ int main(int argc, char** argv) {
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long n = argc > 1 ? atol(argv[1]) : 65536;
-    double limit = argc > 2 ? atof(argv[2]) : 20.0;
-    if (size < 2 || n < size || limit <= 0) {
+    int eager = argc > 1 && strcmp(argv[1], "eager") == 0;
+    long n = argc > 2 ? atol(argv[2]) : eager ? 4 : 65536;
+    double limit = argc > 3 ? atof(argv[3]) : 20.0;
+    /* the operation's calls that mean "done": one per member's chunk, or size - 1 reductions */
+    long target = eager ? size - 1 : size;
+    if (size < 2 || n < size || limit <= 0 || (argc > 1 && !eager && strcmp(argv[1], "thread") != 0)) {
         if (rank == 0) {
-            fprintf(stderr, "usage: coll_progress [ELEMENTS >= ranks [LIMIT_SECONDS]] on 2 ranks or more\n");
+            fprintf(stderr, "usage: coll_progress [thread|eager [ELEMENTS >= ranks [LIMIT_SECONDS]]] on 2 ranks or more\n");
         }
         MPI_Finalize();
         return 2;
@@ -82,24 +89,24 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Request r;
     MPI_Iallreduce(in, out, (int)n, t, op, MPI_COMM_WORLD, &r);
-    /* Compute: no MPI call until the operation's side has counted `size` calls, or LIMIT. */
+    /* Compute: no MPI call until the operation's side has counted `target` calls, or LIMIT. */
     double t0 = now_s();
     double x = 1.0;
     long seen = 0;
     unsigned long spins = 0;
-    while ((seen = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) < size && now_s() - t0 < limit) {
+    while ((seen = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) < target && now_s() - t0 < limit) {
         for (int i = 0; i < 1000; i++) {
             x = x * 1.0000001 + 1e-9;
         }
         ++spins;
     }
     double waited = now_s() - t0;
-    int ok = seen >= size;
+    int ok = seen >= target;
     if (!ok) {
         fprintf(stderr,
-                "coll_progress: rank %d: no progress while computing: %ld of %d operation calls after %.1f s "
+                "coll_progress: rank %d: no progress while computing: %ld of %ld operation calls after %.1f s "
                 "(x=%g)\n",
-                rank, seen, size, waited, x);
+                rank, seen, target, waited, x);
     }
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     for (long i = 0; i < n; i++) {
