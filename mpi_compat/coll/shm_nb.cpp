@@ -80,6 +80,11 @@ void run_for_all(slot& s, kind k, int n) noexcept {
     }
 }
 
+void complete(request* r) noexcept {
+    set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    r->complete();  // last access to *r: its owner may free it at once
+}
+
 /// The last member: runs the call, hands the slot to call seq + n_slots, completes the requests.
 void complete_all(slot& s, kind k, std::uint64_t seq, int n) noexcept {
     run_for_all(s, k, n);
@@ -93,15 +98,19 @@ void complete_all(slot& s, kind k, std::uint64_t seq, int n) noexcept {
     s.gen.store(seq + n_slots, std::memory_order_release);
     wake(s);  // jobs waiting for the slot (eager_arrive)
     for (int i = 0; i < n; ++i) {
-        set_status(&reqs[i]->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
-        reqs[i]->complete();  // last access to reqs[i]: its owner may free it at once
+        if (reqs[i] != nullptr) {
+            complete(reqs[i]);
+        }
     }
 }
 
 /// Arrives at s, which serves a.seq.
 void arrive_at(slot& s, const args& a, request* r) noexcept {
     cell& me = s.cells[a.rank];
-    me.req = r;
+    // An Ibcast root and the other members of an Ireduce are done once their data is in the
+    // slot: their requests complete at once (as a flat Bcast's root may run ahead).
+    const bool done_now = (a.k == kind::bcast && a.rank == a.root) || (a.k == kind::reduce && a.rank != a.root);
+    me.req = done_now ? nullptr : r;
     me.held = nullptr;
     if (a.k != kind::barrier) {  // a barrier's members leave nothing but their request
         me.nb = a;
@@ -123,6 +132,9 @@ void arrive_at(slot& s, const args& a, request* r) noexcept {
     const auto n = static_cast<std::uint32_t>(a.size);
     if (s.count.fetch_add(1, std::memory_order_acq_rel) + 1 == n) {
         complete_all(s, a.k, a.seq, a.size);
+    }
+    if (done_now) {
+        complete(r);
     }
 }
 
