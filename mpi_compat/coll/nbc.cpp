@@ -178,7 +178,7 @@ int start_eager(const args& a, MPI_Request* req) noexcept {
     if (r == nullptr) {
         return MPI_ERR_NO_MEM;
     }
-    *req = request_pool::handle_of(r);  // before arriving: the last member completes r
+    *req = request_pool::handle_of(r);
     if (shm::eager_try_arrive(a, r)) {
         return MPI_SUCCESS;
     }
