@@ -47,7 +47,7 @@ void run_for_all(slot& s, kind k, int n) noexcept {
     switch (k) {
         case kind::bcast: {
             const int root = first.root;
-            const std::size_t bytes = bcast_bytes(s.cells[root].nb);
+            const std::size_t bytes = s.cells[root].nbytes;  // the root's type may be freed by now
             for (int i = 0; i < n; ++i) {
                 cell& c = s.cells[i];
                 if (i != root) {
@@ -120,6 +120,7 @@ void arrive_at(slot& s, const args& a, request* r) noexcept {
         case kind::bcast:
             if (a.rank == a.root) {
                 pack_into(s.result, a.rbuf, a.rcount, *a.rtype);
+                me.nbytes = bcast_bytes(a);
             } else if (!a.rtype->is_predefined()) {
                 a.rtype->retain();
                 me.held = a.rtype;
