@@ -52,6 +52,7 @@ struct ult {
     bool primary = false;
     bool pinned = false;
     bool stealable = false;
+    bool offered = false;  ///< attr::offer: a sleeping VP is woken to steal it whenever it is queued
     // join / detach, under join_lock
     spinlock join_lock;
     bool done = false;

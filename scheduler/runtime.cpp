@@ -254,6 +254,7 @@ result<ult*> spawn_with_slot(ult_fn fn, std::size_t size, std::size_t align, voi
     }
     u->id = r.next_id.fetch_add(1, std::memory_order_relaxed);
     u->stealable = a.stealable;
+    u->offered = a.offer && a.stealable;
     u->pinned = a.pinned && !a.stealable;
     u->detached = a.detached;
     u->heap = static_cast<alloc::heap*>(a.heap);

@@ -80,6 +80,10 @@ struct attr {
     std::size_t stack_size = 0;  ///< 0: default_stack_size()
     bool pinned = false;         ///< never moved by rebalance() or stealing (move_to() still works)
     bool stealable = false;      ///< idle VPs may take it (work stealing); implies !pinned
+    /// With stealable: whenever it is queued, a sleeping VP (if any) is woken to steal it, so
+    /// that it runs while its VP's current ULT computes (the jobs of non-blocking collectives).
+    /// Without it a sleeping VP comes to steal only when a VP queues two stealable ULTs.
+    bool offer = false;
     bool detached = false;       ///< nobody joins it; its resources go when it ends
     const char* name = nullptr;  ///< label for faults, logs and deadlock reports (copied)
     int owner = -1;              ///< task id whose address slice holds the stack (-1: none)

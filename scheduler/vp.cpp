@@ -68,10 +68,11 @@ inline void jump(vp* v, exec_ctx* from, exec_ctx* to, bool exiting) noexcept {
 }
 
 /// A stealable ULT was queued on `home`, which now holds `queued` of them: when that is more
-/// than its owner can take at once, wake a sleeping VP so that it comes to steal.
-void offer_to_thieves(vp* home, std::size_t queued) noexcept {
+/// than its owner can take at once, or the ULT is offered (attr::offer: its owner is busy
+/// computing), wake a sleeping VP so that it comes to steal.
+void offer_to_thieves(vp* home, std::size_t queued, bool offered) noexcept {
     runtime& r = rt();
-    if (!r.steal || queued < 2) {
+    if (!r.steal || (queued < 2 && !offered)) {
         return;
     }
     for (int k = 1; k < r.nr_vps; ++k) {
@@ -85,7 +86,8 @@ void offer_to_thieves(vp* home, std::size_t queued) noexcept {
 
 [[gnu::always_inline]] inline void push_runnable(vp* v, ult* u) noexcept {
     if (u->stealable) {
-        offer_to_thieves(v, v->shared.push_back(u));
+        const bool offered = u->offered;  // read before the push: a thief may run u at once
+        offer_to_thieves(v, v->shared.push_back(u), offered);
     } else {
         v->ready.push_back(u);
     }
@@ -438,9 +440,10 @@ void make_ready(ult* u) noexcept {
 
 void make_ready_elsewhere(ult* u, vp* home) noexcept {
     if (u->stealable) {
+        const bool offered = u->offered;
         std::size_t queued = home->shared.push_back(u);
         wake_vp(home);
-        offer_to_thieves(home, queued);
+        offer_to_thieves(home, queued, offered);
         return;
     }
     if (home->inbox.push(u)) {

@@ -22,7 +22,8 @@
 ///    each process and msg between one leader per process; its other calls run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the
-/// rank's own; the request completes when it returns.
+/// rank's own; the request completes when it returns. Small ones inside a process take no
+/// thread: the last member to call completes them for all (shm_nb.cpp).
 #pragma once
 
 #include <mpi.h>

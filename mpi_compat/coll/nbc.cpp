@@ -4,6 +4,7 @@
 #include <new>
 
 #include "lib/log.hpp"
+#include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/comm.hpp"
 #include "mpi_compat/datatype/handles.hpp"
 #include "mpi_compat/match.hpp"
@@ -55,8 +56,10 @@ void body(void* p) noexcept {
     request* r = rec->r;
     int err = rec->j->run();
     delete rec;  // drops the job's references before the request completes
-    set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, err);
-    r->complete();
+    if (err != job::completed_elsewhere) {
+        set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, err);
+        r->complete();
+    }
 }
 
 /// A collective of coll.hpp's kinds: its args, run by execute().
@@ -110,23 +113,43 @@ private:
     std::vector<const datatype*> rtypes_;
 };
 
-}  // namespace
-
-int start(task* self, const char* name, job* j, MPI_Request* req) noexcept {
-    std::unique_ptr<job> owned(j);
-    request* r = self->requests.alloc();
-    if (r == nullptr) {
-        return MPI_ERR_NO_MEM;
+/// A small call that runs eagerly (shm::eager_runs) whose slot still served an older call when
+/// it was made: waits for the slot and arrives; the call's last member completes the request.
+class eager_job final : public job {
+public:
+    eager_job(const args& a, request* r) noexcept : a_(a), r_(r) {}
+    /// Holds the communicator and the receive type (false when out of memory).
+    bool hold_all() noexcept {
+        hold_comm(a_.c);
+        return hold_type(a_.rtype);
     }
-    // A generalized request without callbacks: Wait, Test and friends see its completion and
-    // its status (the error class of the operation); MPI_Cancel does nothing to it.
-    r->kind = req_kind::generalized;
+    int run() noexcept override {
+        shm::eager_arrive(a_, r_);
+        return completed_elsewhere;
+    }
+
+private:
+    args a_;
+    request* r_;
+};
+
+/// A request for a non-blocking collective: a generalized request without callbacks, so that
+/// Wait, Test and friends see its completion and its status (the error class of the
+/// operation); MPI_Cancel does nothing to it.
+request* new_request(task* self) noexcept {
+    request* r = self->requests.alloc();
+    if (r != nullptr) {
+        r->kind = req_kind::generalized;
+    }
+    return r;
+}
+
+/// Starts j (owned from now on) in a thread of rank `self` that completes r.
+int start_job(task* self, const char* name, std::unique_ptr<job> owned, request* r) noexcept {
     auto* rec = new (std::nothrow) record{std::move(owned), self, r};
     if (rec == nullptr) {
-        self->requests.release(r);
         return MPI_ERR_NO_MEM;
     }
-    *req = request_pool::handle_of(r);
     sched::attr at;
     at.detached = true;
     at.name = name;
@@ -136,6 +159,9 @@ int start(task* self, const char* name, job* j, MPI_Request* req) noexcept {
     // steals it, so that it progresses while the caller computes.
     at.vp = sched::current_vp();
     at.stealable = true;
+    // A VP that sleeps (it runs no rank, or its ranks wait) is woken to take it, so that the
+    // operation progresses while its caller computes (docs/collectives.md, "Progress").
+    at.offer = true;
     mpc::result<sched::ult*> u = sched::spawn(&body, rec, at);
     if (!u) {
         // No thread to run it in: run it now (it still completes: every member calls it).
@@ -145,7 +171,48 @@ int start(task* self, const char* name, job* j, MPI_Request* req) noexcept {
     return MPI_SUCCESS;
 }
 
+/// A small call completed by its last member to arrive (shm_nb.cpp): no thread unless its
+/// slot is still busy.
+int start_eager(const args& a, MPI_Request* req) noexcept {
+    request* r = new_request(a.self);
+    if (r == nullptr) {
+        return MPI_ERR_NO_MEM;
+    }
+    *req = request_pool::handle_of(r);
+    if (shm::eager_try_arrive(a, r)) {
+        return MPI_SUCCESS;
+    }
+    std::unique_ptr<eager_job> j(new (std::nothrow) eager_job(a, r));
+    int err = j == nullptr || !j->hold_all() ? MPI_ERR_NO_MEM : start_job(a.self, kind_name(a.k), std::move(j), r);
+    if (err != MPI_SUCCESS) {
+        // Every member must arrive, or the others wait forever: arrive here, waiting (the
+        // caller's request is not returned to it yet).
+        shm::eager_arrive(a, r);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int start(task* self, const char* name, job* j, MPI_Request* req) noexcept {
+    std::unique_ptr<job> owned(j);
+    request* r = new_request(self);
+    if (r == nullptr) {
+        return MPI_ERR_NO_MEM;
+    }
+    int err = start_job(self, name, std::move(owned), r);
+    if (err != MPI_SUCCESS) {
+        self->requests.release(r);
+        return err;
+    }
+    *req = request_pool::handle_of(r);
+    return MPI_SUCCESS;
+}
+
 int start(const args& a, MPI_Request* req) noexcept {
+    if (shm::eager_runs(a)) {
+        return start_eager(a, req);
+    }
     auto* j = new (std::nothrow) coll_job(a);
     if (j == nullptr) {
         return MPI_ERR_NO_MEM;

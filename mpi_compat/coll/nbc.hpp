@@ -1,8 +1,10 @@
 /// \file
-/// Non-blocking collectives: the call is described in a `job` that runs in a user-level thread
-/// of its own (placed by the scheduler, so it progresses on another VP while the caller
-/// computes, or whenever the caller's VP has nothing else to run); the request completes when
-/// the job returns. The sequence number is taken by the caller, so the order of the calls, not
+/// Non-blocking collectives. Small Ibarrier, Ibcast, Ireduce and Iallreduce inside a process
+/// run without a thread: the last member to call completes the call for all (shm_nb.cpp,
+/// shm::eager_runs). Every other call is described in a `job` that runs in a user-level thread
+/// of its own, started on the caller's VP, stealable and offered to sleeping VPs (so it
+/// progresses on a free VP while the caller computes, or whenever the caller's VP has nothing
+/// else to run); the request completes when the job returns. The sequence number is taken by the caller, so the order of the calls, not
 /// the order in which their threads run, matches them up.
 ///
 /// The user may free the communicator and the datatypes of a pending operation (MPI 3.1
@@ -25,7 +27,10 @@ public:
     job(const job&) = delete;
     job& operator=(const job&) = delete;
     virtual ~job();
-    /// Runs the operation (in its thread; may yield). Returns an MPI error class.
+    /// run()'s answer when somebody else completes the request (the call's last member).
+    static constexpr int completed_elsewhere = -1;
+    /// Runs the operation (in its thread; may yield). Returns an MPI error class, or
+    /// completed_elsewhere.
     virtual int run() noexcept = 0;
     /// Keeps c alive until the job is deleted (one reference, once).
     void hold_comm(const comm* c) noexcept;

@@ -1,4 +1,5 @@
 #include "mpi_compat/coll/shm.hpp"
+#include "mpi_compat/coll/shm_detail.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -90,7 +91,7 @@ state& state_of(const comm& c) noexcept {
     return *static_cast<state*>(p);
 }
 
-namespace {
+namespace detail {  // shm_detail.hpp declares what shm_nb.cpp uses
 
 // ---- synchronisation -----------------------------------------------------------------------------
 
@@ -261,7 +262,9 @@ void reduce_chunk(const slot& s, const red_view& v, int size, count_t lo, count_
     copy_range(v, acc.base(), out_base, lo, hi);
 }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 void pass(const args& a) noexcept { leave(take_slot(a, kind_name(a.k)), a); }
 

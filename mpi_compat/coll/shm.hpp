@@ -22,6 +22,9 @@
 namespace mpc::mpi::coll::hier {
 struct levels;  // hier.hpp
 }
+namespace mpc::mpi {
+struct request;  // match.hpp
+}
 
 namespace mpc::mpi::coll::shm {
 
@@ -34,6 +37,11 @@ struct alignas(64) cell {
     std::size_t nbytes = 0;  ///< bytes in data (inline contributions)
     bool inl = false;        ///< the member's contribution is in `data`
     alignas(16) unsigned char data[cell_bytes];
+    // a non-blocking small call (shm_nb.cpp): the member's call and request, for the last
+    // member to arrive, which completes the call for all
+    args nb;
+    request* req = nullptr;
+    const datatype* held = nullptr;  ///< the member's derived receive type (Ibcast), retained
 };
 
 struct alignas(64) member_seq {
@@ -117,6 +125,26 @@ int flat_limit() noexcept;
 bool flat_runs(const args& a) noexcept;
 /// Runs call a flat; it takes no sequence number (flat calls count among themselves).
 int flat(args& a) noexcept;
+
+// ---- non-blocking small calls (shm_nb.cpp) ---------------------------------------------------
+// Ibarrier, and Ibcast, Ireduce and Iallreduce of small data, on communicators of 2 to
+// eager_max members in this process, run without a thread: each member, in its call, leaves
+// its data (and a copy of its args and its request) in its cell of the call's slot and counts
+// itself in; the last member to arrive does the whole call for everybody (reduces the cells,
+// writes every member's receive buffer), frees the slot and completes every member's request.
+// A member whose slot still serves an older call (n_slots calls in flight) leaves that to a
+// job that waits for the slot (nbc.cpp).
+
+inline constexpr int eager_max = 64;  ///< the most members a call completed by its last arrival
+
+/// Whether non-blocking call a runs eagerly (the same answer on every member: kind, size,
+/// packed bytes, and for reductions the op and type, which MPI requires to be the same).
+bool eager_runs(const args& a) noexcept;
+/// Arrives at a's slot if it serves a.seq now; the last member completes the call (r among
+/// the requests). Returns false, having done nothing, when the slot is busy. Never yields.
+bool eager_try_arrive(const args& a, request* r) noexcept;
+/// Waits for a's slot (may yield), then arrives as eager_try_arrive() does.
+void eager_arrive(const args& a, request* r) noexcept;
 
 /// The shm algorithm of each collective.
 int barrier(args& a) noexcept;

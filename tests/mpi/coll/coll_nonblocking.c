@@ -23,6 +23,12 @@
  *   free      the communicator, a derived datatype and a user operation freed while an
  *             operation that uses them is outstanding; MPI_Request_get_status polling
  *   inter     MPI_Ibarrier, MPI_Ibcast, MPI_Iallreduce and MPI_Ialltoall on an intercommunicator
+ *   eager     the small calls that MPC completes in the last member's call (Ibarrier, and small
+ *             Ibcast, Ireduce, Iallreduce): 4 rounds of 7 of them outstanding at once (more
+ *             than a communicator's 4 slots), an Ibcast whose members describe the message
+ *             with different datatypes of one signature (MPI_INT x 6 at even ranks, a
+ *             contiguous type of 3 MPI_INT x 2 at odd ones), and requests freed with
+ *             MPI_Request_free before completion (MPI_Ibarrier then MPI_Barrier)
  *
  *   coll_nonblocking [scenario[,scenario...]]   (default: all)
  *
@@ -727,6 +733,64 @@ typedef struct {
     void (*fn)(tctx *, ctx_t *);
 } scen_t;
 
+/* The eager small calls (see the file comment). */
+static void s_eager(tctx *t, ctx_t *cx) {
+    (void)cx;
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static const int kinds[] = {K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_BCAST, K_ALLREDUCE, K_BARRIER};
+    enum { NK = sizeof(kinds) / sizeof(kinds[0]) };
+    for (int round = 0; round < 4; ++round) {
+        nb_t ops[NK];
+        MPI_Request req[NK];
+        for (int i = 0; i < NK; ++i) {
+            nb_setup(&ops[i], t, kinds[i], MPI_COMM_WORLD, &L_INT, MPI_INT, MPI_SUM, GEN_PLAIN, 1 + i % 5,
+                     (i + round) % size, 0, (uint32_t)(5000 + 100 * round + i));
+            nb_begin(&ops[i], &req[i]);
+        }
+        for (int i = (round % 2 ? 0 : NK - 1); round % 2 ? i < NK : i >= 0; i += round % 2 ? 1 : -1) {
+            coll_where(t, "round %d: MPI_Wait on %s, operation %d of %d outstanding", round, knames[ops[i].kind], i, NK);
+            CALL(t, MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+            nb_check(&ops[i]);
+            nb_free(&ops[i]);
+        }
+    }
+    /* One message, two descriptions: 6 MPI_INT, or 2 of a contiguous type of 3 MPI_INT. */
+    MPI_Datatype three;
+    CALL(t, MPI_Type_contiguous(3, MPI_INT, &three));
+    CALL(t, MPI_Type_commit(&three));
+    for (int root = 0; root < size && root < 3; ++root) {
+        int buf[6];
+        for (int j = 0; j < 6; ++j) buf[j] = rank == root ? 1000 * root + j : -1;
+        MPI_Request r;
+        coll_where(t, "MPI_Ibcast from %d, MPI_INT x 6 or a contiguous type x 2", root);
+        if (rank % 2 == 0) {
+            CALL(t, MPI_Ibcast(buf, 6, MPI_INT, root, MPI_COMM_WORLD, &r));
+        } else {
+            CALL(t, MPI_Ibcast(buf, 2, three, root, MPI_COMM_WORLD, &r));
+        }
+        CALL(t, MPI_Wait(&r, MPI_STATUS_IGNORE));
+        for (int j = 0; j < 6; ++j) {
+            if (buf[j] != 1000 * root + j) {
+                FAIL(t, "MPI_Ibcast from %d with mixed datatypes: element %d is %d, expected %d", root, j, buf[j],
+                     1000 * root + j);
+                break;
+            }
+        }
+    }
+    CALL(t, MPI_Type_free(&three));
+    /* Requests freed before completion: the last member completes them all the same. */
+    for (int i = 0; i < 8; ++i) {
+        MPI_Request r;
+        coll_where(t, "MPI_Ibarrier %d, freed with MPI_Request_free", i);
+        CALL(t, MPI_Ibarrier(MPI_COMM_WORLD, &r));
+        CALL(t, MPI_Request_free(&r));
+        if (r != MPI_REQUEST_NULL) FAIL(t, "MPI_Request_free left the request non-null");
+    }
+    CALL(t, MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv) {
     tctx t;
     coll_init(&t, "coll_nonblocking", &argc, &argv);
@@ -734,7 +798,7 @@ int main(int argc, char **argv) {
     cx.vec = coll_make_type(&t, &L_VECTOR);
     CALL(&t, MPI_Op_create(coll_uaffine, 0, &cx.uaffine));
     const scen_t sc[] = {{"each", s_each}, {"same", s_same}, {"comms", s_comms},
-                         {"many", s_many}, {"mixed", s_mixed}, {"free", s_free}, {"inter", s_inter}};
+                         {"many", s_many}, {"mixed", s_mixed}, {"free", s_free}, {"inter", s_inter}, {"eager", s_eager}};
     const char *want = argc > 1 ? argv[1] : "all";
     int ran = 0;
     for (int i = 0; i < (int)(sizeof(sc) / sizeof(sc[0])); ++i) {

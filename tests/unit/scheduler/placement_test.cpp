@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "lib/spinlock.hpp"
 #include "lib/topology.hpp"
 #include "scheduler/sched.hpp"
 #include "scheduler/sync.hpp"
@@ -307,5 +308,31 @@ void PlacementTest::check_work_stealing(bool after_idle) {
 TEST_P(PlacementTest, WorkStealing) { check_work_stealing(false); }
 
 TEST_P(PlacementTest, WorkStealingWakesSleepingVps) { check_work_stealing(true); }
+
+/// attr::offer: one stealable ULT queued on a VP whose current ULT computes without yielding
+/// is taken by a VP that slept (without the offer, a single queued ULT wakes nobody). With one
+/// VP it runs once the caller yields.
+TEST_P(PlacementTest, OfferedUltWakesASleepingVpWhileItsVpComputes) {
+    sched::sleep_for(50ms);  // every other VP spins 50 us by default, then sleeps
+    std::atomic<int> ran_on{-1};
+    sched::attr a;
+    a.vp = sched::current_vp();
+    a.stealable = true;
+    a.offer = true;
+    sched::ult* u = spawn_or_fail([&]() noexcept { ran_on.store(sched::current_vp(), std::memory_order_release); }, a);
+    if (vps() > 1) {
+        give_up_after limit(10s);
+        while (ran_on.load(std::memory_order_acquire) < 0 && !limit.expired()) {
+            cpu_relax();  // computes: never yields its VP
+        }
+        EXPECT_GE(ran_on.load(), 0) << "the offered ULT did not run while its VP computed";
+        EXPECT_NE(ran_on.load(), a.vp);
+    }
+    join_or_fail(u);
+    if (vps() == 1) {
+        EXPECT_EQ(ran_on.load(), a.vp);
+    }
+    expect_only_primary_homed();
+}
 
 }  // namespace
