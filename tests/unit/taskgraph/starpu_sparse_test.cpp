@@ -526,7 +526,7 @@ TEST(StarPUSparseDeathTest, Misuse) {
     EXPECT_DEATH(starpu_data_partition(vec, &kinds), "built-in interface MPC does not have");
     kinds.get_child_ops = [](starpu_data_filter*, unsigned) {
         static starpu_data_interface_ops o{};
-        o.interfaceid = static_cast<starpu_data_interface_id>(STARPU_MAX_INTERFACE_ID + 50);
+        o.interfaceid = static_cast<starpu_data_interface_id>(STARPU_MAX_INTERFACE_ID + 5);  // in the enum's range
         return &o;
     };
     EXPECT_DEATH(starpu_data_partition(vec, &kinds), "without allocate_data_on_node");
