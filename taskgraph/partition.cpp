@@ -11,6 +11,12 @@
 /// more. Neither blocks. Cleaning waits until no task uses the children and frees them
 /// (StarPU's starpu_data_partition_clean); the synchronous starpu_data_partition/unpartition
 /// are plan + submit and unpartition + clean. Children may be partitioned in turn (tiles).
+///
+/// A child is of its parent's kind (its interface starts as a copy of the parent's, which the
+/// filter adjusts), or of the kind child_kind_fn gives (a dense matrix for each block of a BCSR
+/// matrix): a handle of that kind, built-in or custom, whose zeroed interface the filter fills
+/// from the parent's. Nothing else differs: the children point into the parent's memory, so
+/// (un)partitioning moves no data whatever the kinds.
 
 #include <cstring>
 #include <new>
@@ -31,23 +37,83 @@ void free_children(data* parent) noexcept {
     parent->children.clear();
 }
 
-data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n) noexcept {
+bool builtin_kind(interface_id id) noexcept {
+    switch (id) {
+    case interface_id::matrix:
+    case interface_id::block:
+    case interface_id::vector:
+    case interface_id::csr:
+    case interface_id::bcsr:
+    case interface_id::variable:
+    case interface_id::coo: return true;
+    }
+    return false;
+}
+
+/// Child i's kind into *k (the parent's when `kind` is null or says so); false, logged, when
+/// the kind given is not one a handle can have.
+bool kind_of_child(child_kind_fn kind, void* ctx, int i, child_kind* k, bool* same) noexcept {
+    *same = kind == nullptr || !kind(ctx, i, k);
+    if (*same) {
+        return true;
+    }
+    if (static_cast<int>(k->id) >= first_custom_id) {
+        const interface_ops& o = k->ops;
+        if (o.interface_size == 0 || o.allocate == nullptr || o.release == nullptr || o.size == nullptr) {
+            MPC_LOG(error, tg, "partition: child %d is of custom kind %d, whose ops lack the interface size, "
+                               "allocate, release or size", i, static_cast<int>(k->id));
+            return false;
+        }
+        return true;
+    }
+    if (!builtin_kind(k->id)) {
+        MPC_LOG(error, tg, "partition: child %d is of unknown interface kind %d", i, static_cast<int>(k->id));
+        return false;
+    }
+    return true;
+}
+
+/// A handle of kind `id` with a zeroed interface: of `ops`' size (a custom kind, whose ops it
+/// copies) or the built-in union (ops null).
+data* new_child_handle(interface_id id, const interface_ops* ops) noexcept {
     data* c = nullptr;
-    if (!detail::new_handle(&c, parent->id).ok()) {
+    if (!detail::new_handle(&c, id).ok()) {
         return nullptr;
     }
-    if (parent->custom) {
-        c->custom.reset(new (std::nothrow) std::byte[2 * parent->ops->interface_size]());
+    if (ops != nullptr) {
+        c->custom.reset(new (std::nothrow) std::byte[2 * ops->interface_size]());
         if (!c->custom) {
             delete c;
             return nullptr;
         }
-        c->custom_ops = parent->custom_ops;
+        c->custom_ops = *ops;
         c->ops = &c->custom_ops;
         c->ifp = c->custom.get();
     }
-    std::memcpy(c->ifp, parent->ifp, parent->ops->interface_size);
+    return c;
+}
+
+data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n, const child_kind& k, bool same) noexcept {
+    data* c = nullptr;
+    if (same) {
+        c = new_child_handle(parent->id, parent->custom ? &parent->custom_ops : nullptr);
+        if (c != nullptr) {
+            std::memcpy(c->ifp, parent->ifp, parent->ops->interface_size);
+        }
+    } else {
+        const bool custom = static_cast<int>(k.id) >= first_custom_id;
+        c = new_child_handle(k.id, custom ? &k.ops : nullptr);
+        if (c != nullptr && !custom) {
+            c->iface.var.id = k.id;  // every built-in layout starts with its id
+        }
+    }
+    if (c == nullptr) {
+        return nullptr;
+    }
     fill(ctx, parent->ifp, c->ifp, i, n);
+    if (!same && static_cast<int>(k.id) < first_custom_id) {
+        c->iface.var.id = k.id;  // whatever the filter wrote there (StarPU's filters need not)
+    }
     c->parent = parent;
     c->child_off = true;
     c->seq = parent->seq;
@@ -56,7 +122,8 @@ data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n) noexc
 
 }  // namespace
 
-status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data** children) noexcept {
+status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data** children,
+                      child_kind_fn kind) noexcept {
     if (status st = detail::live(parent, "partition"); !st.ok()) {
         return st;
     }
@@ -78,12 +145,21 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
         }
     }
     std::vector<data*> made;
+    auto undo = [&made] {
+        for (data* x : made) {
+            detail::destroy_data(x);
+        }
+    };
     for (int i = 0; i < n; ++i) {
-        data* c = new_child(parent, fill, ctx, i, n);
+        child_kind k;
+        bool same = true;
+        if (!kind_of_child(kind, ctx, i, &k, &same)) {
+            undo();
+            return {errc::invalid_argument, "child interface kind"};
+        }
+        data* c = new_child(parent, fill, ctx, i, n, k, same);
         if (c == nullptr) {
-            for (data* x : made) {
-                detail::destroy_data(x);
-            }
+            undo();
             return {errc::no_memory, "child handles"};
         }
         made.push_back(c);
@@ -191,8 +267,8 @@ status partition_clean(data* parent) noexcept {
     return {};
 }
 
-status partition(data* parent, int n, fill_child_fn fill, void* ctx) noexcept {
-    if (status st = partition_plan(parent, n, fill, ctx, nullptr); !st.ok()) {
+status partition(data* parent, int n, fill_child_fn fill, void* ctx, child_kind_fn kind) noexcept {
+    if (status st = partition_plan(parent, n, fill, ctx, nullptr, kind); !st.ok()) {
         return st;
     }
     return partition_submit(parent);

@@ -4,7 +4,9 @@
 /// and block interfaces. Parts are as equal as possible, the first n % nparts one element
 /// larger, at the offsets StarPU uses, so that a program's index arithmetic stays valid. A
 /// child keeps its parent's dev_handle and gets offset = parent's + its byte offset (StarPU's
-/// convention), and ptr = dev_handle + offset.
+/// convention), and ptr = dev_handle + offset. A filter with get_child_ops (the BCSR canonical
+/// block filter: one dense matrix per block) gives its children another interface kind through
+/// the core's child_kind_fn.
 
 #include <starpu.h>
 
@@ -27,12 +29,34 @@ void fill_bridge(void* ctx, void* parent_iface, void* child_iface, int i, int n)
     f->filter_func(parent_iface, child_iface, f, static_cast<unsigned>(i), static_cast<unsigned>(n));
 }
 
+/// A filter's get_child_ops as the core's child_kind_fn: a built-in table (StarPU's
+/// starpu_interface_*_ops) gives its built-in kind, an application's table a custom kind.
+bool kind_bridge(void* ctx, int i, child_kind* out) noexcept {
+    auto* f = static_cast<starpu_data_filter*>(ctx);
+    const starpu_data_interface_ops* o = f->get_child_ops(f, static_cast<unsigned>(i));
+    if (o == nullptr) {
+        starpu::fatal("starpu_data_partition", "the filter's get_child_ops returned NULL");
+    }
+    const int id = static_cast<int>(o->interfaceid);
+    if (id < STARPU_MAX_INTERFACE_ID) {
+        if (starpu::builtin_ops(id) == nullptr) {
+            starpu::fatal("starpu_data_partition", "get_child_ops gave a built-in interface MPC does not have");
+        }
+    } else if (o->allocate_data_on_node == nullptr || o->free_data_on_node == nullptr || o->interface_size == 0) {
+        starpu::fatal("starpu_data_partition", "get_child_ops gave interface ops without allocate_data_on_node, "
+                                               "free_data_on_node or interface_size");
+    } else {
+        out->ops = starpu::core_ops_of(o);
+    }
+    out->id = static_cast<interface_id>(id);
+    return true;
+}
+
+child_kind_fn kind_of(const starpu_data_filter* f) noexcept { return f->get_child_ops != nullptr ? &kind_bridge : nullptr; }
+
 int nparts_of(starpu_data_handle_t h, starpu_data_filter* f, const char* call) noexcept {
     if (f == nullptr || f->filter_func == nullptr) {
         starpu::fatal(call, "a filter with a filter_func is needed");
-    }
-    if (f->get_child_ops != nullptr) {
-        starpu::fatal(call, "filters whose children have another interface (get_child_ops) are not supported");
     }
     unsigned n = f->get_nchildren != nullptr ? f->get_nchildren(f, h) : f->nchildren;
     if (n == 0 || n > 1u << 20) {
@@ -153,7 +177,7 @@ extern "C" {
 
 void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter* f) {
     int n = nparts_of(initial_handle, f, "starpu_data_partition");
-    check(partition(core(initial_handle), n, &fill_bridge, f), "starpu_data_partition");
+    check(partition(core(initial_handle), n, &fill_bridge, f, kind_of(f)), "starpu_data_partition");
 }
 
 void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node) {
@@ -214,7 +238,7 @@ void starpu_data_map_filters(starpu_data_handle_t root_data, unsigned nfilters, 
 void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct starpu_data_filter* f,
                                 starpu_data_handle_t* children) {
     int n = nparts_of(initial_handle, f, "starpu_data_partition_plan");
-    check(partition_plan(core(initial_handle), n, &fill_bridge, f, reinterpret_cast<data**>(children)),
+    check(partition_plan(core(initial_handle), n, &fill_bridge, f, reinterpret_cast<data**>(children), kind_of(f)),
           "starpu_data_partition_plan");
 }
 
@@ -375,6 +399,40 @@ void starpu_bcsr_filter_vertical_block(void* father_interface, void* child_inter
     std::size_t first = 0;
     chunk(fa->nrow, nparts, id, &n, &first, "starpu_bcsr_filter_vertical_block");
     sparse_rows(fa, ch, first, n, static_cast<std::size_t>(fa->r) * fa->c);
+}
+
+void starpu_bcsr_filter_canonical_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,
+                                        unsigned id, unsigned /*nparts*/) {
+    auto* fa = static_cast<starpu_bcsr_interface*>(father_interface);
+    auto* ch = static_cast<starpu_matrix_interface*>(child_interface);
+    if (id >= fa->nnz) {
+        starpu::fatal("starpu_bcsr_filter_canonical_block",
+                      "more children than blocks (get_nchildren must be starpu_bcsr_filter_canonical_block_get_nchildren)");
+    }
+    // Block `id` of the father's (its nzval starts at its own first block), r rows of c.
+    const std::size_t block = static_cast<std::size_t>(fa->r) * fa->c * fa->elemsize;
+    ch->id = STARPU_MATRIX_INTERFACE_ID;
+    ch->nx = fa->c;
+    ch->ny = fa->r;
+    ch->ld = fa->c;
+    ch->elemsize = fa->elemsize;
+    ch->allocsize = block;
+    ch->ptr = fa->nzval == 0 ? 0 : fa->nzval + id * block;
+    ch->dev_handle = ch->ptr;
+    ch->offset = 0;
+}
+
+unsigned starpu_bcsr_filter_canonical_block_get_nchildren(struct starpu_data_filter* /*f*/,
+                                                          starpu_data_handle_t handle) {
+    if (starpu_data_get_interface_id(handle) != STARPU_BCSR_INTERFACE_ID) {
+        starpu::fatal("starpu_bcsr_filter_canonical_block_get_nchildren", "the handle is not a BCSR matrix");
+    }
+    return starpu_bcsr_get_nnz(handle);
+}
+
+struct starpu_data_interface_ops* starpu_bcsr_filter_canonical_block_child_ops(struct starpu_data_filter* /*f*/,
+                                                                               unsigned /*child*/) {
+    return &starpu_interface_matrix_ops;
 }
 
 }  // extern "C"

@@ -33,6 +33,9 @@ starpu_sched_policy* user_policy() noexcept;
 int user_policy_entry(starpu_sched_policy* ops, const policy_entry** out) noexcept;
 /// The ops table of a built-in interface id (starpu_interface_*_ops), or nullptr.
 starpu_data_interface_ops* builtin_ops(int id) noexcept;
+/// The core's ops for a custom StarPU interface (its table rides along as their context): its
+/// allocate/free_data_on_node, get_(alloc_)size, unregister_data_handle and footprint.
+interface_ops core_ops_of(const starpu_data_interface_ops* ops) noexcept;
 /// The workers of the application's policy's context (known from its init_sched on, before
 /// the runtime counts as running).
 int policy_workers() noexcept;

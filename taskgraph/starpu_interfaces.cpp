@@ -137,6 +137,14 @@ bool sparse_arrays_of(void* i, int id, void* arrays[3], std::size_t bytes[3]) no
     }
 }
 
+interface_ops core_ops_of(const starpu_data_interface_ops* ops) noexcept {
+    interface_ops o{ops->interface_size, &custom_allocate, &custom_release, &custom_size, &custom_forget, ops};
+    if (ops->footprint != nullptr) {
+        o.footprint = &custom_footprint;
+    }
+    return o;
+}
+
 }  // namespace mpc::tg::starpu
 
 extern "C" {
@@ -156,10 +164,7 @@ void starpu_data_register(starpu_data_handle_t* handleptr, int home_node, void* 
         mpc::tg::starpu::fatal("starpu_data_register", "ops->interfaceid must be set, with "
                                                        "starpu_data_interface_get_next_id()");
     }
-    interface_ops core_ops{ops->interface_size, &custom_allocate, &custom_release, &custom_size, &custom_forget, ops};
-    if (ops->footprint != nullptr) {
-        core_ops.footprint = &custom_footprint;
-    }
+    const interface_ops core_ops = mpc::tg::starpu::core_ops_of(ops);
     data* d = nullptr;
     if (mpc::status st = register_custom(&d, ops->interfaceid, data_interface, core_ops); !st.ok()) {
         mpc::tg::starpu::fatal("starpu_data_register", st.reason());

@@ -313,9 +313,21 @@ status acquire_async(data* d, access_mode mode, callback_fn granted, void* arg, 
 /// Fills child i of n from the parent's interface (the child's interface is a copy of the
 /// parent's before the call).
 using fill_child_fn = void (*)(void* ctx, void* parent_iface, void* child_iface, int i, int n);
-/// Makes the n children of `parent` (not usable until partition_submit()). errc::busy when the
-/// parent has planned children already.
-status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data** children) noexcept;
+/// The kind of a child whose interface differs from its parent's (StarPU's get_child_ops: a
+/// block of a BCSR matrix as a dense matrix, a row of a matrix as a vector).
+struct child_kind {
+    interface_id id{};    ///< a built-in kind, or a custom one (>= first_custom_id)
+    interface_ops ops{};  ///< a custom kind's (copied into the child); unused for built-in kinds
+};
+/// Fills *out with child i's kind and returns true, or returns false: the parent's kind. A
+/// child of another kind gets a zeroed interface before fill (not a copy of the parent's); a
+/// built-in one's id field is set to its kind after fill.
+using child_kind_fn = bool (*)(void* ctx, int i, child_kind* out);
+/// Makes the n children of `parent` (not usable until partition_submit()), of the parent's
+/// kind unless `kind` says otherwise. errc::busy when the parent has planned children already;
+/// errc::invalid_argument for an unknown kind or incomplete custom ops.
+status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data** children,
+                      child_kind_fn kind = nullptr) noexcept;
 /// From now on the children are used instead of the parent: they follow every access to the
 /// parent submitted before. Does not block.
 status partition_submit(data* parent) noexcept;
@@ -326,7 +338,7 @@ status unpartition_submit(data* parent) noexcept;
 /// partitioned (unpartition_submit() first).
 status partition_clean(data* parent) noexcept;
 /// plan + submit, and unpartition_submit + clean (StarPU's starpu_data_partition/unpartition).
-status partition(data* parent, int n, fill_child_fn fill, void* ctx) noexcept;
+status partition(data* parent, int n, fill_child_fn fill, void* ctx, child_kind_fn kind = nullptr) noexcept;
 status unpartition(data* parent) noexcept;
 /// Number of planned children (0 when none) and child i (nullptr when out of range).
 int nchildren(const data* d) noexcept;

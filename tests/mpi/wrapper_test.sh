@@ -108,12 +108,18 @@ case $mode in
     ;;
 
   show)
-    inc=$("$tools/mpc_cc" --showme:incdirs)
-    [ -f "$inc/mpi.h" ] || fail "--showme:incdirs '$inc' has no mpi.h"
+    # two directories: mpi.h's, and StarPU's headers (starpu/1.3, included by name)
+    incdirs=$("$tools/mpc_cc" --showme:incdirs)
+    inc=${incdirs%% *}
+    [ -f "$inc/mpi.h" ] || fail "--showme:incdirs '$incdirs' has no mpi.h"
+    [ "$incdirs" = "$inc $inc/starpu/1.3" ] || fail "--showme:incdirs '$incdirs' lacks $inc/starpu/1.3"
+    [ -f "$inc/starpu/1.3/starpu_data_filters.h" ] || fail "no starpu_data_filters.h in $inc/starpu/1.3"
+    [ "$("$tools/mpc_cxx" --showme:incdirs)" = "$incdirs" ] || fail "--showme:incdirs of mpc_cxx"
+    incf="-I$inc -I$inc/starpu/1.3"
     pic="-fPIC -fno-semantic-interposition"
-    [ "$("$tools/mpc_cc" --showme:compile)" = "-I$inc $pic${san_flags:+ $san_flags}" ] ||
+    [ "$("$tools/mpc_cc" --showme:compile)" = "$incf $pic${san_flags:+ $san_flags}" ] ||
       fail "--showme:compile: $("$tools/mpc_cc" --showme:compile)"
-    [ "$("$tools/mpc_cc" --showme:compile -fno-mpc-privatize)" = "-I$inc${san_flags:+ $san_flags}" ] ||
+    [ "$("$tools/mpc_cc" --showme:compile -fno-mpc-privatize)" = "$incf${san_flags:+ $san_flags}" ] ||
       fail "--showme:compile -fno-mpc-privatize: $("$tools/mpc_cc" --showme:compile -fno-mpc-privatize)"
     found_so=no
     found_a=no
@@ -139,12 +145,12 @@ case $mode in
     # -show / --showme: the whole command, the user's arguments between compile and link flags
     for flag in -show --showme -showme; do
       line=$("$tools/mpicc" $flag -O2 x.c -o x -fno-mpc-privatize)
-      [ "$line" = "cc -I$inc${san_flags:+ $san_flags} -O2 x.c -o x $shared_link" ] || fail "$flag: $line"
+      [ "$line" = "cc $incf${san_flags:+ $san_flags} -O2 x.c -o x $shared_link" ] || fail "$flag: $line"
       line=$("$tools/mpicc" $flag -O2 x.c -o x)
-      [ "$line" = "cc -I$inc $pic${san_flags:+ $san_flags} -O2 x.c -o x $link" ] || fail "$flag (privatized): $line"
+      [ "$line" = "cc $incf $pic${san_flags:+ $san_flags} -O2 x.c -o x $link" ] || fail "$flag (privatized): $line"
     done
     line=$("$tools/mpicxx" -show -c x.cpp)
-    [ "$line" = "c++ -I$inc $pic${san_flags:+ $san_flags} -c x.cpp" ] || fail "-show -c: $line"
+    [ "$line" = "c++ $incf $pic${san_flags:+ $san_flags} -c x.cpp" ] || fail "-show -c: $line"
     # -pie / -no-pie: dropped when privatized (the program is linked -shared), kept otherwise
     line=$("$tools/mpicc" -show -no-pie x.c)
     case $line in *-no-pie*) fail "-no-pie kept in a privatized link: $line" ;; esac
@@ -227,9 +233,10 @@ case $mode in
     # A position-independent executable with thread-local variables (plain cc with the link
     # flags, as a build that drops -shared would make it): refused at mpc_run time, status 2.
     printf '#include <mpi.h>\n_Thread_local int t = 1;\nint main(int c, char** v) { MPI_Init(&c, &v); t = 2; MPI_Finalize(); return t - 2; }\n' >"$work/tls.c"
-    inc=$("$tools/mpc_cc" --showme:incdirs)
+    incdirs=$("$tools/mpc_cc" --showme:incdirs)
     libdirs=$("$tools/mpc_cc" --showme:libdirs)
-    set -- -I"$inc"
+    set --
+    for d in $incdirs; do set -- "$@" -I"$d"; done
     for d in $libdirs; do set -- "$@" -L"$d" -Wl,-rpath,"$d"; done
     # shellcheck disable=SC2086
     cc "$@" ${san_flags} "$work/tls.c" -o "$work/tls_pie" -Wl,-e,mpc_image_entry -Wl,--export-dynamic-symbol=main \
@@ -286,7 +293,9 @@ case $mode in
     mkdir -p "$work/elsewhere"
     ln -s "$work/moved/bin/mpicc" "$work/elsewhere/mpicc"
     inc=$("$work/elsewhere/mpicc" --showme:incdirs)
-    [ "$inc" = "$(cd "$work/moved" && pwd -P)/include" ] || fail "--showme:incdirs of the moved tree: $inc"
+    moved_inc="$(cd "$work/moved" && pwd -P)/include"
+    [ "$inc" = "$moved_inc $moved_inc/starpu/1.3" ] || fail "--showme:incdirs of the moved tree: $inc"
+    [ -f "$moved_inc/starpu/1.3/starpu_sched_component.h" ] || fail "not installed: include/starpu/1.3/starpu_sched_component.h"
     "$work/elsewhere/mpicc" -o "$work/hello" "$src/hello.c"
     "$work/moved/bin/mpicxx" -o "$work/static_objects" "$src/static_objects.cpp"
     run_status 0 "$work/moved/bin/mpc_run" -n 5 "$work/hello" 5

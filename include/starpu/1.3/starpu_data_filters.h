@@ -5,7 +5,9 @@
  * parent (starpu_task_submit returns -EINVAL, with the reason logged). The synchronous calls
  * (starpu_data_partition, starpu_data_unpartition) and the asynchronous ones
  * (starpu_data_partition_plan / _submit / starpu_data_unpartition_submit / _clean) are
- * implemented; filters whose children use another interface (get_child_ops) are not. */
+ * implemented. A filter's get_child_ops gives its children another interface than their
+ * parent's (a built-in table such as starpu_interface_vector_ops, or an application's): the
+ * child's interface starts zeroed and filter_func fills it. */
 #ifndef MPC_STARPU_DATA_FILTERS_H
 #define MPC_STARPU_DATA_FILTERS_H
 
@@ -89,6 +91,16 @@ void starpu_csr_filter_vertical_block(void *father_interface, void *child_interf
  * children's arrays pointing into the father's as with CSR. */
 void starpu_bcsr_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                        unsigned id, unsigned nparts);
+/** BCSR matrix into its blocks, each an r x c dense matrix (ld = c) over the father's values:
+ * get_child_ops must be starpu_bcsr_filter_canonical_block_child_ops and get_nchildren
+ * starpu_bcsr_filter_canonical_block_get_nchildren (one child per block, in nzval order). */
+void starpu_bcsr_filter_canonical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
+                                        unsigned id, unsigned nparts);
+/** The number of blocks (nnz) of a BCSR handle: the canonical block filter's children. */
+unsigned starpu_bcsr_filter_canonical_block_get_nchildren(struct starpu_data_filter *f, starpu_data_handle_t handle);
+/** The interface of the canonical block filter's children: starpu_interface_matrix_ops. */
+struct starpu_data_interface_ops *starpu_bcsr_filter_canonical_block_child_ops(struct starpu_data_filter *f,
+                                                                               unsigned child);
 /** Matrix into blocks along x (the contiguous dimension: nx / nparts by ny). */
 void starpu_matrix_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f,
                                 unsigned id, unsigned nparts);

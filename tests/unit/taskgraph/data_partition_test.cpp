@@ -156,6 +156,89 @@ TEST_P(Partition, NestedTilesAndMisuse) {
     ASSERT_TRUE(tg::unregister(hv).ok());
 }
 
+/// Row i of a matrix as a vector (a child of another kind); leaves the id field to the core.
+void matrix_row(void* /*ctx*/, void* parent, void* child, int i, int /*n*/) {
+    auto* m = static_cast<tg::matrix_interface*>(parent);
+    auto* v = static_cast<tg::vector_interface*>(child);
+    EXPECT_EQ(v->nx, 0u) << "a child of another kind starts zeroed, not as a copy of its parent";
+    v->nx = m->nx;
+    v->elemsize = m->elemsize;
+    v->ptr = m->ptr + static_cast<std::size_t>(i) * m->ld * m->elemsize;
+    v->dev_handle = v->ptr;
+}
+
+bool vector_kind(void* /*ctx*/, int /*i*/, tg::child_kind* k) {
+    k->id = tg::interface_id::vector;
+    return true;
+}
+
+TEST_P(Partition, ChildrenOfAnotherKind) {
+    constexpr std::uint32_t nx = 5, ny = 6, ld = 7;
+    std::vector<double> m(ld * ny, 1.0);
+    tg::data* hm = nullptr;
+    ASSERT_TRUE(tg::register_matrix(&hm, m.data(), ld, nx, ny, sizeof(double)).ok());
+    probe scale{[](void** b) {
+        auto* c = static_cast<tg::vector_interface*>(b[0]);
+        ASSERT_EQ(c->id, tg::interface_id::vector);
+        double* x = vec_ptr(b[0]);
+        const double f = x[0] + 1.0;  // rows differ by round: row r is scaled by (its value + 1)
+        for (std::uint32_t k = 0; k < c->nx; ++k) {
+            x[k] *= f;
+        }
+    }};
+    tg::codelet cl = probe_codelet(1, "scale row");
+    for (int round = 0; round < 2; ++round) {  // partition, unpartition, and again
+        ASSERT_TRUE(tg::partition(hm, static_cast<int>(ny), &matrix_row, nullptr, &vector_kind).ok());
+        ASSERT_EQ(tg::nchildren(hm), static_cast<int>(ny));
+        for (std::uint32_t r = 0; r < ny; ++r) {
+            tg::data* c = tg::child(hm, static_cast<int>(r));
+            EXPECT_EQ(tg::interface_of_kind(c), tg::interface_id::vector);
+            EXPECT_EQ(static_cast<tg::vector_interface*>(tg::interface_of(c))->id, tg::interface_id::vector);
+            EXPECT_EQ(tg::data_size(c), nx * sizeof(double));
+            tg::task_release(submit_probe(cl, &scale, {c}, {tg::access_rw}));
+        }
+        ASSERT_TRUE(tg::unpartition(hm).ok());
+        EXPECT_EQ(tg::nchildren(hm), 0);
+    }
+    ASSERT_TRUE(tg::acquire(hm, tg::access_read).ok());
+    for (std::uint32_t r = 0; r < ny; ++r) {
+        for (std::uint32_t k = 0; k < ld; ++k) {
+            EXPECT_EQ(m[r * ld + k], k < nx ? 6.0 : 1.0) << "row " << r << ", element " << k;  // 1 * 2 * 3; padding untouched
+        }
+    }
+    ASSERT_TRUE(tg::release(hm).ok());
+
+    // A custom kind: the child carries its ops; incomplete ops and unknown kinds are refused
+    // and leave no children.
+    struct kinds {
+        tg::child_kind k;
+        static bool give(void* ctx, int /*i*/, tg::child_kind* out) {
+            *out = static_cast<kinds*>(ctx)->k;
+            return true;
+        }
+    };
+    auto fill_nothing = [](void*, void*, void*, int, int) {};
+    kinds bad;
+    bad.k.id = static_cast<tg::interface_id>(tg::first_custom_id + 3);  // custom, without ops
+    EXPECT_EQ(tg::partition_plan(hm, 2, fill_nothing, &bad, nullptr, &kinds::give).code(), errc::invalid_argument);
+    EXPECT_EQ(tg::nchildren(hm), 0);
+    bad.k.id = static_cast<tg::interface_id>(7);  // no built-in kind has id 7
+    EXPECT_EQ(tg::partition_plan(hm, 2, fill_nothing, &bad, nullptr, &kinds::give).code(), errc::invalid_argument);
+    EXPECT_EQ(tg::nchildren(hm), 0);
+    kinds custom;
+    custom.k.id = static_cast<tg::interface_id>(tg::first_custom_id + 3);
+    custom.k.ops = *tg::interface_ops_of(hm);  // any complete ops table
+    custom.k.ops.interface_size = 24;
+    tg::data* kids[2] = {};
+    ASSERT_TRUE(tg::partition_plan(hm, 2, fill_nothing, &custom, kids, &kinds::give).ok());
+    for (tg::data* c : kids) {
+        EXPECT_EQ(static_cast<int>(tg::interface_of_kind(c)), tg::first_custom_id + 3);
+        EXPECT_EQ(tg::interface_ops_of(c)->interface_size, 24u);
+    }
+    ASSERT_TRUE(tg::partition_clean(hm).ok());
+    ASSERT_TRUE(tg::unregister(hm).ok());
+}
+
 // ---- memory control -------------------------------------------------------------------------
 
 TEST_P(Memory, WatermarksBoundTasksInFlight) {

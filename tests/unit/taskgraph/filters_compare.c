@@ -56,6 +56,15 @@ int main(void) {
 		}
 		starpu_data_unpartition(hbc, STARPU_MAIN_RAM);
 	}
+	/* BCSR into its blocks (dense matrices, get_child_ops), and a child of the vertical cut
+	 * into its own: where each block's values are */
+	struct starpu_data_filter fc = {.filter_func = starpu_bcsr_filter_canonical_block, .get_nchildren = starpu_bcsr_filter_canonical_block_get_nchildren, .get_child_ops = starpu_bcsr_filter_canonical_block_child_ops};
+	starpu_data_partition(hbc, &fc);
+	for (int i = 0; i < starpu_data_get_nb_children(hbc); i++) {
+		starpu_data_handle_t c = starpu_data_get_child(hbc, i);
+		printf("bcsr-block %d id=%d nx=%u ny=%u ld=%u es=%zu size=%zu val=%zu\n", i, (int)starpu_data_get_interface_id(c), starpu_matrix_get_nx(c), starpu_matrix_get_ny(c), starpu_matrix_get_local_ld(c), starpu_matrix_get_elemsize(c), starpu_data_get_size(c), (starpu_matrix_get_local_ptr(c) - (uintptr_t)nz) / 8);
+	}
+	starpu_data_unpartition(hbc, STARPU_MAIN_RAM);
 	starpu_data_unregister(hc); starpu_data_unregister(hbc);
 	starpu_data_unregister(hv); starpu_data_unregister(hm); starpu_data_unregister(hb);
 	starpu_shutdown(); return 0;

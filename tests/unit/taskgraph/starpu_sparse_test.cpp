@@ -379,6 +379,111 @@ TEST_F(StarPUSparse, CsrRowBlocksAndDivideInTwo) {
     starpu_data_unregister(hy);
 }
 
+starpu_data_filter canonical() {
+    starpu_data_filter f{};
+    f.filter_func = starpu_bcsr_filter_canonical_block;
+    f.get_nchildren = starpu_bcsr_filter_canonical_block_get_nchildren;
+    f.get_child_ops = starpu_bcsr_filter_canonical_block_child_ops;
+    return f;
+}
+
+// The canonical block filter on a child of a vertical cut (whose values start at its first
+// block, firstentry 2): each block still at its own values; then a task per block.
+TEST_F(StarPUSparse, CanonicalBlocksOfARowBlock) {
+    bcsr_fixture fx;
+    starpu_data_handle_t a = fx.reg();
+    starpu_data_filter rows{};
+    rows.filter_func = starpu_bcsr_filter_vertical_block;
+    rows.nchildren = 2;
+    starpu_data_partition(a, &rows);
+    starpu_data_handle_t second = starpu_data_get_child(a, 1);
+    ASSERT_EQ(starpu_bcsr_get_firstentry(second), 2u);
+    starpu_data_filter f = canonical();
+    EXPECT_EQ(starpu_bcsr_filter_canonical_block_get_nchildren(&f, a), 3u);
+    starpu_data_partition(second, &f);
+    ASSERT_EQ(starpu_data_get_nb_children(second), 1);
+    starpu_data_handle_t blk = starpu_data_get_sub_data(a, 2, 1, 0);
+    EXPECT_EQ(starpu_data_get_interface_id(blk), STARPU_MATRIX_INTERFACE_ID);
+    EXPECT_EQ(starpu_data_get_interface_ops(blk), &starpu_interface_matrix_ops);
+    EXPECT_EQ(starpu_matrix_get_local_ptr(blk), reinterpret_cast<uintptr_t>(&fx.nzval[12]));
+    EXPECT_EQ(starpu_matrix_get_nx(blk), 3u);
+    EXPECT_EQ(starpu_matrix_get_ny(blk), 2u);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = [](void** b, void*) {
+        auto* m = reinterpret_cast<double*>(STARPU_MATRIX_GET_PTR(b[0]));
+        for (uint32_t i = 0; i < STARPU_MATRIX_GET_NY(b[0]); ++i) {
+            for (uint32_t j = 0; j < STARPU_MATRIX_GET_NX(b[0]); ++j) {
+                m[i * STARPU_MATRIX_GET_LD(b[0]) + j] = -m[i * STARPU_MATRIX_GET_LD(b[0]) + j];
+            }
+        }
+    };
+    cl.nbuffers = 1;
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, blk, 0), 0);
+    starpu_data_unpartition(second, STARPU_MAIN_RAM);
+    starpu_data_unpartition(a, STARPU_MAIN_RAM);
+    starpu_data_acquire(a, STARPU_R);
+    for (std::size_t i = 0; i < fx.nzval.size(); ++i) {
+        EXPECT_EQ(fx.nzval[i], i < 12 ? static_cast<double>(i + 1) : -static_cast<double>(i + 1)) << i;
+    }
+    starpu_data_release(a);
+    starpu_data_unregister(a);
+}
+
+// An application's interface for the children of a vector: get_child_ops gives its own table,
+// so the children are handles of that custom kind, sharing the vector's memory.
+struct pair_iface {
+    double* p;
+    uint32_t n;
+};
+starpu_ssize_t pair_alloc(void*, unsigned) { return 0; }
+void pair_free(void*, unsigned) {}
+void pair_register(starpu_data_handle_t, unsigned, void*) {}
+starpu_data_interface_ops pair_ops_table() {
+    starpu_data_interface_ops o{};
+    o.register_data_handle = pair_register;
+    o.allocate_data_on_node = pair_alloc;
+    o.free_data_on_node = pair_free;
+    o.interface_size = sizeof(pair_iface);
+    o.interfaceid = static_cast<starpu_data_interface_id>(starpu_data_interface_get_next_id());
+    return o;
+}
+starpu_data_interface_ops g_pair_ops = pair_ops_table();
+
+TEST_F(StarPUSparse, ChildrenOfAnApplicationInterface) {
+    std::vector<double> v(8, 1.0);
+    starpu_data_handle_t h = vec(v);
+    starpu_data_filter f{};
+    f.nchildren = 4;
+    f.filter_func = [](void* father, void* child, starpu_data_filter*, unsigned id, unsigned) {
+        auto* c = static_cast<pair_iface*>(child);
+        ASSERT_EQ(c->p, nullptr) << "starts zeroed";
+        c->p = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(father)) + 2 * id;
+        c->n = 2;
+    };
+    f.get_child_ops = [](starpu_data_filter*, unsigned) { return &g_pair_ops; };
+    starpu_data_partition(h, &f);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = [](void** b, void*) {
+        auto* c = static_cast<pair_iface*>(b[0]);
+        c->p[0] += 1;
+        c->p[1] += 2;
+    };
+    cl.nbuffers = 1;
+    for (unsigned i = 0; i < 4; ++i) {
+        starpu_data_handle_t c = starpu_data_get_child(h, i);
+        EXPECT_EQ(starpu_data_get_interface_ops(c), &g_pair_ops);
+        EXPECT_EQ(static_cast<int>(starpu_data_get_interface_id(c)), static_cast<int>(g_pair_ops.interfaceid));
+        ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, c, 0), 0);
+    }
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    starpu_data_acquire(h, STARPU_R);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        EXPECT_EQ(v[i], i % 2 == 0 ? 2.0 : 3.0) << i;
+    }
+    starpu_data_release(h);
+    starpu_data_unregister(h);
+}
+
 TEST(StarPUSparseDeathTest, Misuse) {
     starpu_conf conf;
     starpu_conf_init(&conf);
@@ -406,6 +511,33 @@ TEST(StarPUSparseDeathTest, Misuse) {
     half.nchildren = 2;
     half.filter_arg = 4;
     EXPECT_DEATH(starpu_data_partition(vec, &half), "must be shorter than the vector");
+    // get_child_ops: NULL, a built-in id MPC lacks, an incomplete table; the canonical block
+    // filter on a vector, or with more children than blocks
+    starpu_data_filter kinds{};
+    kinds.filter_func = starpu_vector_filter_block;
+    kinds.nchildren = 2;
+    kinds.get_child_ops = [](starpu_data_filter*, unsigned) -> starpu_data_interface_ops* { return nullptr; };
+    EXPECT_DEATH(starpu_data_partition(vec, &kinds), "get_child_ops returned NULL");
+    kinds.get_child_ops = [](starpu_data_filter*, unsigned) {
+        static starpu_data_interface_ops o{};
+        o.interfaceid = static_cast<starpu_data_interface_id>(7);
+        return &o;
+    };
+    EXPECT_DEATH(starpu_data_partition(vec, &kinds), "built-in interface MPC does not have");
+    kinds.get_child_ops = [](starpu_data_filter*, unsigned) {
+        static starpu_data_interface_ops o{};
+        o.interfaceid = static_cast<starpu_data_interface_id>(STARPU_MAX_INTERFACE_ID + 5);  // in the enum's range
+        return &o;
+    };
+    EXPECT_DEATH(starpu_data_partition(vec, &kinds), "without allocate_data_on_node");
+    starpu_data_filter canon = canonical();
+    EXPECT_DEATH(starpu_data_partition(vec, &canon), "not a BCSR matrix");
+    starpu_data_handle_t b;
+    starpu_bcsr_data_register(&b, STARPU_MAIN_RAM, 1, 1, reinterpret_cast<uintptr_t>(v), ci, rp, 0, 2, 2, sizeof(double));
+    canon.get_nchildren = nullptr;
+    canon.nchildren = 2;
+    EXPECT_DEATH(starpu_data_partition(b, &canon), "more children than blocks");
+    starpu_data_unregister(b);
     starpu_data_unregister(vec);
     starpu_shutdown();
 }
