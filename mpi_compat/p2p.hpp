@@ -78,21 +78,17 @@ struct fast_args {
         index >= MPC_DATATYPE_PREDEFINED_COUNT || count < 0) {
         return false;
     }
-    const datatype* base = detail::predefined_base.load(std::memory_order_acquire);
-    if (base == nullptr) {
-        return false;
-    }
-    const int size = detail::fast_p2p_size[index];
+    const datatype* dt = detail::fast_p2p_type[index].load(std::memory_order_acquire);
     const bool peer_ok = static_cast<unsigned>(peer) < static_cast<unsigned>(c->fast_size) ||
                          (is_recv && peer == MPI_ANY_SOURCE && c->fast_size != 0);
     const bool tag_ok = tag >= 0 || (is_recv && tag == MPI_ANY_TAG);
-    if (size == 0 || !peer_ok || !tag_ok || (buf == nullptr && count != 0)) {
+    if (dt == nullptr || !peer_ok || !tag_ok || (buf == nullptr && count != 0)) {
         return false;
     }
     fa->self = self;
     fa->c = c;
-    fa->type = base + index;
-    fa->bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(size);
+    fa->type = dt;
+    fa->bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->size());
     return true;
 }
 

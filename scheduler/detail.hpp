@@ -182,7 +182,7 @@ runtime& rt() noexcept;
 vp* this_vp_slow() noexcept;
 /// Offset of the thread-local VP pointer from the thread pointer: the same in every thread
 /// (initial-exec TLS lives in the static TLS block); 0 until the first VP thread starts.
-extern std::atomic<std::ptrdiff_t> g_tls_vp_offset;
+[[gnu::visibility("hidden")]] extern std::atomic<std::ptrdiff_t> g_tls_vp_offset;  // hidden: no GOT load
 
 /// The VP of the calling kernel thread (nullptr outside the runtime's threads). Inline: one
 /// load through %fs, which the compiler cannot hoist across a switch or reuse from an earlier

@@ -220,10 +220,10 @@ extern std::atomic<const datatype*> predefined_base;
 /// Builds the array on first use (thread-safe) and returns it.
 const datatype* init_predefined() noexcept;
 /// Per predefined handle index, for the blocking point-to-point fast paths (p2p.hpp): the
-/// type's size when it is one contiguous block starting at its address (true_lb 0, size > 0,
-/// no pair types with holes, not MPI_LB/MPI_UB), 0 otherwise. Filled before predefined_base
-/// is published: read it only after an acquire load of predefined_base gave non-null.
-extern int fast_p2p_size[MPC_DATATYPE_PREDEFINED_COUNT];
+/// type when it is one contiguous block starting at its address (true_lb 0, size > 0, no
+/// pair types with holes, not MPI_LB/MPI_UB), nullptr otherwise or before the predefined
+/// types are built. Hidden: libmpc reads it directly, without a GOT load.
+[[gnu::visibility("hidden")]] extern std::atomic<const datatype*> fast_p2p_type[MPC_DATATYPE_PREDEFINED_COUNT];
 }  // namespace detail
 
 /// The predefined type with handle index `index` (1 .. MPC_DATATYPE_PREDEFINED_COUNT-1), or

@@ -152,7 +152,7 @@ struct predefined_table {
 };
 
 std::atomic<const datatype*> detail::predefined_base{nullptr};
-int detail::fast_p2p_size[MPC_DATATYPE_PREDEFINED_COUNT] = {};
+std::atomic<const datatype*> detail::fast_p2p_type[MPC_DATATYPE_PREDEFINED_COUNT] = {};
 
 const datatype* detail::init_predefined() noexcept {
     // Leaked on purpose: predefined types must outlive every static destructor that may use them.
@@ -161,7 +161,7 @@ const datatype* detail::init_predefined() noexcept {
         for (int i = 1; i < MPC_DATATYPE_PREDEFINED_COUNT; ++i) {
             const datatype& d = t->objs[i];
             const bool block = d.size() > 0 && d.true_lb() == 0 && d.is_contiguous();
-            fast_p2p_size[i] = block ? static_cast<int>(d.size()) : 0;
+            fast_p2p_type[i].store(block ? &d : nullptr, std::memory_order_release);
         }
         return t;
     }();
