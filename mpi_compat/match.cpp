@@ -54,7 +54,7 @@ void request::wake_waiter(std::uintptr_t waiter) noexcept {
     if (w->sem != nullptr) {
         w->sem->release();
     } else {
-        sched::detail::make_ready_inline(w->u);
+        sched::detail::make_ready(w->u);
     }
 }
 
@@ -107,11 +107,7 @@ void request::wait_slow(const char* what) noexcept {
         return;
     }
     park_args a{this, completion_waiter{me, nullptr}};
-    if (me->wait_reason == nullptr) {  // for deadlock reports
-        me->wait_reason = what;
-    }
-    sched::detail::park_publish_current(v, me, &publish_waiter, &a);
-    me->wait_reason = nullptr;
+    sched::detail::park_publish_current(v, me, &publish_waiter, &a, what);
     while (!is_done()) {  // only when a second waiter found the slot taken
         sched::yield();
     }
@@ -259,14 +255,7 @@ void unpack_data(const void* packed, const typed_buf& to, std::size_t n) noexcep
 
 namespace {
 // The engine's two queues (posted receives, unexpected messages) are singly linked through
-// `next`, with a tail pointer for appends (lock held).
-
-template <class T>
-void append(T*& head, T*& tail, T* x) noexcept {
-    x->next = nullptr;
-    (tail != nullptr ? tail->next : head) = x;
-    tail = x;
-}
+// `next`, with a tail pointer for appends (lock held; queue_append() in match.hpp).
 
 /// The first entry pred accepts, removed from its queue; nullptr if none.
 template <class T, class Pred>
@@ -293,7 +282,7 @@ request* match_engine::unlink_posted(std::uint32_t context, int source, int tag)
 }
 
 void match_engine::enqueue_unexpected(unexpected_msg* m) noexcept {
-    append(unexp_head_, unexp_tail_, m);
+    queue_append(unexp_head_, unexp_tail_, m);
     sched::ult* probers = probers_.take_all_locked();
     lk_.unlock();
     sched::wake_all(probers);
@@ -408,7 +397,7 @@ void match_engine::post(request* r) noexcept {
         receive_taken(m, r);
         return;
     }
-    append(posted_head_, posted_tail_, r);
+    queue_append(posted_head_, posted_tail_, r);
     lk_.unlock();
 }
 

@@ -252,6 +252,14 @@ private:
     std::vector<request*> orphans_;
 };
 
+/// Appends x to a matching engine queue (singly linked through `next`, with a tail pointer).
+template <class T>
+inline void queue_append(T*& head, T*& tail, T* x) noexcept {
+    x->next = nullptr;
+    (tail != nullptr ? tail->next : head) = x;
+    tail = x;
+}
+
 /// Whether a receive for (want_src, want_tag) takes a message from src with tag (wildcards).
 inline bool envelope_matches(int want_src, int want_tag, int src, int tag) noexcept {
     return (want_src == MPI_ANY_SOURCE || want_src == src) && (want_tag == MPI_ANY_TAG || want_tag == tag);
@@ -320,9 +328,7 @@ public:
             lk_.unlock();
             return false;
         }
-        r->next = nullptr;
-        (posted_tail_ != nullptr ? posted_tail_->next : posted_head_) = r;
-        posted_tail_ = r;
+        queue_append(posted_head_, posted_tail_, r);
         lk_.unlock();
         return true;
     }

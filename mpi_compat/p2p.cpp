@@ -198,6 +198,18 @@ int resolve_active(const char* call, MPI_Request* h, request** r) noexcept {
 }  // namespace mpc::mpi::p2p
 
 namespace {
+[[gnu::cold, gnu::noinline]] int recv_failed(MPI_Comm cm, const mpc::mpi::request& r, std::size_t capacity) noexcept {
+    return mpc::mpi::raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message from rank %d truncated to the %zu bytes of the buffer",
+                           r.status.MPI_SOURCE, capacity);
+}
+
+/// The end of a blocking receive into a buffer of `capacity` bytes: copies the status out and
+/// raises MPI_ERR_TRUNCATE for a message that did not fit.
+inline int recv_result(MPI_Comm cm, MPI_Status* st, const mpc::mpi::request& r, std::size_t capacity) noexcept {
+    mpc::mpi::p2p::copy_status(st, r);
+    return r.status.MPI_ERROR == MPI_SUCCESS ? MPI_SUCCESS : recv_failed(cm, r, capacity);
+}
+
 /// One pass of MPI_Testany / MPI_Waitany: completes the first finished active request.
 /// *index is its position, or MPI_UNDEFINED; *any_active says whether any request is active.
 int test_any(const char* call, int count, MPI_Request reqs[], int* index, bool* any_active, MPI_Status* st) noexcept {
@@ -262,11 +274,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
     fast_args fa;
     if (fast_check(buf, count, type, source, tag, cm, true, &fa)) [[likely]] {
         request r;
-        r.target.buf = buf;
-        r.target.count = count;
-        r.target.type = fa.type;
-        r.target.bytes = fa.bytes;
-        r.target.contig = true;
+        r.target = typed_buf{buf, count, fa.type, fa.bytes, true};
         r.context = fa.c->context;
         r.source = source;
         r.tag = tag;
@@ -274,13 +282,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
             fa.self->engine.post(&r);
         }
         r.wait("MPI_Recv");
-        if (r.status.MPI_ERROR == MPI_SUCCESS) [[likely]] {
-            copy_status(st, r);
-            return MPI_SUCCESS;
-        }
-        copy_status(st, r);
-        return raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message from rank %d truncated to the %zu bytes of the buffer",
-                     r.status.MPI_SOURCE, fa.bytes);
+        return recv_result(cm, st, r, fa.bytes);
     }
     checked k = check_args("MPI_Recv", buf, count, type, source, tag, cm, true);
     if (k.err != MPI_SUCCESS) {
@@ -289,12 +291,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
     request r;
     start_recv(k, buf, source, tag, &r);
     r.wait("MPI_Recv");
-    copy_status(st, r);
-    if (r.status.MPI_ERROR != MPI_SUCCESS) {
-        return raise(cm, r.status.MPI_ERROR, "MPI_Recv", "message from rank %d truncated to the %zu bytes of the buffer",
-                     r.status.MPI_SOURCE, k.data.bytes);
-    }
-    return MPI_SUCCESS;
+    return recv_result(cm, st, r, k.data.bytes);
 }
 
 int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm cm, MPI_Request* req) {

@@ -218,13 +218,17 @@ void park(const post_action& p) noexcept;
 void switch_out(vp* v, ult* cur, bool exiting) noexcept;
 
 /// sched::park_publish() for cur, the ULT running on v (the caller): publishes cur, then parks
-/// it; returns false without parking when publish returned false. Inline: the MPI requests'
-/// waits take it on every in-process message.
-[[gnu::always_inline]] inline bool park_publish_current(vp* v, ult* cur, bool (*publish)(void*, ult*),
-                                                        void* arg) noexcept {
+/// it; returns false without parking when publish returned false. `what` names the wait in
+/// deadlock reports (a reason the caller set already is kept). Inline: the MPI requests' waits
+/// take it on every in-process message.
+[[gnu::always_inline]] inline bool park_publish_current(vp* v, ult* cur, bool (*publish)(void*, ult*), void* arg,
+                                                        const char* what) noexcept {
+    if (cur->wait_reason == nullptr) {
+        cur->wait_reason = what;
+    }
     if (cur->stealable) {
         // Woken, a stealable ULT may be taken by a thief at once: publish after the save.
-        park({post_op::publish, cur, arg, publish});
+        park({post_op::publish, cur, arg, publish});  // clears wait_reason when resumed
         return true;
     }
     // Only this VP resumes cur (a wake-up goes to its queues or its inbox, which only this
@@ -233,12 +237,14 @@ void switch_out(vp* v, ult* cur, bool exiting) noexcept;
     // to run is cur itself. So cur may publish itself before leaving: no post action, and no
     // switch at all when the event has happened meanwhile.
     cur->state.store(ult_state::blocked, std::memory_order_relaxed);
-    if (!publish(arg, cur)) {
+    const bool parked = publish(arg, cur);
+    if (parked) {
+        switch_out(v, cur, false);
+    } else {
         cur->state.store(ult_state::running, std::memory_order_relaxed);
-        return false;
     }
-    switch_out(v, cur, false);
-    return true;
+    cur->wait_reason = nullptr;
+    return parked;
 }
 /// Anything on v that the running ULT would delay by spinning instead of switching out.
 inline bool vp_has_work(const vp* v) noexcept {
@@ -248,20 +254,20 @@ inline bool vp_has_work(const vp* v) noexcept {
 /// Spins while cond(arg) is false, at most max_ns, giving up as soon as v (the caller's VP) has
 /// other work (see sched::spin_until).
 bool spin_until_current(vp* v, bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept;
-/// Makes u runnable on its home VP (any thread).
-void make_ready(ult* u) noexcept;
-/// make_ready() of u, already marked ready, from a thread that is not its home VP's.
-void make_ready_elsewhere(ult* u, vp* home) noexcept;
-/// make_ready() with the common case inline: u is not stealable and lives on the caller's VP
-/// (the other rank of a ping-pong on one VP), so it joins the VP's private run queue.
-[[gnu::always_inline]] inline void make_ready_inline(ult* u) noexcept {
+/// make_ready() of u, already marked ready, when it is stealable (its VP's shared queue, and
+/// a thief may be woken) or lives on another VP than the caller's (that VP's inbox).
+void make_ready_slow(ult* u, vp* home) noexcept;
+/// Makes u runnable on its home VP (any thread). Inline: the common case, a ULT of the
+/// caller's VP that is not stealable (the other rank of a ping-pong on one VP), joins the VP's
+/// private run queue in a few instructions.
+[[gnu::always_inline]] inline void make_ready(ult* u) noexcept {
     vp* home = u->home;
-    if (home == this_vp() && !u->stealable) {
-        u->state.store(ult_state::ready, std::memory_order_relaxed);
+    u->state.store(ult_state::ready, std::memory_order_relaxed);
+    if (home == this_vp() && !u->stealable) [[likely]] {
         home->ready.push_back(u);
         return;
     }
-    make_ready(u);
+    make_ready_slow(u, home);
 }
 /// Wakes v if it sleeps.
 void wake_vp(vp* v) noexcept;

@@ -31,11 +31,7 @@ void wake(ult* u) noexcept { detail::make_ready(u); }
 
 void park_publish(bool (*publish)(void*, ult*), void* arg, const char* what) noexcept {
     ult* me = running_ult(what);
-    if (me->wait_reason == nullptr) {
-        me->wait_reason = what;
-    }
-    detail::park_publish_current(detail::this_vp(), me, publish, arg);
-    me->wait_reason = nullptr;
+    detail::park_publish_current(detail::this_vp(), me, publish, arg, what);
 }
 
 bool spin_until(bool (*cond)(void*), void* arg, std::uint64_t max_ns) noexcept {

@@ -427,22 +427,11 @@ void wake_vp(vp* v) noexcept {
     }
 }
 
-void make_ready(ult* u) noexcept {
-    vp* me = this_vp();
-    vp* home = u->home;
-    u->state.store(ult_state::ready, std::memory_order_relaxed);
-    if (home == me) {
-        push_runnable(me, u);
-        return;
-    }
-    make_ready_elsewhere(u, home);
-}
-
-void make_ready_elsewhere(ult* u, vp* home) noexcept {
+void make_ready_slow(ult* u, vp* home) noexcept {
     if (u->stealable) {
-        const bool offered = u->offered;
+        const bool offered = u->offered;  // read before the push: a thief may run u at once
         std::size_t queued = home->shared.push_back(u);
-        wake_vp(home);
+        wake_vp(home);  // nothing to do when home is the caller's VP (it is awake)
         offer_to_thieves(home, queued, offered);
         return;
     }
