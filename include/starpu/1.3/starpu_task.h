@@ -27,6 +27,8 @@ extern "C" {
 #define STARPU_CPU ((1ULL) << 1)
 #define STARPU_CUDA ((1ULL) << 3)
 #define STARPU_OPENCL ((1ULL) << 6)
+#define STARPU_MIC ((1ULL) << 7)
+#define STARPU_MPI_MS ((1ULL) << 9)
 
 /** The memory node of main memory (the only one). */
 #define STARPU_MAIN_RAM 0
