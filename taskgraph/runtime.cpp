@@ -59,6 +59,7 @@ struct alignas(64) worker {
     bool kicked = false;           ///< under idle.lock
     detail::gate idle;
     std::uint64_t executed = 0;
+    std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
     // Tasks only this worker may run (task_desc::worker), ahead of the policy's.
     spinlock pinned_lock;
     sched::detail::fifo<task> pinned;
@@ -250,6 +251,7 @@ bool kick(worker& w) noexcept {
 
 /// Parks until kicked (the kick that claimed this worker's announced sleep).
 void await_kick(worker& w) noexcept {
+    ++w.sleeps;
     w.idle.lock.lock();
     w.idle.wait_locked([&w] { return w.kicked; }, "mpc::tg worker idle");
     w.idle.lock.lock();
@@ -315,7 +317,8 @@ void worker_main(void* p) noexcept {
         }
         await_kick(*w);
     }
-    MPC_LOG(debug, tg, "worker %d ends after %llu tasks", w->id, static_cast<unsigned long long>(w->executed));
+    MPC_LOG(debug, tg, "worker %d ends after %llu tasks and %llu wake-ups", w->id,
+            static_cast<unsigned long long>(w->executed), static_cast<unsigned long long>(w->sleeps));
     g_rt.all_done.lock.lock();
     --g_rt.alive;
     detail::gate::wakeups wk = g_rt.all_done.notify_locked();

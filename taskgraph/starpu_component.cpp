@@ -595,6 +595,7 @@ int worker_push(starpu_sched_component* c, starpu_task* t) {
         MPC_LOG(error, tg, "worker component %d: the task could not be queued (%s)", d->id, st.reason());
         return 1;
     }
+    note_wake(d->id, true);  // push_local kicked it if it slept: it looks at its own queue first
     return 0;
 }
 
