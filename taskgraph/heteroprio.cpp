@@ -68,53 +68,70 @@ bool heteroprio_config::check(int nworkers, char* why, std::size_t len) const no
 namespace modular {
 namespace {
 
-/// The policy's one component: the buckets, shared by every worker (each worker's leaf is it).
-class heteroprio_root final : public component {
+/// The default: one bucket per priority level, CPUs (every worker) take the highest first. The
+/// policy's fast path, as it was before the configured buckets existed.
+class heteroprio_levels final : public component {
 public:
-    /// c == nullptr: one bucket per priority level, CPUs highest first.
-    heteroprio_root(int nworkers, const heteroprio_config* c)
-        : configured_(c != nullptr),
-          buckets_(static_cast<std::size_t>(c != nullptr ? heteroprio_config::max_buckets : nlevels)),
-          arch_of_(static_cast<std::size_t>(nworkers), 0),
-          order_(heteroprio_config::max_archs) {
-        if (c == nullptr) {
-            for (int b = nlevels - 1; b >= 0; --b) {
-                order_[0].push_back(b);
-            }
-            return;
+    int push(task* t) noexcept override {
+        int b = std::clamp(t->priority, min_priority, max_priority) - min_priority;
+        spin_guard g(lock_);
+        buckets_[b].push_back(t);
+        size_.fetch_add(1, std::memory_order_relaxed);
+        return -1;
+    }
+    task* pull(int /*worker*/) noexcept override {
+        if (size_.load(std::memory_order_relaxed) == 0) {
+            return nullptr;
         }
+        spin_guard g(lock_);
+        for (int b = nlevels - 1; b >= 0; --b) {
+            if (task* t = buckets_[b].pop_front(); t != nullptr) {
+                size_.fetch_sub(1, std::memory_order_relaxed);
+                return t;
+            }
+        }
+        return nullptr;
+    }
+    bool can_pull(int /*worker*/) const noexcept override { return size_.load(std::memory_order_relaxed) != 0; }
+
+private:
+    static constexpr int nlevels = max_priority - min_priority + 1;
+    spinlock lock_;
+    sched::detail::fifo<task> buckets_[nlevels];
+    std::atomic<long> size_{0};
+};
+
+/// Buckets set up by the application (heteroprio_config): a task's priority is its bucket, each
+/// architecture walks its own list of buckets.
+class heteroprio_buckets final : public component {
+public:
+    heteroprio_buckets(int nworkers, const heteroprio_config& c)
+        : arch_of_(static_cast<std::size_t>(nworkers), 0), order_(heteroprio_config::max_archs) {
         for (int w = 0; w < nworkers; ++w) {
-            arch_of_[static_cast<std::size_t>(w)] = c->worker_arch[w] % heteroprio_config::max_archs;
+            arch_of_[static_cast<std::size_t>(w)] = c.worker_arch[w] % heteroprio_config::max_archs;
             ++per_arch_[arch_of_[static_cast<std::size_t>(w)]];
         }
         for (int a = 0; a < heteroprio_config::max_archs; ++a) {
-            for (int i = 0; i < c->nprios[a]; ++i) {
-                const int b = c->mapping[a][i];
+            for (int i = 0; i < c.nprios[a]; ++i) {
+                const int b = c.mapping[a][i];
                 order_[static_cast<std::size_t>(a)].push_back(b);
-                buckets_[static_cast<std::size_t>(b)].taken |= per_arch_[a] > 0;
+                buckets_[b].taken |= per_arch_[a] > 0;
             }
         }
         for (int b = 0; b < heteroprio_config::max_buckets; ++b) {
-            bucket& k = buckets_[static_cast<std::size_t>(b)];
-            k.faster = c->faster[b];
-            std::copy(c->slow[b], c->slow[b] + heteroprio_config::max_archs, k.slow);
+            buckets_[b].faster = c.faster[b];
+            std::copy(c.slow[b], c.slow[b] + heteroprio_config::max_archs, buckets_[b].slow);
         }
     }
 
     int push(task* t) noexcept override {
-        int b = 0;
-        if (!configured_) {
-            b = std::clamp(t->priority, min_priority, max_priority) - min_priority;
-        } else {
-            b = t->priority;
-            if (b < 0 || b >= heteroprio_config::max_buckets || !buckets_[static_cast<std::size_t>(b)].taken) {
-                no_bucket(t);
-            }
+        const int b = t->priority;
+        if (b < 0 || b >= heteroprio_config::max_buckets || !buckets_[b].taken) {
+            no_bucket(t);
         }
-        bucket& k = buckets_[static_cast<std::size_t>(b)];
         spin_guard g(lock_);
-        k.q.push_back(t);
-        ++k.n;
+        buckets_[b].q.push_back(t);
+        ++buckets_[b].n;
         size_.fetch_add(1, std::memory_order_relaxed);
         return -1;
     }
@@ -126,7 +143,7 @@ public:
         const int a = arch_of_[static_cast<std::size_t>(worker)];
         spin_guard g(lock_);
         for (int b : order_[static_cast<std::size_t>(a)]) {
-            bucket& k = buckets_[static_cast<std::size_t>(b)];
+            bucket& k = buckets_[b];
             if (k.n != 0 && may_take(k, a)) {
                 task* t = k.q.pop_front();
                 --k.n;
@@ -140,18 +157,16 @@ public:
     bool can_pull(int /*worker*/) const noexcept override { return size_.load(std::memory_order_relaxed) != 0; }
 
 private:
-    static constexpr int nlevels = max_priority - min_priority + 1;
-
     struct bucket {
         sched::detail::fifo<task> q;
         long n = 0;          ///< under lock_
-        bool taken = false;  ///< configured: an architecture with workers walks it
-        int faster = 0;
+        bool taken = false;  ///< an architecture with workers walks it
+        int faster = 0;      ///< 0 (the CPUs): none, as in StarPU
         float slow[heteroprio_config::max_archs] = {};
     };
 
     /// StarPU's rule: a slower architecture takes from a bucket only while the bucket holds at
-    /// least `slow factor` tasks per worker of its fastest architecture.
+    /// least `slow factor` tasks per worker of its faster architecture.
     bool may_take(const bucket& k, int a) const noexcept {
         if (k.faster == 0 || k.faster == a || per_arch_[k.faster] == 0) {
             return true;
@@ -167,9 +182,8 @@ private:
         std::abort();
     }
 
-    const bool configured_;
     spinlock lock_;
-    std::vector<bucket> buckets_;
+    bucket buckets_[heteroprio_config::max_buckets];
     std::vector<int> arch_of_;
     std::vector<std::vector<int>> order_;  ///< per architecture: buckets in the order taken
     int per_arch_[heteroprio_config::max_archs] = {};
@@ -181,7 +195,11 @@ private:
 
 std::unique_ptr<policy> make_heteroprio(const policy_context& ctx) {
     std::vector<std::unique_ptr<modular::component>> parts;
-    parts.push_back(std::make_unique<modular::heteroprio_root>(ctx.nworkers, ctx.heteroprio));
+    if (ctx.heteroprio != nullptr) {
+        parts.push_back(std::make_unique<modular::heteroprio_buckets>(ctx.nworkers, *ctx.heteroprio));
+    } else {
+        parts.push_back(std::make_unique<modular::heteroprio_levels>());
+    }
     modular::component* root = parts.back().get();
     std::vector<modular::component*> leaves(static_cast<std::size_t>(ctx.nworkers), root);
     return std::make_unique<modular::tree_policy>(std::move(parts), root, std::move(leaves), false);
