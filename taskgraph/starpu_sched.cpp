@@ -39,10 +39,10 @@ namespace {
 
 /// What the policy's push_task did to the workers, on the pushing thread (see the file comment).
 struct wakes {
-    int kicked = -1;      ///< a sleeping worker it woke
-    bool hinted = false;  ///< it told some worker to look
+    int kicked = -1;  ///< a sleeping worker it woke
+    int hinted = -1;  ///< an awake worker it told to look
 };
-thread_local wakes t_wakes;
+[[gnu::tls_model("initial-exec")]] thread_local wakes t_wakes;  // as the allocator's: no __tls_get_addr
 
 /// The application's policy and the context's state. One context, one policy at a time.
 struct context {
@@ -164,8 +164,9 @@ public:
         if (t_wakes.kicked >= 0) {
             return t_wakes.kicked;  // already kicked: the runtime's kick finds it awake
         }
-        if (t_wakes.hinted) {
-            return -1;  // awake workers were told; one sleeping worker looks too
+        if (t_wakes.hinted >= 0) {
+            // Awake workers were told; one sleeping worker (another) looks too.
+            return n_ > 1 ? -1 : t_wakes.hinted;
         }
         for (int w = 0; w < n_; ++w) {
             hint_[w].store(true, std::memory_order_seq_cst);
@@ -318,10 +319,7 @@ int user_policy_entry(starpu_sched_policy* ops, const policy_entry** out) noexce
 int policy_workers() noexcept { return g_ctx.nworkers.load(std::memory_order_acquire); }
 
 void note_wake(int worker, bool kicked) noexcept {
-    t_wakes.hinted = true;
-    if (kicked) {
-        t_wakes.kicked = worker;
-    }
+    (kicked ? t_wakes.kicked : t_wakes.hinted) = worker;
 }
 
 }  // namespace mpc::tg::starpu
