@@ -104,6 +104,9 @@ struct starpu_task {
     int magic;
     /** The scheduling context (always 0: one context). */
     unsigned sched_ctx;
+    /** Free for the scheduling policy; the userchoice component pushes the task to its child
+     * number (uintptr_t)sched_data. */
+    void *sched_data;
     /** Links of a struct starpu_task_list (starpu_task_list.h): free for the scheduling policy
      * while it holds the task. */
     struct starpu_task *prev;
