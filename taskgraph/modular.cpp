@@ -1,6 +1,6 @@
 /// \file
-/// The component-built policies: modular-eager, modular-prio, random, ws, lws, dm, dmda, dmdas,
-/// heteroprio (see modular.hpp for the protocol, policy.cpp for the table).
+/// The component-built policies: modular-eager, modular-prio, random, ws, lws, dm, dmda, dmdas
+/// (see modular.hpp for the protocol, policy.cpp for the table; heteroprio is heteroprio.cpp).
 
 #include "taskgraph/modular.hpp"
 
@@ -303,49 +303,6 @@ private:
     std::atomic<long> held_n_{0};
 };
 
-/// heteroprio: buckets by priority (one FIFO per priority level); each architecture takes the
-/// buckets in its own order (CPUs: the highest priority first). Every worker is a CPU for now;
-/// a second architecture adds a row to order_.
-class heteroprio_root final : public component {
-public:
-    explicit heteroprio_root(int nworkers) : arch_of_(static_cast<std::size_t>(nworkers), arch_cpu) {
-        std::vector<int> cpu;
-        for (int b = nbuckets - 1; b >= 0; --b) {
-            cpu.push_back(b);
-        }
-        order_.push_back(std::move(cpu));
-    }
-    int push(task* t) noexcept override {
-        int b = std::clamp(t->priority, min_priority, max_priority) - min_priority;
-        spin_guard g(lock_);
-        buckets_[b].push_back(t);
-        size_.fetch_add(1, std::memory_order_relaxed);
-        return -1;
-    }
-    task* pull(int worker) noexcept override {
-        if (size_.load(std::memory_order_relaxed) == 0) {
-            return nullptr;
-        }
-        spin_guard g(lock_);
-        for (int b : order_[static_cast<std::size_t>(arch_of_[static_cast<std::size_t>(worker)])]) {
-            if (task* t = buckets_[b].pop_front(); t != nullptr) {
-                size_.fetch_sub(1, std::memory_order_relaxed);
-                return t;
-            }
-        }
-        return nullptr;
-    }
-    bool can_pull(int /*worker*/) const noexcept override { return size_.load(std::memory_order_relaxed) != 0; }
-
-private:
-    static constexpr int nbuckets = max_priority - min_priority + 1;
-    spinlock lock_;
-    sched::detail::fifo<task> buckets_[nbuckets];
-    std::vector<int> arch_of_;
-    std::vector<std::vector<int>> order_;  ///< per architecture: buckets in the order taken
-    std::atomic<long> size_{0};
-};
-
 /// One shared queue above the workers: each worker's leaf is the queue itself.
 template <class Q>
 std::unique_ptr<policy> shared_queue_tree(const policy_context& ctx) {
@@ -454,14 +411,6 @@ std::unique_ptr<policy> make_dmdas(const policy_context& ctx) {
     o.alpha = weight("STARPU_SCHED_ALPHA");
     o.beta = weight("STARPU_SCHED_BETA");
     return make_heft_tree(ctx, o);
-}
-
-std::unique_ptr<policy> make_heteroprio(const policy_context& ctx) {
-    std::vector<std::unique_ptr<component>> parts;
-    parts.push_back(std::make_unique<heteroprio_root>(ctx.nworkers));
-    component* root = parts.back().get();
-    std::vector<component*> leaves(static_cast<std::size_t>(ctx.nworkers), root);
-    return std::make_unique<tree_policy>(std::move(parts), root, std::move(leaves), false);
 }
 
 }  // namespace mpc::tg

@@ -27,6 +27,8 @@
 
 namespace mpc::tg {
 
+struct heteroprio_config;
+
 struct policy_context {
     int nworkers = 1;
     /// Relative speed of each worker (nworkers entries; nullptr: all 1). random draws workers
@@ -42,6 +44,9 @@ struct policy_context {
     /// Workers' VPs (nworkers entries; nullptr: worker i on VP i): lws steals from the workers
     /// nearest in VP order first.
     const int* worker_vp = nullptr;
+    /// heteroprio's buckets as the application set them up (heteroprio.hpp); nullptr: one
+    /// bucket per priority level.
+    const heteroprio_config* heteroprio = nullptr;
 };
 
 /// push()'s answer when the task may be for any worker and the policy cannot say which (an
@@ -98,6 +103,6 @@ std::unique_ptr<policy> make_lws(const policy_context& ctx);
 std::unique_ptr<policy> make_dm(const policy_context& ctx);
 std::unique_ptr<policy> make_dmda(const policy_context& ctx);
 std::unique_ptr<policy> make_dmdas(const policy_context& ctx);
-std::unique_ptr<policy> make_heteroprio(const policy_context& ctx);
+std::unique_ptr<policy> make_heteroprio(const policy_context& ctx);  // heteroprio.cpp
 
 }  // namespace mpc::tg

@@ -21,6 +21,7 @@
 #include "lib/config.hpp"
 #include "lib/log.hpp"
 #include "scheduler/sched.hpp"
+#include "taskgraph/heteroprio.hpp"
 #include "taskgraph/perfmodel.hpp"
 #include "taskgraph/policy.hpp"
 #include "taskgraph/trace.hpp"
@@ -58,6 +59,7 @@ struct alignas(64) worker {
     bool kicked = false;           ///< under idle.lock
     detail::gate idle;
     std::uint64_t executed = 0;
+    std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
     // Tasks only this worker may run (task_desc::worker), ahead of the policy's.
     spinlock pinned_lock;
     sched::detail::fifo<task> pinned;
@@ -81,6 +83,7 @@ struct runtime {
     bool pol_pinned = false;    ///< pol->watches_pinned(): pinned() for each pinned task
     std::unique_ptr<int[]> vps;  ///< each worker's VP
     const char* policy_name = "";
+    bool buckets_configured = false;  ///< heteroprio set up by the application (priority_range)
     std::atomic<bool> running{false};
     std::atomic<bool> stopping{false};
     std::uint64_t spin_ns = 0;
@@ -248,6 +251,7 @@ bool kick(worker& w) noexcept {
 
 /// Parks until kicked (the kick that claimed this worker's announced sleep).
 void await_kick(worker& w) noexcept {
+    ++w.sleeps;
     w.idle.lock.lock();
     w.idle.wait_locked([&w] { return w.kicked; }, "mpc::tg worker idle");
     w.idle.lock.lock();
@@ -313,7 +317,8 @@ void worker_main(void* p) noexcept {
         }
         await_kick(*w);
     }
-    MPC_LOG(debug, tg, "worker %d ends after %llu tasks", w->id, static_cast<unsigned long long>(w->executed));
+    MPC_LOG(debug, tg, "worker %d ends after %llu tasks and %llu wake-ups", w->id,
+            static_cast<unsigned long long>(w->executed), static_cast<unsigned long long>(w->sleeps));
     g_rt.all_done.lock.lock();
     --g_rt.alive;
     detail::gate::wakeups wk = g_rt.all_done.notify_locked();
@@ -402,6 +407,21 @@ void stop_workers() noexcept {
     g_rt.all_done.wait_locked([] { return g_rt.alive == 0; }, "mpc::tg shutdown");
 }
 
+/// heteroprio's buckets from the application (config::heteroprio_setup), checked.
+status setup_heteroprio(const config& c, int n, std::unique_ptr<heteroprio_config>* out) noexcept {
+    out->reset(new (std::nothrow) heteroprio_config);
+    if (!*out) {
+        return {errc::no_memory, "heteroprio configuration"};
+    }
+    c.heteroprio_setup(out->get(), n);
+    char why[256];
+    if (!(*out)->check(n, why, sizeof why)) {
+        MPC_LOG(error, tg, "heteroprio: %s", why);
+        return {errc::invalid_argument, "bad heteroprio configuration"};
+    }
+    return {};
+}
+
 status start(const config& c) noexcept {
     int ncpus = -1;
     const policy_entry* pe = nullptr;
@@ -455,6 +475,17 @@ status start(const config& c) noexcept {
     ctx.nworkers = n;
     ctx.current_worker = &current_worker;
     ctx.worker_vp = g_rt.vps.get();
+    std::unique_ptr<heteroprio_config> hp;
+    if (pe->make == &make_heteroprio && c.heteroprio_setup != nullptr) {
+        if (status st = setup_heteroprio(c, n, &hp); !st.ok()) {
+            if (g_rt.started_engine) {
+                sched::finalize().ignore();
+            }
+            return st;
+        }
+        ctx.heteroprio = hp.get();
+    }
+    g_rt.buckets_configured = hp != nullptr;
     g_rt.pol = pe->make(ctx);
     g_rt.pol_measures = g_rt.pol->measures();
     g_rt.pol_starts = g_rt.pol->watches_starts();
@@ -661,6 +692,12 @@ int current_worker() noexcept {
 
 int worker_vp(int w) noexcept { return w >= 0 && w < g_rt.nworkers ? g_rt.workers[w].vp : -1; }
 const char* policy_name() noexcept { return g_rt.policy_name; }
+
+void priority_range(int* min, int* max) noexcept {
+    const bool buckets = running() && g_rt.buckets_configured;
+    *min = buckets ? 0 : min_priority;
+    *max = buckets ? 0 : max_priority;
+}
 
 status wait_for_all() noexcept {
     if (detail::in_task()) {

@@ -595,6 +595,7 @@ int worker_push(starpu_sched_component* c, starpu_task* t) {
         MPC_LOG(error, tg, "worker component %d: the task could not be queued (%s)", d->id, st.reason());
         return 1;
     }
+    note_wake(d->id, true);  // push_local kicked it if it slept: it looks at its own queue first
     return 0;
 }
 
@@ -719,20 +720,6 @@ starpu_sched_component* find_ws(starpu_sched_component* root) noexcept {
         }
     }
     return nullptr;
-}
-
-unsigned env_unsigned(const char* var, unsigned dflt) noexcept {
-    const char* s = std::getenv(var);
-    if (s == nullptr || *s == '\0') {
-        return dflt;
-    }
-    char* end = nullptr;
-    long v = std::strtol(s, &end, 10);
-    if (end == s || *end != '\0' || v < 0 || v > INT_MAX) {
-        MPC_LOG(warn, tg, "%s=%s is not a non-negative integer: %u is used", var, s, dflt);
-        return dflt;
-    }
-    return static_cast<unsigned>(v);
 }
 
 }  // namespace
@@ -1441,118 +1428,6 @@ int starpu_sched_tree_work_stealing_push_task(struct starpu_task* task) {
         return starpu_sched_tree_push_task(task);
     }
     return starpu_sched_component_push_task(nullptr, ws, task);
-}
-
-// ---- simple schedulers ---------------------------------------------------------------------------
-
-void starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_create_t create_decision_component,
-                                                        void* data, unsigned flags, unsigned sched_ctx_id) {
-    const char* call = "starpu_sched_component_initialize_simple_scheduler";
-    if (create_decision_component == nullptr) {
-        sp::fatal(call, "NULL create_decision_component");
-    }
-    if (sp::bad_ctx(sched_ctx_id, call)) {
-        return;
-    }
-    if ((flags & (STARPU_SCHED_SIMPLE_COMBINED_WORKERS | STARPU_SCHED_SIMPLE_PRE_DECISION)) != 0) {
-        MPC_LOG(error, tg, "%s: STARPU_SCHED_SIMPLE_COMBINED_WORKERS and STARPU_SCHED_SIMPLE_PRE_DECISION are not "
-                           "supported (ignored)", call);
-    }
-    const unsigned decide = flags & STARPU_SCHED_SIMPLE_DECIDE_MASK;
-    if (decide == 0) {
-        sp::fatal(call, "flags name no STARPU_SCHED_SIMPLE_DECIDE_* choice");
-    }
-    starpu_sched_tree* t = starpu_sched_tree_create(sched_ctx_id);
-    if (t == nullptr) {
-        return;
-    }
-    starpu_sched_ctx_set_policy_data(sched_ctx_id, t);
-    const int nworkers = static_cast<int>(starpu_worker_get_count());
-    // One branch per worker, else one: every worker is a CPU in main memory.
-    const int nbelow = decide == STARPU_SCHED_SIMPLE_DECIDE_WORKERS ? nworkers : 1;
-
-    starpu_sched_component* decision = nullptr;
-    if (nbelow == 1 && (flags & STARPU_SCHED_SIMPLE_DECIDE_ALWAYS) == 0) {
-        // No choice to make: eager stands for the decision, with a queue above it.
-        decision = starpu_sched_component_eager_create(t, nullptr);
-        flags |= STARPU_SCHED_SIMPLE_FIFO_ABOVE;
-    } else {
-        decision = create_decision_component(t, data);
-        if (decision == nullptr) {
-            sp::fatal(call, "create_decision_component returned NULL");
-        }
-    }
-    starpu_sched_component* last = nullptr;
-    auto chain = [&](starpu_sched_component* c) {
-        if (last == nullptr) {
-            t->root = c;
-        } else {
-            starpu_sched_component_connect(last, c);
-        }
-        last = c;
-    };
-    if ((flags & STARPU_SCHED_SIMPLE_FIFO_ABOVE) != 0) {
-        chain((flags & STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO) != 0 ? starpu_sched_component_prio_create(t, nullptr)
-                                                                 : starpu_sched_component_fifo_create(t, nullptr));
-    }
-    starpu_sched_component* no_model = nullptr;
-    starpu_sched_component* calibrator = nullptr;
-    if ((flags & STARPU_SCHED_SIMPLE_PERFMODEL) != 0) {
-        no_model = starpu_sched_component_eager_create(t, nullptr);
-        calibrator = starpu_sched_component_eager_calibration_create(t, nullptr);
-        starpu_sched_component_perfmodel_select_data sel{calibrator, no_model, decision};
-        chain(starpu_sched_component_perfmodel_select_create(t, &sel));
-        starpu_sched_component_connect(last, decision);
-        starpu_sched_component_connect(last, calibrator);
-        starpu_sched_component_connect(last, no_model);
-    } else {
-        chain(decision);
-    }
-    const bool models = starpu_sched_component_is_heft(decision) || starpu_sched_component_is_mct(decision);
-    const unsigned ntasks = sp::env_unsigned("STARPU_NTASKS_THRESHOLD", models ? 30 : 2);
-    double exp_len = 1e9;
-    if (const char* s = std::getenv("STARPU_EXP_LEN_THRESHOLD"); s != nullptr && *s != '\0') {
-        exp_len = modular::weight("STARPU_EXP_LEN_THRESHOLD");
-    }
-    std::vector<starpu_sched_component*> below(static_cast<std::size_t>(nbelow), decision);
-    for (int i = 0; i < nbelow; ++i) {
-        starpu_sched_component* b = decision;
-        if ((flags & STARPU_SCHED_SIMPLE_FIFOS_BELOW) != 0) {
-            starpu_sched_component* q = nullptr;
-            if ((flags & STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO) != 0) {
-                starpu_sched_component_prio_data pd{ntasks, exp_len, 0};
-                q = starpu_sched_component_prio_create(t, &pd);
-            } else {
-                starpu_sched_component_fifo_data fd{ntasks, exp_len, 0};
-                q = starpu_sched_component_fifo_create(t, &fd);
-            }
-            starpu_sched_component_connect(b, q);
-            b = q;
-        }
-        if (decide != STARPU_SCHED_SIMPLE_DECIDE_WORKERS && nworkers > 1) {
-            starpu_sched_component* dist = (flags & STARPU_SCHED_SIMPLE_WS_BELOW) != 0
-                                               ? starpu_sched_component_work_stealing_create(t, nullptr)
-                                               : starpu_sched_component_eager_create(t, nullptr);
-            starpu_sched_component_connect(b, dist);
-            b = dist;
-        }
-        below[static_cast<std::size_t>(i)] = b;
-    }
-    for (int w = 0; w < nworkers; ++w) {
-        starpu_sched_component* worker = starpu_sched_component_worker_new(sched_ctx_id, w);
-        starpu_sched_component* top = worker;
-        if ((flags & STARPU_SCHED_SIMPLE_IMPL) != 0) {
-            top = starpu_sched_component_best_implementation_create(t, nullptr);
-            starpu_sched_component_connect(top, worker);
-        }
-        starpu_sched_component_connect(below[static_cast<std::size_t>(nbelow == nworkers ? w : 0)], top);
-        if (no_model != nullptr) {
-            starpu_sched_component_connect(no_model, top);
-            starpu_sched_component_connect(calibrator, worker);
-        }
-    }
-    starpu_sched_tree_update_workers(t);
-    starpu_sched_tree_update_workers_in_ctx(t);
 }
 
 }  // extern "C"

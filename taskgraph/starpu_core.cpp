@@ -56,6 +56,7 @@ int starpu_conf_init(struct starpu_conf* conf) {
     conf->magic = starpu::conf_magic;
     conf->sched_policy_name = nullptr;
     conf->sched_policy = nullptr;
+    conf->sched_policy_init = nullptr;
     conf->precedence_over_environment_variables = 0;
     conf->ncpus = -1;
     conf->ncuda = -1;
@@ -83,6 +84,10 @@ int starpu_init(struct starpu_conf* conf) {
             }
         }
         c.config_over_env = conf->precedence_over_environment_variables != 0;
+        starpu::set_policy_init(conf->sched_policy_init);
+        if (conf->sched_policy_init != nullptr) {
+            c.heteroprio_setup = &starpu::heteroprio_setup;
+        }
     }
     return starpu::errno_of(init(c));
 }
@@ -116,6 +121,9 @@ unsigned starpu_worker_get_count(void) {
     if (n == 0 && starpu::user_policy() != nullptr) {
         n = starpu::policy_workers();  // asked by the application's policy's init_sched
     }
+    if (n == 0) {
+        n = starpu::heteroprio_setup_workers();  // asked by heteroprio's sched_policy_init
+    }
     return static_cast<unsigned>(n);
 }
 unsigned starpu_cpu_worker_get_count(void) { return starpu_worker_get_count(); }
@@ -147,8 +155,18 @@ void starpu_worker_get_name(int id, char* dst, size_t maxlen) {
     std::snprintf(dst, maxlen, "CPU %d (VP %d)", id, worker_vp(id));
 }
 
-int starpu_sched_get_min_priority(void) { return min_priority; }
-int starpu_sched_get_max_priority(void) { return max_priority; }
+int starpu_sched_get_min_priority(void) {
+    int lo = 0;
+    int hi = 0;
+    priority_range(&lo, &hi);
+    return starpu::heteroprio_setup_workers() != 0 ? 0 : lo;  // 0 also while heteroprio is set up
+}
+int starpu_sched_get_max_priority(void) {
+    int lo = 0;
+    int hi = 0;
+    priority_range(&lo, &hi);
+    return starpu::heteroprio_setup_workers() != 0 ? 0 : hi;
+}
 
 // ---- memory ----------------------------------------------------------------------------------
 

@@ -11,6 +11,10 @@ struct starpu_task;
 struct starpu_sched_policy;
 struct starpu_data_interface_ops;
 
+namespace mpc::tg {
+struct heteroprio_config;
+}
+
 namespace mpc::tg::starpu {
 
 /// 0, or the negative errno value StarPU returns for the same failure.
@@ -39,6 +43,16 @@ interface_ops core_ops_of(const starpu_data_interface_ops* ops) noexcept;
 /// The workers of the application's policy's context (known from its init_sched on, before
 /// the runtime counts as running).
 int policy_workers() noexcept;
+/// Worker `worker` was told to look for work (kicked: it was asleep and is woken), by a call of
+/// the application's policy (starpu_wake_worker_*, a worker component taking a task): what
+/// starpu_sched.cpp's push() needs to know whom more to wake.
+void note_wake(int worker, bool kicked) noexcept;
+/// heteroprio's setup from starpu_conf::sched_policy_init (starpu_heteroprio.cpp):
+/// set_policy_init() records the callback, heteroprio_setup() is config::heteroprio_setup, and
+/// heteroprio_setup_workers() is the worker count while the callback runs (0 otherwise).
+void set_policy_init(void (*init)(unsigned)) noexcept;
+void heteroprio_setup(heteroprio_config* c, int nworkers) noexcept;
+int heteroprio_setup_workers() noexcept;
 
 /// The rows of a dense built-in interface: `count` runs of `len` bytes, run i at base + off(i).
 struct dense_layout {

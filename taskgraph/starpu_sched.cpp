@@ -4,14 +4,22 @@
 /// its worker collection, and the task lists such policies keep tasks in.
 ///
 /// An application's policy runs as a core policy (policy.hpp), user_policy, which forwards:
-/// push() to push_task (then every sleeping worker is woken: the runtime cannot tell which
-/// worker the policy meant, and StarPU's policies wake the one they chose with
-/// starpu_wake_worker_*, which works here too), pop(w) to pop_task on worker w,
+/// push() to push_task, pop(w) to pop_task on worker w,
 /// starting()/done() to pre_exec_hook/post_exec_hook, pinned() to push_task_notify. A worker keeps looking for work (spins,
 /// then sleeps) only while its hint is set: every push_task and every starpu_wake_worker_*()
 /// for it set it, a pop_task that finds nothing clears it (cleared before the call, so a push
 /// during the call sets it again and the worker looks once more). Tasks the runtime makes
 /// itself (reductions: no starpu_task stands for them) wait in a FIFO of ours, served first.
+///
+/// Waking: as in StarPU, the policy wakes the workers that may take the task it kept, with
+/// starpu_wake_worker_* (a scheduling tree does it through can_pull: a queue that stores a task
+/// calls it towards its children until a worker component wakes a sleeping worker, each awake
+/// worker on the way getting its hint; a worker component that is pushed a task kicks its
+/// worker). push() watches the calls its push_task makes on this thread: when one woke a
+/// sleeping worker, nothing more is done; when some only reached awake workers, one sleeping
+/// worker is woken as well (it looks once, as a thief would); when push_task woke nobody (a
+/// policy that relies on the workers polling), every hint is set and every sleeping worker is
+/// woken, as before.
 
 #include <starpu.h>
 
@@ -28,6 +36,13 @@
 
 namespace mpc::tg::starpu {
 namespace {
+
+/// What the policy's push_task did to the workers, on the pushing thread (see the file comment).
+struct wakes {
+    int kicked = -1;  ///< a sleeping worker it woke
+    int hinted = -1;  ///< an awake worker it told to look
+};
+[[gnu::tls_model("initial-exec")]] thread_local wakes t_wakes;  // as the allocator's: no __tls_get_addr
 
 /// The application's policy and the context's state. One context, one policy at a time.
 struct context {
@@ -137,6 +152,7 @@ public:
             return -1;
         }
         st->sched_ctx = 0;
+        t_wakes = wakes{};
         if (int rc = ops_->push_task(st); rc != 0) {
             if (refused_.fetch_add(1, std::memory_order_relaxed) == 0) {  // said once; counted at the end
                 MPC_LOG(error, tg, "scheduling policy %s: push_task returned %d for task %s; the task runs anyway",
@@ -144,6 +160,13 @@ public:
             }
             keep(t);
             return -1;
+        }
+        if (t_wakes.kicked >= 0) {
+            return t_wakes.kicked;  // already kicked: the runtime's kick finds it awake
+        }
+        if (t_wakes.hinted >= 0) {
+            // Awake workers were told; one sleeping worker (another) looks too.
+            return n_ > 1 ? -1 : t_wakes.hinted;
         }
         for (int w = 0; w < n_; ++w) {
             hint_[w].store(true, std::memory_order_seq_cst);
@@ -295,6 +318,10 @@ int user_policy_entry(starpu_sched_policy* ops, const policy_entry** out) noexce
 
 int policy_workers() noexcept { return g_ctx.nworkers.load(std::memory_order_acquire); }
 
+void note_wake(int worker, bool kicked) noexcept {
+    (kicked ? t_wakes.kicked : t_wakes.hinted) = worker;
+}
+
 }  // namespace mpc::tg::starpu
 
 using namespace mpc::tg;
@@ -373,7 +400,9 @@ static int wake(int workerid) {
     if (sp::user_policy() != nullptr && sp::g_running != nullptr) {
         sp::g_running->poke(workerid);
     }
-    return detail::wake_worker(workerid) ? 1 : 0;
+    const bool kicked = detail::wake_worker(workerid);
+    sp::note_wake(workerid, kicked);
+    return kicked ? 1 : 0;
 }
 
 int starpu_wake_worker_relax(int workerid) { return wake(workerid); }

@@ -194,6 +194,8 @@ struct policy_entry;  ///< a scheduling policy's factory (policy.hpp)
 // --------------------------------------------------------------------------------------------
 // Runtime
 
+struct heteroprio_config;
+
 /// Options of init(); unset fields come from the environment, then the defaults.
 struct config {
     /// CPU workers; -1: MPC_TG_NCPU, else STARPU_NCPU, else one per VP. 0 is refused (no worker).
@@ -206,6 +208,10 @@ struct config {
     /// A policy of the application's (the StarPU API's starpu_conf::sched_policy): when set,
     /// it wins over `sched` and the environment.
     const policy_entry* custom_policy = nullptr;
+    /// When the policy is heteroprio: fills its configuration (heteroprio.hpp) before the
+    /// workers start (the StarPU API's starpu_conf::sched_policy_init); nullptr: the default
+    /// buckets. A configuration that fails heteroprio_config::check() makes init() fail.
+    void (*heteroprio_setup)(heteroprio_config* c, int nworkers) = nullptr;
 };
 
 /// Starts the runtime (the engine too when it is not running: the caller becomes the primary
@@ -224,6 +230,10 @@ int current_worker() noexcept;
 int worker_vp(int worker) noexcept;
 /// Name of the scheduling policy in use.
 const char* policy_name() noexcept;
+/// The priorities the policy distinguishes, [min_priority, max_priority], except under a
+/// heteroprio set up by the application, whose priorities are bucket numbers: [0, 0] then, the
+/// range StarPU's contexts report unless the application sets one.
+void priority_range(int* min, int* max) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Data

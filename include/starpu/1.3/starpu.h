@@ -44,6 +44,9 @@ struct starpu_conf {
     const char *sched_policy_name;
     /** The application's own policy: when set, it wins over every name. */
     struct starpu_sched_policy *sched_policy;
+    /** Called with the context (0) while the heteroprio policy starts, to set up its buckets
+     * with the starpu_heteroprio_set_* calls (starpu_heteroprio.h); other policies ignore it. */
+    void (*sched_policy_init)(unsigned);
     int precedence_over_environment_variables;
     /** CPU workers; -1 (default): one per VP. */
     int ncpus;

@@ -10,9 +10,8 @@
  * serves before calling pop_task.
  *
  * Not provided (a program using them does not compile or link): combined and parallel workers,
- * the heteroprio, stage and userchoice components, composed recipes and
- * starpu_sched_component_make_scheduler (hwloc), several decisions
- * (starpu_sched_component_initialize_simple_schedulers), starpu_initialize_prio_center_policy.
+ * the heteroprio component, composed recipes and starpu_sched_component_make_scheduler (hwloc),
+ * starpu_initialize_prio_center_policy.
  * Misuse that StarPU asserts on (a NULL component, an edge added twice, a tree whose root
  * refuses a task or reaches no worker) is reported with a message naming the call. */
 #ifndef MPC_STARPU_SCHED_COMPONENT_H
@@ -336,6 +335,22 @@ int starpu_sched_component_is_perfmodel_select(struct starpu_sched_component *co
  * best_implementation, the worker components. */
 void starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_create_t create_decision_component,
                                                         void *data, unsigned flags, unsigned sched_ctx_id);
+/** The same with ndecisions decisions, given as ndecisions triples (create, data, flags) with the
+ * same STARPU_SCHED_SIMPLE_DECIDE_* choice: a userchoice component at the root sends each task
+ * to decision number (uintptr_t)task->sched_data, each decision gets its own branches, and a
+ * stage component above each worker (or group of workers) lets it pull from every decision's
+ * branch. STARPU_SCHED_SIMPLE_PERFMODEL is not supported with several decisions (as in StarPU;
+ * reported and ignored), and IMPL follows the last decision's flags, as in StarPU. */
+void starpu_sched_component_initialize_simple_schedulers(unsigned sched_ctx_id, unsigned ndecisions, ...);
+
+/** A component above a worker (or group) with several parents, pulled from in their order; a task
+ * pushed into it goes to its only child. */
+struct starpu_sched_component *starpu_sched_component_stage_create(struct starpu_sched_tree *tree, void *arg);
+int starpu_sched_component_is_stage(struct starpu_sched_component *component);
+/** A component that pushes each task to its child number (uintptr_t)task->sched_data (an index
+ * out of range stops the program with a message). */
+struct starpu_sched_component *starpu_sched_component_userchoice_create(struct starpu_sched_tree *tree, void *arg);
+int starpu_sched_component_is_userchoice(struct starpu_sched_component *component);
 
 /** A component's lock, taken while the worker counts as relaxed (nothing to relax here). */
 #define STARPU_COMPONENT_MUTEX_LOCK(m) STARPU_PTHREAD_MUTEX_LOCK((m))

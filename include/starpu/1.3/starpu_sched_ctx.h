@@ -28,6 +28,11 @@ unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id);
  * their number. */
 unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids);
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
+/** starpu_conf::sched_policy_init as given to starpu_init() (heteroprio calls it), or NULL. */
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
+/** The context's priorities: starpu_sched_get_min_priority() / starpu_sched_get_max_priority(). */
+int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id);
+int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id);
 
 #ifdef __cplusplus
 }

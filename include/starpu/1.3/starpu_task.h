@@ -27,6 +27,8 @@ extern "C" {
 #define STARPU_CPU ((1ULL) << 1)
 #define STARPU_CUDA ((1ULL) << 3)
 #define STARPU_OPENCL ((1ULL) << 6)
+#define STARPU_MIC ((1ULL) << 7)
+#define STARPU_MPI_MS ((1ULL) << 9)
 
 /** The memory node of main memory (the only one). */
 #define STARPU_MAIN_RAM 0
@@ -102,6 +104,9 @@ struct starpu_task {
     int magic;
     /** The scheduling context (always 0: one context). */
     unsigned sched_ctx;
+    /** Free for the scheduling policy; the userchoice component pushes the task to its child
+     * number (uintptr_t)sched_data. */
+    void *sched_data;
     /** Links of a struct starpu_task_list (starpu_task_list.h): free for the scheduling policy
      * while it holds the task. */
     struct starpu_task *prev;

@@ -205,6 +205,48 @@ TEST(ComponentMisuse, ConnectedTwice) {
     starpu_sched_component_destroy_rec(p);  // the fifo with it
 }
 
+// Several decisions: userchoice sends a task to the decision its sched_data names; one out of
+// range, no decision at all, or decisions deciding differently stop the program (StarPU asserts).
+TEST(ComponentMisuse, SeveralDecisions) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(starpu_sched_component_initialize_simple_schedulers(0, 0), "no decision");
+    EXPECT_DEATH(
+        {
+            g_build = [](unsigned ctx) {
+                starpu_sched_component_initialize_simple_schedulers(
+                    ctx, 2, starpu_sched_component_eager_create, nullptr,
+                    STARPU_SCHED_SIMPLE_DECIDE_WORKERS, starpu_sched_component_eager_create, nullptr,
+                    STARPU_SCHED_SIMPLE_DECIDE_MEMNODES);
+            };
+            starpu_sched_policy p = tree_policy();
+            start(&p, 1);
+        },
+        "the decisions' STARPU_SCHED_SIMPLE_DECIDE_. choices differ");
+    EXPECT_DEATH(
+        {
+            g_build = [](unsigned ctx) {
+                const unsigned f = STARPU_SCHED_SIMPLE_DECIDE_WORKERS | STARPU_SCHED_SIMPLE_DECIDE_ALWAYS |
+                                   STARPU_SCHED_SIMPLE_FIFOS_BELOW;
+                starpu_sched_component_initialize_simple_schedulers(ctx, 2, starpu_sched_component_eager_create,
+                                                                    nullptr, f, starpu_sched_component_eager_create,
+                                                                    nullptr, f);
+            };
+            starpu_sched_policy p = tree_policy();
+            ASSERT_EQ(start(&p, 1), 0);
+            starpu_codelet cl{};
+            cl.cpu_funcs[0] = [](void**, void*) {};
+            cl.nbuffers = 0;
+            cl.name = "third_cl";
+            starpu_task* t = starpu_task_create();
+            t->cl = &cl;
+            t->name = "third";
+            t->sched_data = reinterpret_cast<void*>(std::uintptr_t{2});
+            EXPECT_EQ(starpu_task_submit(t), 0);
+            starpu_task_wait_for_all();
+        },
+        "userchoice component: task third chose child 2 .starpu_task::sched_data. of 2");
+}
+
 TEST(ComponentMisuse, WorkerWithChildren) {
     EXPECT_DEATH(
         {

@@ -2,6 +2,7 @@
  * compare_constants.sh can compare them with Debian's StarPU 1.3 (built from this same file). */
 #include <starpu.h>
 #include <starpu_sched_component.h>
+#include <starpu_heteroprio.h>
 #include <stddef.h>
 
 int main(void)
@@ -25,6 +26,18 @@ int main(void)
 	printf("STARPU_CPU %lld\n", (long long)(STARPU_CPU));
 	printf("STARPU_CUDA %lld\n", (long long)(STARPU_CUDA));
 	printf("STARPU_OPENCL %lld\n", (long long)(STARPU_OPENCL));
+	printf("STARPU_MIC %lld\n", (long long)(STARPU_MIC));
+	printf("STARPU_MPI_MS %lld\n", (long long)(STARPU_MPI_MS));
+	printf("STARPU_HETEROPRIO_MAX_PRIO %lld\n", (long long)(STARPU_HETEROPRIO_MAX_PRIO));
+	printf("STARPU_HETEROPRIO_MAX_PREFETCH %lld\n", (long long)(STARPU_HETEROPRIO_MAX_PREFETCH));
+	printf("STARPU_CPU_IDX %lld\n", (long long)(STARPU_CPU_IDX));
+	printf("STARPU_CUDA_IDX %lld\n", (long long)(STARPU_CUDA_IDX));
+	printf("STARPU_OPENCL_IDX %lld\n", (long long)(STARPU_OPENCL_IDX));
+	printf("STARPU_MIC_IDX %lld\n", (long long)(STARPU_MIC_IDX));
+	printf("STARPU_MPI_MS_IDX %lld\n", (long long)(STARPU_MPI_MS_IDX));
+	printf("STARPU_NB_TYPES %lld\n", (long long)(STARPU_NB_TYPES));
+	for (int i = 0; i <= STARPU_NB_TYPES; i++)
+		printf("starpu_heteroprio_types_to_arch[%d] %u\n", i, starpu_heteroprio_types_to_arch[i]);
 	printf("STARPU_MAIN_RAM %lld\n", (long long)(STARPU_MAIN_RAM));
 	printf("STARPU_VARIABLE_NBUFFERS %lld\n", (long long)(STARPU_VARIABLE_NBUFFERS));
 	printf("STARPU_SEQ %lld\n", (long long)(STARPU_SEQ));

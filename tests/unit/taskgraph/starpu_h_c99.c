@@ -2,6 +2,7 @@
  * written against it runs: a synchronous task built with STARPU_TASK_INITIALIZER. */
 #include <starpu.h>
 #include <starpu/1.3/starpu_sched_component.h>
+#include <starpu/1.3/starpu_heteroprio.h>
 
 static void set_one(void *buffers[], void *cl_arg)
 {

@@ -174,6 +174,57 @@ TEST(UserPolicy, RefusedPushesAndRuntimeTasksStillRun) {
     starpu_shutdown();
 }
 
+// ---- waking: whom the policy wakes, else everyone ------------------------------------------
+
+std::atomic<int> g_ran_on[2];
+bool g_wake_one = false;  ///< push_task wakes worker 1 (else nobody)
+
+int queue_and_maybe_wake(starpu_task* t) {
+    {
+        std::lock_guard<std::mutex> g(g_q.lock);
+        starpu_task_list_push_back(&g_q.list, t);
+    }
+    if (g_wake_one) {
+        starpu_wake_worker_relax_light(1);
+    }
+    return 0;
+}
+
+starpu_task* pop_for_one(unsigned ctx) {  // with g_wake_one only worker 1 serves the queue
+    return g_wake_one && starpu_worker_get_id() != 1 ? nullptr : q_pop(ctx);
+}
+
+void count_worker(void**, void*) { g_ran_on[starpu_worker_get_id()].fetch_add(1); }
+
+/// 100 tasks submitted 50 µs apart (the workers go to sleep in between), under a policy that
+/// wakes worker 1 (which alone pops) or nobody: every task runs, on worker 1 in the first case.
+void run_sparse(bool wake_one) {
+    g_wake_one = wake_one;
+    g_ran_on[0] = 0;
+    g_ran_on[1] = 0;
+    starpu_task_list_init(&g_q.list);
+    starpu_sched_policy p{};
+    p.push_task = queue_and_maybe_wake;
+    p.pop_task = pop_for_one;
+    p.policy_name = wake_one ? "wakes-worker-1" : "wakes-nobody";
+    ASSERT_EQ(mpc::test::start_with_policy(&p, 2), 0);
+    static starpu_codelet cl = make_cl(count_worker, {});
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+        for (double t0 = starpu_timing_now(); starpu_timing_now() - t0 < 50;) {
+        }
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    starpu_shutdown();
+    EXPECT_EQ(g_ran_on[0] + g_ran_on[1], 100);
+    if (wake_one) {
+        EXPECT_EQ(g_ran_on[1], 100);
+    }
+}
+
+TEST(UserPolicy, TheWorkerThePolicyWakesTakesTheTask) { run_sparse(true); }
+TEST(UserPolicy, APolicyThatWakesNobodyStillHasItsTasksRun) { run_sparse(false); }
+
 // ---- misuse ----------------------------------------------------------------------------------
 
 TEST(UserPolicy, PolicyWithoutPushTaskIsRefused) {
