@@ -6,7 +6,7 @@
  *
  *   coll_min [CHUNKS [CALLS_PER_CHUNK [OPS]]]   (defaults 200, 1000, all)
  *
- * OPS: a comma-separated subset of barrier, allreduce, ibarrier, iallreduce, ibcast, ireduce
+ * OPS: a comma-separated subset of barrier, allreduce, bcast, ibarrier, iallreduce, ibcast, ireduce
  * (8 B: one double; non-blocking ones + MPI_Wait). Prints one line per op: the minimum over
  * chunks of rank 0's mean time per call, in us. Each chunk starts with an MPI_Barrier. */
 #include <mpi.h>
@@ -14,14 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BARRIER, ALLREDUCE, IBARRIER, IALLREDUCE, IBCAST, IREDUCE, NOPS };
-static const char* const names[NOPS] = {"barrier", "allreduce", "ibarrier", "iallreduce", "ibcast", "ireduce"};
+enum { BARRIER, ALLREDUCE, BCAST, IBARRIER, IALLREDUCE, IBCAST, IREDUCE, NOPS };
+static const char* const names[NOPS] = {"barrier", "allreduce", "bcast", "ibarrier", "iallreduce", "ibcast", "ireduce"};
+
+static double bcast_buf; /* Bcast's own buffer: the reductions' input stays each rank's */
 
 static void call(int op, double* in, double* out) {
     MPI_Request r = MPI_REQUEST_NULL;
     switch (op) {
         case BARRIER: MPI_Barrier(MPI_COMM_WORLD); return;
         case ALLREDUCE: MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); return;
+        case BCAST: MPI_Bcast(&bcast_buf, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); return;
         case IBARRIER: MPI_Ibarrier(MPI_COMM_WORLD, &r); break;
         case IALLREDUCE: MPI_Iallreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r); break;
         case IBCAST: MPI_Ibcast(in, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r); break;
@@ -34,7 +37,7 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int chunks = argc > 1 ? atoi(argv[1]) : 200;
     int k = argc > 2 ? atoi(argv[2]) : 1000;
-    const char* ops = argc > 3 ? argv[3] : "barrier,allreduce,ibarrier,iallreduce,ibcast,ireduce";
+    const char* ops = argc > 3 ? argv[3] : "barrier,allreduce,bcast,ibarrier,iallreduce,ibcast,ireduce";
     int rank;
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

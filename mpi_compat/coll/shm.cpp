@@ -611,10 +611,10 @@ void flat_wait(state& st, Cond& cond, const char* what) noexcept {
 /// Member a.rank arrives at call k (its data, if any, is in its half). Sleepers are woken when
 /// this arrival completes call k (every waiter but a bcast reader waits for a whole call) or
 /// when `always` (the bcast root: its readers wait for it alone).
-void publish(state& st, const args& a, std::uint64_t k, bool always) noexcept {
-    half_of(st, a.rank, k).epoch.store(k + 1, std::memory_order_release);
+void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexcept {
+    half_of(st, rank, k).epoch.store(k + 1, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (st.ctl.sleepers.load(std::memory_order_relaxed) == 0 || (!always && !all_arrived(st, a.size, k))) {
+    if (st.ctl.sleepers.load(std::memory_order_relaxed) == 0 || (!always && !all_arrived(st, size, k))) {
         return;
     }
     st.ctl.lk.lock();
@@ -624,16 +624,16 @@ void publish(state& st, const args& a, std::uint64_t k, bool always) noexcept {
 }
 
 /// Waits until every member has arrived at call k.
-void wait_all(state& st, const args& a, std::uint64_t k, const char* what) noexcept {
-    auto cond = [&st, n = a.size, k]() noexcept { return all_arrived(st, n, k); };
+void wait_all(state& st, int size, std::uint64_t k, const char* what) noexcept {
+    auto cond = [&st, n = size, k]() noexcept { return all_arrived(st, n, k); };
     flat_wait(st, cond, what);
 }
 
 /// Before writing data for call k: every member is past the call that last used the same half,
 /// k - flat_halves (has arrived at the call after it).
-void wait_writable(state& st, const args& a, std::uint64_t k, const char* what) noexcept {
+void wait_writable(state& st, int size, std::uint64_t k, const char* what) noexcept {
     if (k >= flat_halves - 1) {
-        wait_all(st, a, k - (flat_halves - 1), what);
+        wait_all(st, size, k - (flat_halves - 1), what);
     }
 }
 
@@ -678,23 +678,31 @@ bool flat_runs(const args& a) noexcept {
     }
 }
 
+int flat_barrier(const comm& c, int rank, int size) noexcept {
+    state& st = state_of(c);
+    const std::uint64_t k = st.seqs[rank].flat_next++;
+    publish(st, rank, size, k, false);
+    wait_all(st, size, k, "MPI_Barrier");
+    return MPI_SUCCESS;
+}
+
 int flat(args& a) noexcept {
+    if (a.k == kind::barrier) {
+        return flat_barrier(*a.c, a.rank, a.size);
+    }
     state& st = state_of(*a.c);
     const std::uint64_t k = st.seqs[a.rank].flat_next++;
     flat_half& mine = half_of(st, a.rank, k);
     const red_view& v = a.red;
     switch (a.k) {
-        case kind::barrier:
-            publish(st, a, k, false);
-            wait_all(st, a, k, "MPI_Barrier");
-            break;
+
         case kind::bcast:
             if (a.rank == a.root) {
-                wait_writable(st, a, k, "MPI_Bcast");
+                wait_writable(st, a.size, k, "MPI_Bcast");
                 pack_into(mine.data, a.rbuf, a.rcount, *a.rtype);
-                publish(st, a, k, true);
+                publish(st, a.rank, a.size, k, true);
             } else {
-                publish(st, a, k, false);
+                publish(st, a.rank, a.size, k, false);
                 auto cond = [&st, r = a.root, k]() noexcept { return arrived(st, r, k); };
                 flat_wait(st, cond, "MPI_Bcast");
                 unpack_from(half_of(st, a.root, k).data, packed_bytes(a.rcount, a.rtype), a.rbuf, a.rcount,
@@ -703,22 +711,22 @@ int flat(args& a) noexcept {
             break;
         case kind::reduce:
             if (a.rank != a.root) {
-                wait_writable(st, a, k, "MPI_Reduce");
+                wait_writable(st, a.size, k, "MPI_Reduce");
                 copy_range(v, input_base(a), at(mine.data, v.shift), 0, v.n);
-                publish(st, a, k, false);
+                publish(st, a.rank, a.size, k, false);
             } else {
-                publish(st, a, k, false);
-                wait_all(st, a, k, "MPI_Reduce");
+                publish(st, a.rank, a.size, k, false);
+                wait_all(st, a.size, k, "MPI_Reduce");
                 alignas(16) unsigned char acc[flat_bytes];
                 reduce_halves(st, a, k, a.root, at(acc, v.shift));
                 copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
             }
             break;
         case kind::allreduce: {
-            wait_writable(st, a, k, "MPI_Allreduce");
+            wait_writable(st, a.size, k, "MPI_Allreduce");
             copy_range(v, input_base(a), at(mine.data, v.shift), 0, v.n);
-            publish(st, a, k, false);
-            wait_all(st, a, k, "MPI_Allreduce");
+            publish(st, a.rank, a.size, k, false);
+            wait_all(st, a.size, k, "MPI_Allreduce");
             alignas(16) unsigned char acc[flat_bytes];
             reduce_halves(st, a, k, -1, at(acc, v.shift));
             copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
@@ -726,11 +734,11 @@ int flat(args& a) noexcept {
         }
         case kind::allgather:
         case kind::allgatherv: {
-            wait_writable(st, a, k, "MPI_Allgather");
+            wait_writable(st, a.size, k, "MPI_Allgather");
             piece own = contribution(a);
             pack_into(mine.data, own.buf, own.count, *own.type);
-            publish(st, a, k, false);
-            wait_all(st, a, k, "MPI_Allgather");
+            publish(st, a.rank, a.size, k, false);
+            wait_all(st, a.size, k, "MPI_Allgather");
             for (int i = 0; i < a.size; ++i) {
                 piece to = gathered_block(a, i);
                 if (i != a.rank || !a.in_place) {
@@ -743,13 +751,13 @@ int flat(args& a) noexcept {
         case kind::alltoall: {
             // Member r's half holds its blocks for every member in rank order, `blk` bytes each.
             const std::size_t blk = packed_bytes(a.rcount, a.rtype);
-            wait_writable(st, a, k, "MPI_Alltoall");
+            wait_writable(st, a.size, k, "MPI_Alltoall");
             for (int j = 0; j < a.size; ++j) {
                 piece p = send_piece(a, j);
                 pack_into(at(mine.data, static_cast<aint>(blk) * j), p.buf, p.count, *p.type);
             }
-            publish(st, a, k, false);
-            wait_all(st, a, k, "MPI_Alltoall");
+            publish(st, a.rank, a.size, k, false);
+            wait_all(st, a.size, k, "MPI_Alltoall");
             for (int i = 0; i < a.size; ++i) {
                 piece to = recv_piece(a, i);
                 unpack_from(at(half_of(st, i, k).data, static_cast<aint>(blk) * a.rank), blk, const_cast<void*>(to.buf),

@@ -125,6 +125,15 @@ int flat_limit() noexcept;
 bool flat_runs(const args& a) noexcept;
 /// Runs call a flat; it takes no sequence number (flat calls count among themselves).
 int flat(args& a) noexcept;
+/// flat() of a barrier (member `rank` of c's `size`), for the fast path that builds no args.
+int flat_barrier(const comm& c, int rank, int size) noexcept;
+/// Whether c's state exists and has the flat path's lines (a communicator of at most
+/// flat_limit() members that made a collective call already): the blocking fast paths
+/// (api.cpp) check this instead of building the state.
+inline bool flat_ready(const comm& c) noexcept {
+    const auto* s = static_cast<const state*>(c.coll_shm.load(std::memory_order_acquire));
+    return s != nullptr && s->flat != nullptr;
+}
 
 // ---- non-blocking small calls (shm_nb.cpp) ---------------------------------------------------
 // Ibarrier, and Ibcast, Ireduce and Iallreduce of small data, on communicators of 2 to
