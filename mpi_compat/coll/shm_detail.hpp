@@ -20,4 +20,21 @@ bool view_fits_cell(const red_view& v) noexcept;
 /// acc = x0 op (x1 op ... op x(size-1)) over the members' cells (every element).
 void reduce_cells(const slot& s, const red_view& v, int size, void* acc_base) noexcept;
 
+
+// ---- the eager non-blocking calls (shm_nb.cpp), shared with their between-process form (hier_nb.cpp)
+
+/// Unpacks `bytes` of s.result into member i's receive buffer (Ibcast) and releases its
+/// retained type.
+void unpack_cell(slot& s, int i, std::size_t bytes) noexcept;
+/// Copies the reduction result in s.result to every member's output (only < 0), or to member
+/// `only`'s.
+void copy_result(slot& s, int n, int only) noexcept;
+/// The requests left in the first n cells (members not done at their arrival), into out.
+int take_requests(const slot& s, int n, request** out) noexcept;
+/// Hands the slot to call seq + n_slots and wakes whoever waits for it.
+void free_slot(slot& s, std::uint64_t seq) noexcept;
+/// Completes a non-blocking call's request (success); the last access to it.
+void complete_request(request* r) noexcept;
+void complete_requests(request* const* reqs, int n) noexcept;
+
 }  // namespace mpc::mpi::coll::shm::detail
