@@ -30,7 +30,7 @@ struct remote_call {
     int local_root = -1;     ///< the root's cell (Ibcast, Ireduce), -1: another process
     int root_proc = 0;       ///< the root's process (leader rank)
     std::size_t nbytes = 0;  ///< Ibcast's message
-    int fold_me = -1;        ///< commutative Iallreduce: rank among the p2 leaders (-1: folded out)
+    int fold_me = -1;        ///< Iallreduce: rank among the p2 leaders after the fold (-1: folded out)
     // the rounds
     int round = -1;
     std::atomic<int> pending{0};  ///< requests of the round not complete, + 1 while posting
@@ -39,9 +39,8 @@ struct remote_call {
     int cap = 0;  ///< requests
     std::unique_ptr<request[]> reqs;
     std::unique_ptr<completion_waiter[]> waiters;
-    std::size_t tmp_stride = 0;  ///< bytes per receive array
     std::size_t tmp_cap = 0;
-    unsigned char* tmp = nullptr;  ///< receive arrays (malloc)
+    unsigned char* tmp = nullptr;  ///< the receive array of reductions (malloc)
 
     ~remote_call() { std::free(tmp); }
 };
@@ -64,10 +63,8 @@ int me(const remote_call& x) noexcept { return x.g.rank; }
 const red_view& view(const remote_call& x) noexcept { return x.g.red; }
 /// The process's partial result, then the call's: in the slot's result area.
 void* acc(const remote_call& x) noexcept { return at(x.s->result, view(x).shift); }
-/// Receive array i (a reduction base).
-void* tmp(const remote_call& x, int i) noexcept {
-    return at(x.tmp + static_cast<std::size_t>(i) * x.tmp_stride, view(x).shift);
-}
+/// The receive array (a reduction base).
+void* tmp(const remote_call& x) noexcept { return at(x.tmp, view(x).shift); }
 
 bool count_down(remote_call& x) noexcept { return x.pending.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 
@@ -132,61 +129,30 @@ bool barrier_post(remote_call& x) noexcept {
     return true;
 }
 
-/// Binomial tree from leader `root` (msg::binomial_bcast), in two rounds from `first`: the
-/// message from the parent, then to every child at once.
-bool bcast_post(remote_call& x, int first, int root, const piece& data, int step) noexcept {
+/// Binomial tree from leader `root` (msg::binomial_bcast), in two rounds: the message from the
+/// parent, then to every child at once.
+bool bcast_post(remote_call& x, int root, const piece& data) noexcept {
     const int n = leaders(x);
     const int rel = (me(x) - root + n) % n;
     int mask = 1;
     while (mask < n && (rel & mask) == 0) {
         mask <<= 1;
     }
-    if (x.round == first) {
+    if (x.round == 0) {
         if (rel != 0) {
-            recv(x, (rel - mask + root) % n, step, data);
+            recv(x, (rel - mask + root) % n, 0, data);
         }
         return true;
     }
-    if (x.round == first + 1) {
+    if (x.round == 1) {
         for (mask >>= 1; mask > 0; mask >>= 1) {
             if (rel + mask < n) {
-                send(x, (rel + mask + root) % n, step, data);
+                send(x, (rel + mask + root) % n, 0, data);
             }
         }
         return true;
     }
     return false;
-}
-
-/// Reductions in rank order at leader `root` (msg linear_reduce_to): every other leader's
-/// partial in a receive array of its own, in round `first`.
-void linear_post(remote_call& x, int root) noexcept {
-    if (me(x) != root) {
-        send(x, root, 0, whole(x, acc(x)));
-        return;
-    }
-    for (int i = 0; i < leaders(x); ++i) {
-        if (i != root) {
-            recv(x, i, 0, whole(x, tmp(x, i)));
-        }
-    }
-}
-
-/// ... and their end at the root: x_0 op (x_1 op (... op x_{n-1})), evaluated from the right
-/// as linear_reduce_to does, into acc (the root's own partial is x_root).
-void linear_end(remote_call& x, int root) noexcept {
-    if (me(x) != root) {
-        return;
-    }
-    const red_view& v = view(x);
-    const int n = leaders(x);
-    void* r = tmp(x, root);  // the root's receive array is free
-    auto part = [&](int i) -> const void* { return i == root ? acc(x) : tmp(x, i); };
-    copy_range(v, part(n - 1), r, 0, v.n);
-    for (int i = n - 2; i >= 0; --i) {
-        reduce_range(v, part(i), r, 0, v.n);
-    }
-    copy_range(v, r, acc(x), 0, v.n);
 }
 
 /// Commutative Iallreduce: recursive doubling folded to p2 = pow2_floor(n) leaders
@@ -211,7 +177,7 @@ bool rd_post(remote_call& x) noexcept {
             if (m % 2 == 0) {
                 send(x, m + 1, 0, whole(x, acc(x)));
             } else {
-                recv(x, m - 1, 0, whole(x, tmp(x, 0)));
+                recv(x, m - 1, 0, whole(x, tmp(x)));
             }
         }
         return true;
@@ -219,7 +185,7 @@ bool rd_post(remote_call& x) noexcept {
     if (x.round <= steps) {
         if (x.fold_me >= 0) {
             const int peer = msg::unfolded(x.fold_me ^ (1 << (x.round - 1)), rem);
-            recv(x, peer, x.round, whole(x, tmp(x, 0)));
+            recv(x, peer, x.round, whole(x, tmp(x)));
             send(x, peer, x.round, whole(x, acc(x)));
         }
         return true;
@@ -242,7 +208,7 @@ void rd_end(remote_call& x) noexcept {
     const bool folding = x.round == 0 && me(x) < 2 * rem && me(x) % 2 == 1;
     const bool exchange = x.round >= 1 && x.round <= log2_of(msg::pow2_floor(leaders(x))) && x.fold_me >= 0;
     if (folding || exchange) {
-        reduce_range(view(x), tmp(x, 0), acc(x), 0, view(x).n);  // partner's op own
+        reduce_range(view(x), tmp(x), acc(x), 0, view(x).n);  // partner's op own
     }
 }
 
@@ -258,7 +224,7 @@ bool reduce_tree_post(remote_call& x) noexcept {
     if ((rel & mask) != 0) {
         send(x, (rel - mask + x.root_proc) % n, 0, whole(x, acc(x)));
     } else if (rel + mask < n) {
-        recv(x, (rel + mask + x.root_proc) % n, 0, whole(x, tmp(x, 0)));
+        recv(x, (rel + mask + x.root_proc) % n, 0, whole(x, tmp(x)));
     }
     return true;
 }
@@ -268,55 +234,25 @@ void reduce_tree_end(remote_call& x) noexcept {
     const int mask = 1 << x.round;
     const int rel = (me(x) - x.root_proc + n) % n;
     if ((rel & mask) == 0 && rel + mask < n) {
-        reduce_range(view(x), tmp(x, 0), acc(x), 0, view(x).n);  // child's subtree op own
+        reduce_range(view(x), tmp(x), acc(x), 0, view(x).n);  // child's subtree op own
     }
 }
 
 bool post(remote_call& x) noexcept {
-    const bool commutative = view(x).commutative;
     switch (x.g.k) {
         case kind::barrier: return barrier_post(x);
-        case kind::bcast: return bcast_post(x, 0, x.root_proc, msg::bytes(x.s->result, 0, x.nbytes), 0);
-        case kind::allreduce:
-            if (commutative) {
-                return rd_post(x);
-            }
-            if (x.round == 0) {  // reduce_bcast: linear to leader 0, binomial from it
-                linear_post(x, 0);
-                return true;
-            }
-            return bcast_post(x, 1, 0, whole(x, acc(x)), 1);
-        case kind::reduce:
-            if (commutative) {
-                return reduce_tree_post(x);
-            }
-            if (x.round == 0) {
-                linear_post(x, x.root_proc);
-                return true;
-            }
-            return false;
+        case kind::bcast: return bcast_post(x, x.root_proc, msg::bytes(x.s->result, 0, x.nbytes));
+        case kind::allreduce: return rd_post(x);
+        case kind::reduce: return reduce_tree_post(x);
         default: return false;
     }
 }
 
 void end(remote_call& x) noexcept {
-    const bool commutative = view(x).commutative;
-    switch (x.g.k) {
-        case kind::allreduce:
-            if (commutative) {
-                rd_end(x);
-            } else if (x.round == 0) {
-                linear_end(x, 0);
-            }
-            break;
-        case kind::reduce:
-            if (commutative) {
-                reduce_tree_end(x);
-            } else if (x.round == 0) {
-                linear_end(x, x.root_proc);
-            }
-            break;
-        default: break;
+    if (x.g.k == kind::allreduce) {
+        rd_end(x);
+    } else if (x.g.k == kind::reduce) {
+        reduce_tree_end(x);
     }
 }
 
@@ -368,15 +304,14 @@ void drive(remote_call& x) noexcept {
     }
 }
 
-/// The slot's remote_call, sized for n leaders and receive arrays of `stride` bytes (`arrays`
-/// of them); the end of the job when out of memory (the other processes would wait forever).
-remote_call& remote_of(slot& s, int n, std::size_t stride, int arrays) noexcept {
+/// The slot's remote_call, sized for n leaders and a receive array of `bytes`; the end of the
+/// job when out of memory (the other processes would wait forever).
+remote_call& remote_of(slot& s, int n, std::size_t bytes) noexcept {
     remote_call* x = s.remote;
     if (x == nullptr) {
         x = new (std::nothrow) remote_call;
         s.remote = x;
     }
-    const std::size_t bytes = stride * static_cast<std::size_t>(arrays);
     bool ok = x != nullptr;
     if (ok && x->cap < n + 1) {
         x->reqs.reset(new (std::nothrow) request[static_cast<std::size_t>(n) + 1]);
@@ -394,7 +329,6 @@ remote_call& remote_of(slot& s, int n, std::size_t stride, int arrays) noexcept 
         MPC_LOG(fatal, mpi, "out of memory for a non-blocking collective between %d processes", n);
         std::abort();
     }
-    x->tmp_stride = stride;
     return *x;
 }
 
@@ -405,8 +339,7 @@ void start_remote(slot& s, const args& a, const shm::eager_pos& p) noexcept {
     const int n = static_cast<int>(h.first.size());
     const bool reduction = a.k == kind::reduce || a.k == kind::allreduce;
     const red_view& v = s.cells[0].nb.red;  // the slot's layout (cells and result)
-    const std::size_t stride = reduction ? (v.span + 63) / 64 * 64 : 0;
-    remote_call& x = remote_of(s, n, stride, reduction && !v.commutative ? n : 1);
+    remote_call& x = remote_of(s, n, reduction ? v.span : 0);
     x.c = const_cast<comm*>(a.c);  // the reference count is the object's lifetime, not its value
     retain_comm(x.c);
     x.s = &s;
@@ -431,10 +364,8 @@ void start_remote(slot& s, const args& a, const shm::eager_pos& p) noexcept {
     if (reduction) {
         x.g.red = v;
         shm::detail::reduce_cells(s, v, p.size, acc(x));  // rank order in the process
-        if (v.commutative) {
-            const int rem = n - msg::pow2_floor(n);
-            x.fold_me = h.me >= 2 * rem ? h.me - rem : (h.me % 2 == 1 ? h.me / 2 : -1);
-        }
+        const int rem = n - msg::pow2_floor(n);
+        x.fold_me = h.me >= 2 * rem ? h.me - rem : (h.me % 2 == 1 ? h.me / 2 : -1);
     }
     MPC_LOG(trace, mpi, "non-blocking %s: %d members here, %d processes, without a thread", kind_name(a.k), p.size,
             n);
@@ -449,16 +380,14 @@ bool runs(const args& a) noexcept {
         return false;
     }
     const bool reduction = a.k == kind::reduce || a.k == kind::allreduce;
-    if (reduction && op_is_user(a.red.op)) {
-        return false;
+    if (reduction && (op_is_user(a.red.op) || !a.red.commutative)) {
+        return false;  // every predefined operation is commutative
     }
     const hier::levels& h = hier::levels_of(*a.c);
     if (h.first.size() < 2 || h.me < 0 || h.count[static_cast<std::size_t>(h.me)] > shm::eager_max) {
         return false;
     }
-    // A non-commutative reduction in rank order needs each process's members side by side
-    // (hier::runs; elsewhere the blocking call runs the msg rule over every member).
-    return !reduction || a.red.commutative || h.contiguous;
+    return true;
 }
 
 shm::eager_pos position(const args& a) noexcept {

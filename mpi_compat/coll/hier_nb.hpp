@@ -17,9 +17,10 @@
 ///
 /// The leaders run the algorithms of the blocking calls' leaders (hier.cpp, and the msg rule for
 /// small data): dissemination (Ibarrier), binomial tree (Ibcast), recursive doubling folded to a
-/// power of two (commutative Iallreduce), binomial tree (commutative Ireduce), linear reduction
-/// in rank order then binomial broadcast (non-commutative Iallreduce, Ireduce), in the same
-/// association, so a reduction gives the bits the blocking call gives on the same layout.
+/// power of two (Iallreduce), binomial tree (Ireduce), in the same association, so a reduction
+/// gives the bits the blocking call gives on the same layout. Predefined operations only (all
+/// commutative): a user operation would run outside its rank in a round that the transport's
+/// event watcher ends.
 #pragma once
 
 #include "mpi_compat/coll/shm.hpp"
@@ -27,8 +28,7 @@
 namespace mpc::mpi::coll::hier_nb {
 
 /// Whether non-blocking call a takes this path (the same answer on every member: the kind, the
-/// sizes and signatures MPI requires to match, the job's layout, MPC_COLL_* knobs). No user
-/// operation: a leader's round may run outside any rank (the transport's event watcher).
+/// sizes and signatures MPI requires to match, the job's layout, MPC_COLL_* knobs).
 bool runs(const args& a) noexcept;
 /// Where the caller arrives: its process's local view, a number of that view's sequence taken
 /// now (so call it once per call, in call order, as the blocking calls take theirs).
