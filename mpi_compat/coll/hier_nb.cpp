@@ -166,20 +166,29 @@ int log2_of(int p2) noexcept {
     return l;
 }
 
-bool rd_post(remote_call& x) noexcept {
-    const int n = leaders(x);
-    const int p2 = msg::pow2_floor(n);
-    const int rem = n - p2;
-    const int steps = log2_of(p2);
+/// The fold's message within the pairs (2i, 2i + 1) of the first 2 * rem leaders: in (round
+/// 0), the even one's acc to the odd one's tmp; out (after the exchanges, step 100), the odd
+/// one's acc, the result, to the even one's acc.
+void fold_post(remote_call& x, int rem, bool in) noexcept {
     const int m = me(x);
-    if (x.round == 0) {
-        if (m < 2 * rem) {
-            if (m % 2 == 0) {
-                send(x, m + 1, 0, whole(x, acc(x)));
-            } else {
-                recv(x, m - 1, 0, whole(x, tmp(x)));
-            }
-        }
+    if (m >= 2 * rem) {
+        return;
+    }
+    const bool even = m % 2 == 0;
+    const int peer = even ? m + 1 : m - 1;
+    if (even == in) {
+        send(x, peer, in ? 0 : 100, whole(x, acc(x)));
+    } else {
+        recv(x, peer, in ? 0 : 100, whole(x, in ? tmp(x) : acc(x)));
+    }
+}
+
+bool rd_post(remote_call& x) noexcept {
+    const int p2 = msg::pow2_floor(leaders(x));
+    const int rem = leaders(x) - p2;
+    const int steps = log2_of(p2);
+    if (x.round == 0 || x.round == steps + 1) {
+        fold_post(x, rem, x.round == 0);
         return true;
     }
     if (x.round <= steps) {
@@ -187,16 +196,6 @@ bool rd_post(remote_call& x) noexcept {
             const int peer = msg::unfolded(x.fold_me ^ (1 << (x.round - 1)), rem);
             recv(x, peer, x.round, whole(x, tmp(x)));
             send(x, peer, x.round, whole(x, acc(x)));
-        }
-        return true;
-    }
-    if (x.round == steps + 1) {
-        if (m < 2 * rem) {
-            if (m % 2 == 0) {
-                recv(x, m + 1, 100, whole(x, acc(x)));
-            } else {
-                send(x, m - 1, 100, whole(x, acc(x)));
-            }
         }
         return true;
     }
