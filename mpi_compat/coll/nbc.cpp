@@ -177,7 +177,7 @@ int start_job(task* self, const char* name, std::unique_ptr<job> owned, request*
 /// A small call completed by its last member to arrive (shm_nb.cpp; between processes, by the
 /// end of its part between the processes' leaders, hier_nb.cpp): no thread unless its slot is
 /// still busy. p: where the caller arrives.
-int start_eager(const args& a, const shm::eager_pos& p, MPI_Request* req) noexcept {
+[[gnu::always_inline]] inline int start_eager(const args& a, const shm::eager_pos& p, MPI_Request* req) noexcept {
     request* r = new_request(a.self);
     if (r == nullptr) {
         return MPI_ERR_NO_MEM;

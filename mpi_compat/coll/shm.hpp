@@ -172,8 +172,11 @@ bool eager_runs(const args& a) noexcept;
 bool eager_fits(const args& a) noexcept;
 /// MPC_COLL_NB_EAGER (read once): false sends every non-blocking call to a job thread.
 bool eager_enabled() noexcept;
+/// The last member of a call in this process (eager_here()'s `last`): runs it, hands the slot
+/// to call seq + n_slots, completes the requests.
+void complete_here(slot& s, const args& a, const eager_pos& p) noexcept;
 /// A call that eager_runs() in this process: its own communicator.
-eager_pos eager_here(const args& a) noexcept;
+inline eager_pos eager_here(const args& a) noexcept { return {a.c, a.rank, a.size, a.seq, a.root, &complete_here}; }
 /// Arrives at p's slot if it serves p.seq now; the last member runs p.last (r among the
 /// requests). Returns false, having done nothing, when the slot is busy. Never yields.
 bool eager_try_arrive(const args& a, const eager_pos& p, request* r) noexcept;

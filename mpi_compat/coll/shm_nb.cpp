@@ -70,16 +70,6 @@ void run_for_all(slot& s, kind k, int n) noexcept {
     }
 }
 
-/// The last member of a call in this process: runs it, hands the slot to call seq + n_slots,
-/// completes the requests.
-void complete_here(slot& s, const args& a, const eager_pos& p) noexcept {
-    run_for_all(s, a.k, p.size);
-    request* reqs[eager_max];
-    const int n = take_requests(s, p.size, reqs);
-    free_slot(s, p.seq);
-    complete_requests(reqs, n);
-}
-
 /// Arrives at s, which serves p.seq.
 void arrive_at(slot& s, const args& a, const eager_pos& p, request* r) noexcept {
     cell& me = s.cells[p.rank];
@@ -122,6 +112,14 @@ void arrive_at(slot& s, const args& a, const eager_pos& p, request* r) noexcept 
 
 }  // namespace
 
+void complete_here(slot& s, const args& a, const eager_pos& p) noexcept {
+    run_for_all(s, a.k, p.size);
+    request* reqs[eager_max];
+    const int n = take_requests(s, p.size, reqs);
+    free_slot(s, p.seq);
+    complete_requests(reqs, n);
+}
+
 namespace detail {
 
 void unpack_cell(slot& s, int i, std::size_t bytes) noexcept {
@@ -133,42 +131,12 @@ void unpack_cell(slot& s, int i, std::size_t bytes) noexcept {
     }
 }
 
-void copy_result(slot& s, int n, int only) noexcept {
-    for (int i = 0; i < n; ++i) {
-        if (only < 0 || i == only) {
-            const args& m = s.cells[i].nb;
-            copy_range(m.red, at(s.result, m.red.shift), output_base(m), 0, m.red.n);
-        }
-    }
-}
-
-int take_requests(const slot& s, int n, request** out) noexcept {
-    int k = 0;
-    for (int i = 0; i < n; ++i) {
-        if (s.cells[i].req != nullptr) {
-            out[k++] = s.cells[i].req;
-        }
-    }
-    return k;
-}
-
 void free_slot(slot& s, std::uint64_t seq) noexcept {
     // As if every member had left (shm.cpp, leave()): the cells may be reused from here on.
     s.count.store(0, std::memory_order_relaxed);
     s.flag.store(0, std::memory_order_relaxed);
     s.gen.store(seq + n_slots, std::memory_order_release);
     wake(s);  // jobs waiting for the slot (eager_arrive)
-}
-
-void complete_request(request* r) noexcept {
-    set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
-    r->complete();  // last access to *r: its owner may free it at once
-}
-
-void complete_requests(request* const* reqs, int n) noexcept {
-    for (int i = 0; i < n; ++i) {
-        complete_request(reqs[i]);
-    }
 }
 
 }  // namespace detail
@@ -181,7 +149,8 @@ bool eager_enabled() noexcept {
     return on;
 }
 
-bool eager_fits(const args& a) noexcept {
+namespace {
+[[gnu::always_inline]] inline bool fits(const args& a) noexcept {
     switch (a.k) {
         case kind::barrier: return true;
         case kind::bcast: return bcast_bytes(a) <= result_bytes;
@@ -190,14 +159,13 @@ bool eager_fits(const args& a) noexcept {
         default: return false;
     }
 }
+}  // namespace
+
+bool eager_fits(const args& a) noexcept { return fits(a); }
 
 bool eager_runs(const args& a) noexcept {
     return !a.c->is_inter && a.c->local_only && a.size >= 2 && a.size <= eager_max && !algorithm_forced(a.k) &&
-           eager_enabled() && eager_fits(a);
-}
-
-eager_pos eager_here(const args& a) noexcept {
-    return {a.c, a.rank, a.size, a.seq, a.root, &complete_here};
+           eager_enabled() && fits(a);
 }
 
 bool eager_try_arrive(const args& a, const eager_pos& p, request* r) noexcept {
