@@ -15,6 +15,10 @@
 /// a derived type reduced as its basic type: no derived type is touched); a derived receive
 /// type of an Ibcast member is retained at its arrival and released by the last member, since
 /// the user may free it before the call completes (MPI 3.1 section 4.1.9).
+///
+/// The same arrival serves the calls between processes (hier_nb.cpp): there the members of a
+/// process arrive in a slot of its local view (eager_pos), and the last one, instead of
+/// completing the call, starts the rounds between the processes' leaders.
 
 #include <mpi.h>
 
