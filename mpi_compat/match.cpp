@@ -51,7 +51,9 @@ void request::reset() noexcept {
 void request::wake_waiter(std::uintptr_t waiter) noexcept {
     tsan_acquire(&state);  // the waiter is parked until signalled: *this still exists
     auto* w = reinterpret_cast<completion_waiter*>(waiter);
-    if (w->sem != nullptr) {
+    if (w->fn != nullptr) {
+        w->fn(w);
+    } else if (w->sem != nullptr) {
         w->sem->release();
     } else {
         sched::detail::make_ready(w->u);

@@ -87,11 +87,16 @@ struct grequest_fns {
     void* state;
 };
 
-/// Who waits for a request: a parked ULT, or (MPI_Waitany / Waitsome) a semaphore shared by
-/// several requests. Lives on the waiter's stack.
+/// Who waits for a request: a parked ULT, (MPI_Waitany / Waitsome) a semaphore shared by
+/// several requests, or a function the completer calls (the thread-less non-blocking
+/// collectives between processes, coll/hier_nb.cpp: it runs wherever the request completes,
+/// inside the transport's progress among others, so it must not yield or block). Lives on the
+/// waiter's stack, or as long as its request is pending.
 struct completion_waiter {
     sched::ult* u = nullptr;
     sched::semaphore* sem = nullptr;
+    void (*fn)(completion_waiter* self) noexcept = nullptr;
+    void* arg = nullptr;  ///< for fn
 };
 
 /// A point-to-point request.

@@ -51,6 +51,9 @@ MPC_CONFIG_TABLE(coll, {
     {"MPC_COLL_FLAT_MAX", ::mpc::config::knob_type::integer, "8",
      "largest communicator (0 to 64 ranks; 0: none) on which small blocking Barrier, Bcast, Reduce, Allreduce, "
      "Allgather(v) and Alltoall run flat (docs/collectives.md)"},
+    {"MPC_COLL_NB_EAGER", ::mpc::config::knob_type::integer, "1",
+     "0: every non-blocking collective runs in a thread of its own; 1: small Ibarrier, Ibcast, Ireduce and "
+     "Iallreduce run without one, in a process and between processes (docs/collectives.md)"},
     {"MPC_COLL_HIER_V_MAX", ::mpc::config::knob_type::size, "0",
      "longest run of blocks (bytes) a process's leader packs in hierarchical Gatherv and Scatterv between "
      "processes; longer runs go one message per member (0: INT_MAX, the most int counts allow)"},

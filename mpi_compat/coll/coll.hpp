@@ -22,8 +22,10 @@
 ///    each process and msg between one leader per process; its other calls run msg.
 ///
 /// Non-blocking collectives (nbc.cpp) run the same algorithms in a user-level thread of the
-/// rank's own; the request completes when it returns. Small ones inside a process take no
-/// thread: the last member to call completes them for all (shm_nb.cpp).
+/// rank's own; the request completes when it returns. Small ones take no thread: inside a
+/// process the last member to call completes them for all (shm_nb.cpp); between processes the
+/// last member of each process starts the leaders' rounds, driven by their requests'
+/// completions (hier_nb.cpp).
 #pragma once
 
 #include <mpi.h>

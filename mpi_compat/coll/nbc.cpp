@@ -4,6 +4,7 @@
 #include <new>
 
 #include "lib/log.hpp"
+#include "mpi_compat/coll/hier_nb.hpp"
 #include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/comm.hpp"
 #include "mpi_compat/datatype/handles.hpp"
@@ -113,23 +114,25 @@ private:
     std::vector<const datatype*> rtypes_;
 };
 
-/// A small call that runs eagerly (shm::eager_runs) whose slot still served an older call when
-/// it was made: waits for the slot and arrives; the call's last member completes the request.
+/// A small call that runs eagerly (shm::eager_runs, hier_nb::runs) whose slot still served an
+/// older call when it was made: waits for the slot and arrives; the call's last member (in this
+/// process, or the end of its between-process part) completes the request.
 class eager_job final : public job {
 public:
-    eager_job(const args& a, request* r) noexcept : a_(a), r_(r) {}
+    eager_job(const args& a, const shm::eager_pos& p, request* r) noexcept : a_(a), p_(p), r_(r) {}
     /// Holds the communicator and the receive type (false when out of memory).
     bool hold_all() noexcept {
         hold_comm(a_.c);
         return hold_type(a_.rtype);
     }
     int run() noexcept override {
-        shm::eager_arrive(a_, r_);
+        shm::eager_arrive(a_, p_, r_);
         return completed_elsewhere;
     }
 
 private:
     args a_;
+    shm::eager_pos p_;
     request* r_;
 };
 
@@ -171,23 +174,24 @@ int start_job(task* self, const char* name, std::unique_ptr<job> owned, request*
     return MPI_SUCCESS;
 }
 
-/// A small call completed by its last member to arrive (shm_nb.cpp): no thread unless its
-/// slot is still busy.
-int start_eager(const args& a, MPI_Request* req) noexcept {
+/// A small call completed by its last member to arrive (shm_nb.cpp; between processes, by the
+/// end of its part between the processes' leaders, hier_nb.cpp): no thread unless its slot is
+/// still busy. p: where the caller arrives.
+[[gnu::always_inline]] inline int start_eager(const args& a, const shm::eager_pos& p, MPI_Request* req) noexcept {
     request* r = new_request(a.self);
     if (r == nullptr) {
         return MPI_ERR_NO_MEM;
     }
     *req = request_pool::handle_of(r);
-    if (shm::eager_try_arrive(a, r)) {
+    if (shm::eager_try_arrive(a, p, r)) {
         return MPI_SUCCESS;
     }
-    std::unique_ptr<eager_job> j(new (std::nothrow) eager_job(a, r));
+    std::unique_ptr<eager_job> j(new (std::nothrow) eager_job(a, p, r));
     int err = j == nullptr || !j->hold_all() ? MPI_ERR_NO_MEM : start_job(a.self, kind_name(a.k), std::move(j), r);
     if (err != MPI_SUCCESS) {
         // Every member must arrive, or the others wait forever: arrive here, waiting (the
         // caller's request is not returned to it yet).
-        shm::eager_arrive(a, r);
+        shm::eager_arrive(a, p, r);
     }
     return MPI_SUCCESS;
 }
@@ -211,7 +215,10 @@ int start(task* self, const char* name, job* j, MPI_Request* req) noexcept {
 
 int start(const args& a, MPI_Request* req) noexcept {
     if (shm::eager_runs(a)) {
-        return start_eager(a, req);
+        return start_eager(a, shm::eager_here(a), req);
+    }
+    if (hier_nb::runs(a)) {
+        return start_eager(a, hier_nb::position(a), req);
     }
     auto* j = new (std::nothrow) coll_job(a);
     if (j == nullptr) {

@@ -1,7 +1,8 @@
 /// \file
 /// Non-blocking collectives. Small Ibarrier, Ibcast, Ireduce and Iallreduce inside a process
 /// run without a thread: the last member to call completes the call for all (shm_nb.cpp,
-/// shm::eager_runs). Every other call is described in a `job` that runs in a user-level thread
+/// shm::eager_runs); between processes, the last member of each process starts the leaders'
+/// rounds, which the completions of their requests drive (hier_nb.cpp). Every other call is described in a `job` that runs in a user-level thread
 /// of its own, started on the caller's VP, stealable and offered to sleeping VPs (so it
 /// progresses on a free VP while the caller computes, or whenever the caller's VP has nothing
 /// else to run); the request completes when the job returns. The sequence number is taken by the caller, so the order of the calls, not

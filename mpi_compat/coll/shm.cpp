@@ -68,6 +68,9 @@ void state::destroy(state* s) noexcept {
     std::free(s->seqs);
     std::free(s->cell_mem);
     std::free(s->flat);
+    for (slot& sl : s->slots) {
+        destroy_remote(sl.remote);
+    }
     s->~state();
     std::free(s);
 }

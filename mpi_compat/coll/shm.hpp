@@ -28,6 +28,10 @@ struct request;  // match.hpp
 
 namespace mpc::mpi::coll::shm {
 
+struct remote_call;  ///< the between-process part of a thread-less non-blocking call (hier_nb.cpp)
+/// Frees one (state::destroy; defined in hier_nb.cpp). Null: nothing.
+void destroy_remote(remote_call* x) noexcept;
+
 inline constexpr int n_slots = 4;
 inline constexpr std::size_t cell_bytes = 256;     ///< small data a member leaves in its cell
 inline constexpr std::size_t result_bytes = 2048;  ///< small data one member leaves for all
@@ -93,6 +97,9 @@ struct slot {
     sched::wait_queue q;
     alignas(16) unsigned char result[result_bytes];
     cell* cells = nullptr;
+    /// A local view's slot (hier.hpp): the state of the thread-less non-blocking call it serves
+    /// between processes (hier_nb.cpp), made by its first such call, reused by the later ones.
+    remote_call* remote = nullptr;
 };
 
 /// Per-communicator state (made on the first collective, freed with the communicator).
@@ -146,14 +153,44 @@ inline bool flat_ready(const comm& c) noexcept {
 
 inline constexpr int eager_max = 64;  ///< the most members a call completed by its last arrival
 
-/// Whether non-blocking call a runs eagerly (the same answer on every member: kind, size,
-/// packed bytes, and for reductions the op and type, which MPI requires to be the same).
+struct eager_pos;
+/// What the member whose arrival completes the count runs (a: its call; s: the slot, every
+/// member's cell filled).
+using eager_last_fn = void (*)(slot& s, const args& a, const eager_pos& p) noexcept;
+
+/// Where a member arrives in an eager call: whose slots, its cell, how many arrive, the number
+/// of the call in that communicator's sequence, the root's cell there if any, and what
+/// the last arrival runs. In a process: a's own communicator, rank, size and sequence number
+/// (eager_here()); between processes (hier_nb.cpp): the process's local view, its local rank
+/// and size, a number of the local view's sequence reserved at the call.
+struct eager_pos {
+    const comm* view = nullptr;
+    int rank = 0;
+    int size = 0;
+    std::uint64_t seq = 0;
+    int root = -1;  ///< the root's cell (Ibcast, Ireduce; -1: not in this slot)
+    eager_last_fn last = nullptr;
+};
+
+/// Whether non-blocking call a runs eagerly in this process (the same answer on every member:
+/// kind, size, packed bytes, and for reductions the op and type, which MPI requires to be the
+/// same).
 bool eager_runs(const args& a) noexcept;
-/// Arrives at a's slot if it serves a.seq now; the last member completes the call (r among
-/// the requests). Returns false, having done nothing, when the slot is busy. Never yields.
-bool eager_try_arrive(const args& a, request* r) noexcept;
-/// Waits for a's slot (may yield), then arrives as eager_try_arrive() does.
-void eager_arrive(const args& a, request* r) noexcept;
+/// Whether a's data fits the eager path (kinds barrier, bcast, reduce, allreduce; the same
+/// answer on every member).
+bool eager_fits(const args& a) noexcept;
+/// MPC_COLL_NB_EAGER (read once): false sends every non-blocking call to a job thread.
+bool eager_enabled() noexcept;
+/// The last member of a call in this process (eager_here()'s `last`): runs it, hands the slot
+/// to call seq + n_slots, completes the requests.
+void complete_here(slot& s, const args& a, const eager_pos& p) noexcept;
+/// A call that eager_runs() in this process: its own communicator.
+inline eager_pos eager_here(const args& a) noexcept { return {a.c, a.rank, a.size, a.seq, a.root, &complete_here}; }
+/// Arrives at p's slot if it serves p.seq now; the last member runs p.last (r among the
+/// requests). Returns false, having done nothing, when the slot is busy. Never yields.
+bool eager_try_arrive(const args& a, const eager_pos& p, request* r) noexcept;
+/// Waits for p's slot (may yield), then arrives as eager_try_arrive() does.
+void eager_arrive(const args& a, const eager_pos& p, request* r) noexcept;
 
 /// The shm algorithm of each collective.
 int barrier(args& a) noexcept;

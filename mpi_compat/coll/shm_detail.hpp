@@ -2,7 +2,9 @@
 /// The slot helpers of shm.cpp that the non-blocking small calls (shm_nb.cpp) share.
 #pragma once
 
+#include "mpi_compat/coll/pieces.hpp"
 #include "mpi_compat/coll/shm.hpp"
+#include "mpi_compat/match.hpp"
 
 namespace mpc::mpi::coll::shm::detail {
 
@@ -19,5 +21,44 @@ void unpack_from(const void* src, std::size_t bytes, void* buf, count_t count, c
 bool view_fits_cell(const red_view& v) noexcept;
 /// acc = x0 op (x1 op ... op x(size-1)) over the members' cells (every element).
 void reduce_cells(const slot& s, const red_view& v, int size, void* acc_base) noexcept;
+
+
+// ---- the eager non-blocking calls (shm_nb.cpp), shared with their between-process form (hier_nb.cpp)
+
+/// Unpacks `bytes` of s.result into member i's receive buffer (Ibcast) and releases its
+/// retained type.
+void unpack_cell(slot& s, int i, std::size_t bytes) noexcept;
+/// Copies the reduction result in s.result to every member's output (only < 0), or to member
+/// `only`'s.
+inline void copy_result(slot& s, int n, int only) noexcept {
+    for (int i = 0; i < n; ++i) {
+        if (only < 0 || i == only) {
+            const args& m = s.cells[i].nb;
+            copy_range(m.red, at(s.result, m.red.shift), output_base(m), 0, m.red.n);
+        }
+    }
+}
+/// The requests left in the first n cells (members not done at their arrival), into out.
+inline int take_requests(const slot& s, int n, request** out) noexcept {
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        if (s.cells[i].req != nullptr) {
+            out[k++] = s.cells[i].req;
+        }
+    }
+    return k;
+}
+/// Hands the slot to call seq + n_slots and wakes whoever waits for it.
+void free_slot(slot& s, std::uint64_t seq) noexcept;
+/// Completes a non-blocking call's request (success); the last access to it.
+inline void complete_request(request* r) noexcept {
+    set_status(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    r->complete();  // last access to *r: its owner may free it at once
+}
+inline void complete_requests(request* const* reqs, int n) noexcept {
+    for (int i = 0; i < n; ++i) {
+        complete_request(reqs[i]);
+    }
+}
 
 }  // namespace mpc::mpi::coll::shm::detail

@@ -29,6 +29,9 @@
  *             with different datatypes of one signature (MPI_INT x 6 at even ranks, a
  *             contiguous type of 3 MPI_INT x 2 at odd ones), and requests freed with
  *             MPI_Request_free before completion (MPI_Ibarrier then MPI_Barrier)
+ *   remote    the same small calls between processes (mpc_run -p): several outstanding with
+ *             different roots among point-to-point, MPI_Waitall / MPI_Testany over the mixed
+ *             requests, and reductions of doubles bit for bit against the blocking calls
  *
  *   coll_nonblocking [scenario[,scenario...]]   (default: all)
  *
@@ -791,6 +794,106 @@ static void s_eager(tctx *t, ctx_t *cx) {
     CALL(t, MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Small calls between processes (mpc_run -p: thread-less there too, docs/collectives.md): 4
+ * rounds of 10 Ibarrier, Ibcast, Ireduce and Iallreduce with different roots outstanding at once
+ * (more than a local view's 4 slots), point-to-point between them (a ring, started before, among
+ * and after the collectives), completed by one MPI_Waitall over the mixed requests (even rounds)
+ * or an MPI_Testany loop (odd rounds); then Iallreduce and Ireduce of doubles against their
+ * blocking calls, bit for bit (the same association for a given layout), on MPI_COMM_WORLD and on
+ * the even ranks (another membership per process). */
+static double pow2i(int e) {
+    double p = 1.0;
+    for (; e > 0; --e) p *= 2.0;
+    for (; e < 0; ++e) p /= 2.0;
+    return p;
+}
+
+static void remote_bits(tctx *t, MPI_Comm comm, const char *cname) {
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { N = 5 };
+    double x[N], nb[N], bl[N];
+    for (int j = 0; j < N; ++j) {
+        x[j] = (1.0 + 0.37 * rank + 0.11 * j) * pow2i((rank * 7 + j * 13) % 50 - 25) * ((rank + j) % 2 ? -1.0 : 1.0);
+    }
+    MPI_Request r;
+    coll_where(t, "MPI_Iallreduce of doubles on %s against MPI_Allreduce", cname);
+    CALL(t, MPI_Iallreduce(x, nb, N, MPI_DOUBLE, MPI_SUM, comm, &r));
+    CALL(t, MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CALL(t, MPI_Allreduce(x, bl, N, MPI_DOUBLE, MPI_SUM, comm));
+    if (memcmp(nb, bl, sizeof nb) != 0) FAIL(t, "MPI_Iallreduce of doubles on %s: not the bits of MPI_Allreduce", cname);
+    for (int root = 0; root < size && root < 4; ++root) {
+        memset(nb, 0, sizeof nb);
+        memset(bl, 0, sizeof bl);
+        coll_where(t, "MPI_Ireduce of doubles to %d on %s against MPI_Reduce", root, cname);
+        CALL(t, MPI_Ireduce(x, nb, N, MPI_DOUBLE, MPI_SUM, root, comm, &r));
+        CALL(t, MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CALL(t, MPI_Reduce(x, bl, N, MPI_DOUBLE, MPI_SUM, root, comm));
+        if (rank == root && memcmp(nb, bl, sizeof nb) != 0) {
+            FAIL(t, "MPI_Ireduce of doubles to %d on %s: not the bits of MPI_Reduce", root, cname);
+        }
+    }
+}
+
+static void s_remote(tctx *t, ctx_t *cx) {
+    (void)cx;
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static const int kinds[] = {K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_BCAST,
+                                K_REDUCE,  K_ALLREDUCE, K_BARRIER, K_BCAST, K_ALLREDUCE};
+    enum { NK = sizeof(kinds) / sizeof(kinds[0]), NP = 4 };
+    const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    for (int round = 0; round < 4; ++round) {
+        nb_t ops[NK];
+        MPI_Request req[NK + NP];
+        int in[2] = {-1, -1}, out[2] = {rank * 10 + round, rank * 10 + round + 5};
+        coll_where(t, "round %d: starting %d small collectives among point-to-point", round, NK);
+        CALL(t, MPI_Irecv(&in[0], 1, MPI_INT, left, 40 + round, MPI_COMM_WORLD, &req[NK]));
+        for (int i = 0; i < NK; ++i) {
+            nb_setup(&ops[i], t, kinds[i], MPI_COMM_WORLD, &L_INT, MPI_INT, MPI_SUM, GEN_PLAIN,
+                     1 + i % 5, (i * 3 + round) % size, 0, (uint32_t)(6000 + 100 * round + i));
+            nb_begin(&ops[i], &req[i]);
+            if (i == NK / 2) {
+                CALL(t, MPI_Isend(&out[0], 1, MPI_INT, right, 40 + round, MPI_COMM_WORLD, &req[NK + 1]));
+                CALL(t, MPI_Irecv(&in[1], 1, MPI_INT, left, 60 + round, MPI_COMM_WORLD, &req[NK + 2]));
+            }
+        }
+        CALL(t, MPI_Isend(&out[1], 1, MPI_INT, right, 60 + round, MPI_COMM_WORLD, &req[NK + 3]));
+        if (round % 2 == 0) {
+            coll_where(t, "round %d: MPI_Waitall over %d collective and %d point-to-point requests", round, NK, NP);
+            CALL(t, MPI_Waitall(NK + NP, req, MPI_STATUSES_IGNORE));
+            for (int i = 0; i < NK; ++i) nb_check(&ops[i]);
+        } else {
+            coll_where(t, "round %d: MPI_Testany loop over %d collective and %d point-to-point requests", round, NK, NP);
+            for (int done = 0; done < NK + NP;) {
+                int idx = MPI_UNDEFINED, flag = 0;
+                CALL(t, MPI_Testany(NK + NP, req, &idx, &flag, MPI_STATUS_IGNORE));
+                if (flag && idx == MPI_UNDEFINED) {
+                    FAIL(t, "MPI_Testany: no active request left after %d of %d", done, NK + NP);
+                    break;
+                }
+                if (flag) {
+                    if (idx < NK) nb_check(&ops[idx]);
+                    ++done;
+                }
+            }
+        }
+        for (int i = 0; i < NK; ++i) nb_free(&ops[i]);
+        const int from = (left * 10 + round);
+        if (in[0] != from || in[1] != from + 5) {
+            FAIL(t, "round %d: point-to-point among the collectives got %d %d, expected %d %d", round, in[0], in[1],
+                 from, from + 5);
+        }
+    }
+    remote_bits(t, MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    MPI_Comm even;
+    CALL(t, MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &even));
+    remote_bits(t, even, rank % 2 ? "the odd ranks" : "the even ranks");
+    CALL(t, MPI_Comm_free(&even));
+}
+
 int main(int argc, char **argv) {
     tctx t;
     coll_init(&t, "coll_nonblocking", &argc, &argv);
@@ -798,7 +901,8 @@ int main(int argc, char **argv) {
     cx.vec = coll_make_type(&t, &L_VECTOR);
     CALL(&t, MPI_Op_create(coll_uaffine, 0, &cx.uaffine));
     const scen_t sc[] = {{"each", s_each}, {"same", s_same}, {"comms", s_comms},
-                         {"many", s_many}, {"mixed", s_mixed}, {"free", s_free}, {"inter", s_inter}, {"eager", s_eager}};
+                         {"many", s_many}, {"mixed", s_mixed}, {"free", s_free}, {"inter", s_inter}, {"eager", s_eager},
+                         {"remote", s_remote}};
     const char *want = argc > 1 ? argv[1] : "all";
     int ran = 0;
     for (int i = 0; i < (int)(sizeof(sc) / sizeof(sc[0])); ++i) {
