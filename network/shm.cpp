@@ -21,6 +21,7 @@
 #include <new>
 
 #include "lib/config.hpp"
+#include "lib/fence.hpp"
 #include "lib/log.hpp"
 #include "network/shm_detail.hpp"
 
@@ -326,7 +327,7 @@ int shm_transport::progress() noexcept {
 /// False when it could not be made: then do not sleep.
 bool shm_transport::full_barrier_with_senders() noexcept {
     if (!asym_) {
-        std::atomic_thread_fence(std::memory_order_seq_cst);  // against the senders' fence (notify)
+        mpc::full_fence();  // against the senders' fence (notify)
         return true;
     }
     if (::syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "lib/fence.hpp"
 #include "lib/log.hpp"
 #include "lib/tsan.hpp"
 #include "network/shm_detail.hpp"
@@ -158,7 +159,7 @@ bool shm_transport::try_write(peer& p, const queued& q) noexcept {
 /// membarrier, pairs with arm()'s barrier: shm.hpp, "Sleep").
 void shm_transport::notify(peer& p) noexcept {
     if (p.fence) {
-        std::atomic_thread_fence(std::memory_order_seq_cst);
+        mpc::full_fence();
     }
     if (p.hdr->sleeping.load(std::memory_order_relaxed) != 0) {
         wake_fd(p.efd);
@@ -297,7 +298,7 @@ bool shm_transport::tx_can_move(peer& p) noexcept {
     bool fits = false;
     if (!p.queue.empty()) {
         p.tx->waiting.store(1, std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_seq_cst);  // against drain_ring's
+        mpc::full_fence();  // against drain_ring's
         const std::uint64_t saved = p.cached_head;
         p.cached_head = p.tx->head.load(std::memory_order_acquire);
         fits = p.cached_head != saved;  // the receiver consumed since the last attempt
@@ -404,7 +405,7 @@ int shm_transport::drain_ring(peer& p) noexcept {
         if (p.tx_streak.load(std::memory_order_relaxed) != 0) {
             p.tx_streak.store(0, std::memory_order_relaxed);  // a reply: no longer a stream (try_write)
         }
-        std::atomic_thread_fence(std::memory_order_seq_cst);  // against tx_can_move's
+        mpc::full_fence();  // against tx_can_move's
         if (p.rx->waiting.load(std::memory_order_relaxed) != 0) {
             p.rx->waiting.store(0, std::memory_order_relaxed);
             wake_fd(p.efd);

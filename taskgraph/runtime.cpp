@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "lib/config.hpp"
+#include "lib/fence.hpp"
 #include "lib/log.hpp"
 #include "scheduler/sched.hpp"
 #include "taskgraph/heteroprio.hpp"
@@ -300,7 +301,7 @@ void worker_main(void* p) noexcept {
             continue;
         }
         w->sleeping.store(1, std::memory_order_seq_cst);
-        std::atomic_thread_fence(std::memory_order_seq_cst);
+        mpc::full_fence();
         task* t = next_task(*w);
         bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
         if (t != nullptr || stop) {
@@ -523,7 +524,7 @@ void pin(task* t, worker& w, bool front) noexcept {
     }
     w.npinned.fetch_add(1, std::memory_order_relaxed);
     w.pinned_lock.unlock();
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
+    mpc::full_fence();  // the push before the sleeping check
     kick(w);
 }
 }  // namespace
@@ -537,7 +538,7 @@ void push_ready(task* t) noexcept {
         return;
     }
     int target = g_rt.pol->push(t);
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // the push before the sleeping check
+    mpc::full_fence();  // the push before the sleeping check
     if (target >= 0 && target < g_rt.nworkers) {
         kick(g_rt.workers[target]);
     } else if (target == wake_every_worker) {

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "lib/config.hpp"
+#include "lib/fence.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/match.hpp"
 #include "mpi_compat/coll/pieces.hpp"
@@ -600,7 +601,7 @@ void flat_wait(state& st, Cond& cond, const char* what) noexcept {
     for (;;) {
         c.lk.lock();
         c.sleepers.fetch_add(1, std::memory_order_seq_cst);
-        std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with publish()'s fence
+        mpc::full_fence();  // pairs with publish()'s fence
         if (cond()) {
             c.sleepers.fetch_sub(1, std::memory_order_relaxed);
             c.lk.unlock();
@@ -616,7 +617,7 @@ void flat_wait(state& st, Cond& cond, const char* what) noexcept {
 /// when `always` (the bcast root: its readers wait for it alone).
 void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexcept {
     half_of(st, rank, k).epoch.store(k + 1, std::memory_order_release);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    mpc::full_fence();
     if (st.ctl.sleepers.load(std::memory_order_relaxed) == 0 || (!always && !all_arrived(st, size, k))) {
         return;
     }
