@@ -22,9 +22,7 @@
 /// access that is not commute closes the group with an empty internal task after every member,
 /// which becomes the last writer.
 
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
+#include <algorithm>
 #include <new>
 
 #include "lib/log.hpp"
@@ -32,57 +30,7 @@
 
 namespace mpc::tg {
 namespace detail {
-namespace {
 
-/// A copy of d's interface on new memory (on the worker that needs it).
-void* new_copy(data* d) noexcept {
-    const std::size_t n = d->ops->interface_size;
-    void* c = std::malloc(n);
-    if (c != nullptr) {
-        std::memcpy(c, d->ifp, n);
-        if (d->ops->allocate(c, d->ops->ctx) >= 0) {
-            return c;
-        }
-        std::free(c);
-    }
-    // The memory was reserved at submission: only the system allocator can fail here.
-    MPC_LOG(fatal, tg, "no memory for a scratch buffer or redux copy (%zu bytes of data)", d->ops->size(d->ifp, d->ops->ctx, d));
-    std::abort();
-}
-
-void free_copy(data* d, void* c) noexcept {
-    d->ops->release(c, d->ops->ctx);
-    std::free(c);
-}
-
-/// The reduction task's function: folds every worker's copy into the data (buffers[0]).
-/// Whether the data starts from init travels with each reduction task, in its argument's low bit
-/// (a handle is at least 8-byte aligned): a later phase may close, on the submitting thread,
-/// while this reduction runs.
-void* reduce_arg(data* d, bool init_main) noexcept {
-    return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(d) | (init_main ? 1u : 0u));
-}
-
-void reduce(void** buffers, void* arg) {
-    const auto bits = reinterpret_cast<std::uintptr_t>(arg);
-    auto* d = reinterpret_cast<data*>(bits & ~std::uintptr_t{1});
-    if ((bits & 1u) != 0) {
-        void* b[1] = {buffers[0]};  // no value before the phase: start from the neutral one
-        d->init_fn(b, d->init_arg);
-    }
-    for (int w = 0; w < max_workers; ++w) {
-        void* c = d->copies[w];
-        if (c == nullptr) {
-            continue;
-        }
-        void* b[2] = {buffers[0], c};
-        d->redux_fn(b, d->redux_arg);
-        free_copy(d, c);
-        d->copies[w] = nullptr;
-    }
-}
-
-/// Ends a run (redux tasks or commute group) with `closer` after every member.
 void after_all(std::vector<task*>& members, task* closer) noexcept {
     for (task* m : members) {
         add_dependency(m, closer);
@@ -91,23 +39,9 @@ void after_all(std::vector<task*>& members, task* closer) noexcept {
     members.clear();
 }
 
-}  // namespace
-
 task* close_phases(data* d, unsigned mode) noexcept {
     if (!d->redux_tasks.empty() && (mode & access_redux) == 0) {
-        task* r = make_internal("reduction");
-        r->fn = &reduce;
-        r->cl_arg = reduce_arg(d, d->fresh);
-        r->bufs[0] = {d, access_rw};
-        r->nbuffers = 1;
-        ++d->users;
-        r->mem_reserved = d->redux_reserved;  // given back once the copies are freed
-        d->redux_reserved = 0;
-        d->redux_copies = 0;
-        d->fresh = false;
-        after_all(d->redux_tasks, r);
-        infer_write(d, r, true);
-        return r;
+        return make_reduction(d);  // reduction.cpp
     }
     if (!d->commute_group.empty() && (mode & access_commute) == 0) {
         task* j = make_internal("commute group end");  // empty: completes once ready
@@ -177,13 +111,15 @@ void prepare_buffers(task* t, int worker, void** v) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
         const buffer& b = t->bufs[i];
         if ((b.mode & access_scratch) != 0) {
-            v[i] = new_copy(b.d);
+            v[i] = new_copy(b.d, worker);
         } else if ((b.mode & access_redux) != 0) {
             void*& c = b.d->copies[worker];  // only this worker touches its slot during the phase
             if (c == nullptr) {
-                c = new_copy(b.d);
+                c = new_copy(b.d, worker);
                 void* x[1] = {c};
                 b.d->init_fn(x, b.d->init_arg);
+                // Its place in the reduction tree (read by the reduction, after the phase).
+                b.d->copy_order[b.d->copies_made.fetch_add(1, std::memory_order_acq_rel)] = worker;
             }
             v[i] = c;
         } else {
@@ -192,10 +128,12 @@ void prepare_buffers(task* t, int worker, void** v) noexcept {
     }
 }
 
-void finish_buffers(task* t, void** v) noexcept {
+void finish_buffers(task* t, int worker, void** v) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
         if ((t->bufs[i].mode & access_scratch) != 0) {
-            free_copy(t->bufs[i].d, v[i]);
+            // Kept in the worker's cache: its bytes stay reserved, now as the cache's.
+            const std::size_t kept = free_copy(t->bufs[i].d, v[i], worker);
+            t->mem_reserved -= std::min(kept, t->mem_reserved);
         }
     }
 }
@@ -204,9 +142,11 @@ void free_data_memory(data* d) noexcept {
     if (d->copies) {
         for (int w = 0; w < max_workers; ++w) {
             if (d->copies[w] != nullptr) {
-                free_copy(d, d->copies[w]);  // a phase never closed (no access came after it)
+                free_copy(d, d->copies[w], -1);  // a phase never closed (no access came after it)
+                d->copies[w] = nullptr;
             }
         }
+        d->copies_made.store(0, std::memory_order_relaxed);
     }
     mem_release(d->redux_reserved);
     d->redux_reserved = 0;
@@ -233,7 +173,9 @@ status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* 
     spin_guard g(d->g.lock);
     if (!d->copies) {
         d->copies.reset(new (std::nothrow) void*[max_workers]());
-        if (!d->copies) {
+        d->copy_order.reset(new (std::nothrow) int[max_workers]());
+        if (!d->copies || !d->copy_order) {
+            d->copies.reset();
             return {errc::no_memory, "redux copies"};
         }
     }
