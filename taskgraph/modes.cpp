@@ -2,19 +2,20 @@
 /// The access modes beyond R/W/RW: SCRATCH, REDUX and COMMUTE (StarPU's semantics).
 ///
 /// SCRATCH: the task gets a buffer shaped like the handle's interface, for itself, contents
-/// undefined. It is made through the interface's ops when the task starts on its worker and
-/// freed when the task ends; its memory is reserved against the runtime's limit at submission.
-/// The access takes no part in the handle's history.
+/// undefined. It is made through the interface's ops (or taken from the worker's buffer cache,
+/// scratch_cache.cpp) when the task starts on its worker and freed (or cached) when the task
+/// ends; its memory is reserved against the runtime's limit at submission. The access takes no
+/// part in the handle's history.
 ///
 /// REDUX: a run of consecutive redux accesses (in submission order) is a phase. Each task of a
 /// phase waits for what a writer would wait for (the readers since the last writer, else that
 /// writer) but does not become the last writer, so the phase's tasks run in parallel, each on
 /// its worker's private copy of the data, made and set neutral by the handle's init function
 /// the first time that worker needs it. The next access that is not redux (a task, an
-/// acquisition, unregister, a partition) closes the phase: an internal reduction task, after
-/// every task of the phase, folds each worker's copy into the data with the handle's reduction
-/// function (the data's own value is the first operand, as in StarPU) and frees the copies; it
-/// becomes the last writer, so the closing access follows it.
+/// acquisition, unregister, a partition) closes the phase: internal reduction tasks after every
+/// task of the phase fold the copies into the data with the handle's reduction function (one
+/// task, or a tree: reduction.cpp); the last becomes the last writer, so the closing access
+/// follows it.
 ///
 /// COMMUTE: a run of consecutive commute accesses is a group. Each member waits for what a
 /// writer would wait for, without becoming the last writer, and takes the handle exclusively at

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "lib/log.hpp"
 #include "taskgraph/detail.hpp"
@@ -48,7 +49,7 @@ struct plan {
     bool init_main;  ///< no value before the phase: the data starts from init
     int n;           ///< copies reserved: positions 1..n
     int nsteps;
-    step steps[1];   ///< nsteps of them (allocated past the end)
+    step* steps;     ///< nsteps of them, right after the plan (one allocation)
 };
 
 /// The interface at tree position pos (0: the data), or nullptr when no such copy was made.
@@ -163,15 +164,17 @@ task* make_reduction(data* d) noexcept {
     const int tree_min = g_tree_min.load(std::memory_order_relaxed);
     const bool tree = tree_min > 0 && n >= tree_min;
     const int nsteps = tree ? n : 1;
-    auto* p = static_cast<plan*>(std::malloc(sizeof(plan) + static_cast<std::size_t>(nsteps - 1) * sizeof(step)));
-    if (p == nullptr) {
+    static_assert(sizeof(plan) % alignof(step) == 0);
+    void* mem = std::malloc(sizeof(plan) + static_cast<std::size_t>(nsteps) * sizeof(step));
+    if (mem == nullptr) {
         MPC_LOG(fatal, tg, "no memory for the reduction of a redux phase");
         std::abort();
     }
-    p->d = d;
-    p->init_main = d->fresh;
-    p->n = n;
-    p->nsteps = nsteps;
+    auto* p = new (mem) plan{d, d->fresh, n, nsteps, nullptr};
+    p->steps = reinterpret_cast<step*>(p + 1);
+    for (int i = 0; i < nsteps; ++i) {
+        new (&p->steps[i]) step{};
+    }
     // The tree's steps wait for the phase through one join; the one-task reduction directly.
     task* head = tree ? make_internal("reduction join") : make_internal("reduction");
     after_all(d->redux_tasks, head);

@@ -47,6 +47,7 @@ struct entry {
 struct alignas(64) worker_cache {
     spinlock lock;
     int n = 0;  ///< entries, oldest first
+    std::atomic<int> filled{0};  ///< n, for a look without the lock (cache_evict)
     entry e[max_slots];
     std::uint64_t hits = 0;  ///< under lock (read by cache_stats)
     std::uint64_t misses = 0;
@@ -92,6 +93,7 @@ std::size_t evict_worker(int w, std::size_t want) noexcept {
             c.e[i - k] = c.e[i];
         }
         c.n -= k;
+        c.filled.store(c.n, std::memory_order_relaxed);
         c.evictions += static_cast<std::uint64_t>(k);
     }
     for (int i = 0; i < k; ++i) {
@@ -118,6 +120,7 @@ void* cache_take(const data* d, int worker) noexcept {
                     c.e[j - 1] = c.e[j];
                 }
                 --c.n;
+                c.filled.store(c.n, std::memory_order_relaxed);
                 break;
             }
         }
@@ -157,6 +160,7 @@ std::size_t cache_put(const data* d, void* iface, int worker) noexcept {
             ++c.evictions;
         }
         c.e[c.n++] = entry{iface, bytes, o->interface_size, o->ctx, o->allocate, o->release};
+        c.filled.store(c.n, std::memory_order_relaxed);
         g_cached.fetch_add(bytes, std::memory_order_relaxed);
     }
     if (evicted) {
@@ -169,7 +173,9 @@ std::size_t cache_put(const data* d, void* iface, int worker) noexcept {
 std::size_t cache_evict(std::size_t want) noexcept {
     std::size_t freed = 0;
     for (int w = 0; w < max_workers && (want == 0 || freed < want); ++w) {
-        if (g_caches[w].n == 0) {  // racy peek: an entry put meanwhile is the pressure's business
+        // A look without the lock skips the empty caches when making room; emptying them all
+        // (under pressure) takes every lock, so that no entry put meanwhile escapes.
+        if (want != 0 && g_caches[w].filled.load(std::memory_order_relaxed) == 0) {
             continue;
         }
         freed += evict_worker(w, want == 0 ? 0 : want - freed);
