@@ -3,8 +3,9 @@
 /// the data with the handle's reduction function, the data's own value always the first
 /// operand (StarPU's semantics; the function must be associative and commutative).
 ///
-/// Few copies (fewer than set_redux_tree_min(), MPC_TG_REDUX_TREE): one task folds them in turn.
-/// More: a binary tree over positions 0..n, position 0 the data, position p >= 1 the p-th copy
+/// Few copies (fewer than MPC_TG_REDUX_TREE, default 3) or small data (under
+/// MPC_TG_REDUX_TREE_BYTES, default 16 KiB: a fold costs less than a task): one task folds them
+/// in turn. Else a binary tree over positions 0..n, position 0 the data, position p >= 1 the p-th copy
 /// made in the phase (d->copy_order). Step s combines position i + s into position i for every
 /// i multiple of 2s, s = 1, 2, 4...: n tasks, depth ceil(log2(n + 1)), the tasks of one level
 /// independent, so they run on different workers at once (as StarPU's reduction tree). Each
@@ -33,6 +34,7 @@ namespace detail {
 namespace {
 
 std::atomic<int> g_tree_min{3};
+std::atomic<std::size_t> g_tree_bytes{16384};
 
 struct plan;
 struct step {
@@ -162,7 +164,8 @@ std::size_t free_copy(data* d, void* c, int worker) noexcept {
 task* make_reduction(data* d) noexcept {
     const int n = d->redux_copies;
     const int tree_min = g_tree_min.load(std::memory_order_relaxed);
-    const bool tree = tree_min > 0 && n >= tree_min;
+    const bool tree = tree_min > 0 && n >= tree_min &&
+                      d->ops->size(d->ifp, d->ops->ctx, d) >= g_tree_bytes.load(std::memory_order_relaxed);
     const int nsteps = tree ? n : 1;
     static_assert(sizeof(plan) % alignof(step) == 0);
     void* mem = std::malloc(sizeof(plan) + static_cast<std::size_t>(nsteps) * sizeof(step));
@@ -199,8 +202,9 @@ task* make_reduction(data* d) noexcept {
 
 }  // namespace detail
 
-void set_redux_tree_min(int copies) noexcept {
+void set_redux_tree(int copies, std::size_t bytes) noexcept {
     detail::g_tree_min.store(copies < 0 ? 0 : copies, std::memory_order_relaxed);
+    detail::g_tree_bytes.store(bytes, std::memory_order_relaxed);
 }
 
 }  // namespace mpc::tg

@@ -47,6 +47,8 @@ MPC_CONFIG_TABLE(tg, {
      "freed scratch buffers and redux copies each task-graph worker keeps for reuse (at most 16); 0: none"},
     {"MPC_TG_REDUX_TREE", ::mpc::config::knob_type::integer, "3",
      "private copies from which a redux phase is reduced by a tree of tasks instead of one task; 0: never"},
+    {"MPC_TG_REDUX_TREE_BYTES", ::mpc::config::knob_type::integer, "16384",
+     "bytes of data from which a redux phase may be reduced by a tree (a smaller fold costs less than a task)"},
     {"MPC_TG_LIMIT_MAX_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
      "tasks in flight at which a submission waits; -1: STARPU_LIMIT_MAX_SUBMITTED_TASKS, else no limit"},
     {"MPC_TG_LIMIT_MIN_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
@@ -228,12 +230,13 @@ status read_memory_knobs() noexcept {
     }
     result<std::int64_t> slots = mpc::config::get_int("MPC_TG_SCRATCH_CACHE");
     result<std::int64_t> tree = mpc::config::get_int("MPC_TG_REDUX_TREE");
-    if (!slots || *slots < 0 || !tree || *tree < 0) {
-        MPC_LOG(error, tg, "MPC_TG_SCRATCH_CACHE and MPC_TG_REDUX_TREE: expected non-negative numbers");
+    result<std::int64_t> tree_bytes = mpc::config::get_int("MPC_TG_REDUX_TREE_BYTES");
+    if (!slots || *slots < 0 || !tree || *tree < 0 || !tree_bytes || *tree_bytes < 0) {
+        MPC_LOG(error, tg, "MPC_TG_SCRATCH_CACHE, MPC_TG_REDUX_TREE(_BYTES): expected non-negative numbers");
         return {errc::invalid_argument, "malformed cache or tree knob"};
     }
     set_scratch_cache_slots(static_cast<int>(std::min<std::int64_t>(*slots, 1 << 20)));
-    set_redux_tree_min(static_cast<int>(std::min<std::int64_t>(*tree, 1 << 20)));
+    set_redux_tree(static_cast<int>(std::min<std::int64_t>(*tree, 1 << 20)), static_cast<std::size_t>(*tree_bytes));
     set_memory_limit(mem > 0 ? static_cast<std::size_t>(mem) << 20 : 0);
     set_submission_limits(max, min);
     if (mem > 0 || max > 0) {

@@ -434,10 +434,11 @@ cache_stats scratch_cache_stats() noexcept;
 void flush_scratch_cache() noexcept;
 /// Buffers each worker keeps for reuse (MPC_TG_SCRATCH_CACHE, default 8, at most 16); 0: none.
 void set_scratch_cache_slots(int n) noexcept;
-/// A redux phase whose tasks made at least this many private copies (MPC_TG_REDUX_TREE,
-/// default 3) is reduced by a tree of tasks (pairwise, log depth) instead of one task folding
-/// them in turn; 0: never.
-void set_redux_tree_min(int copies) noexcept;
+/// A redux phase whose tasks made at least `copies` private copies (MPC_TG_REDUX_TREE,
+/// default 3; 0: never) of a handle of at least `bytes` (MPC_TG_REDUX_TREE_BYTES, default
+/// 16 KiB: below, a fold costs less than a task) is reduced by a tree of tasks (pairwise, log
+/// depth) instead of one task folding them in turn.
+void set_redux_tree(int copies, std::size_t bytes) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Tags (StarPU's): a 64-bit name for the end of a task, or of something the application

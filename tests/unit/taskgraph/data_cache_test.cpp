@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "tg_test_util.hpp"
@@ -21,7 +22,7 @@ class Cache : public tg_fixture {
 protected:
     void TearDown() override {
         tg::set_scratch_cache_slots(8);
-        tg::set_redux_tree_min(3);
+        tg::set_redux_tree(3, 16384);
         tg::set_memory_limit(0);
         tg_fixture::TearDown();
     }
@@ -237,8 +238,10 @@ void add_to_vec(void* iface, long k) {
 }
 
 TEST_P(Cache, ReduxTreeGivesTheSum) {
-    for (const int tree_min : {0, 1, 3}) {  // never, always (even one copy), the default
-        tg::set_redux_tree_min(tree_min);
+    // Never; always (even one copy); from 3 copies; from one copy but 1 MiB (the data is 8 bytes).
+    const std::pair<int, std::size_t> settings[] = {{0, 0}, {1, 0}, {3, 0}, {1, 1 << 20}};
+    for (const auto& [tree_min, tree_bytes] : settings) {
+        tg::set_redux_tree(tree_min, tree_bytes);
         long sum = 7;  // the data's own value takes part, as in StarPU
         g_main = &sum;
         tg::data* h = nullptr;
@@ -260,7 +263,7 @@ TEST_P(Cache, ReduxTreeGivesTheSum) {
         for (int s = 1; s <= workers(); s *= 2) {
             ++into_data;
         }
-        const bool tree = tree_min > 0 && workers() >= tree_min;
+        const bool tree = tree_min > 0 && workers() >= tree_min && tree_bytes <= sizeof sum;
         EXPECT_EQ(g_folds_into_copies.load(), tree ? workers() - into_data : 0);
         ASSERT_TRUE(tg::wait_for_all().ok());
         EXPECT_EQ(tg::memory_used(), tg::memory_cached()) << "the copies go back (or to a cache) once reduced";
@@ -291,7 +294,7 @@ TEST_P(Cache, ManyReduxPhasesBetweenOtherAccesses) {
     // registered without memory (its first phase starts from init); the expected values follow
     // sequentially. Copies of one phase are the next one's, through the workers' caches.
     constexpr std::uint32_t n = 256;
-    tg::set_redux_tree_min(2);
+    tg::set_redux_tree(2, 0);
     tg::data* h = nullptr;
     ASSERT_TRUE(tg::register_vector(&h, nullptr, n, sizeof(long)).ok());
     ASSERT_TRUE(tg::allocate_on_use(h).ok());
