@@ -127,6 +127,10 @@ struct data {
     std::unique_ptr<void*[]> copies;       ///< per worker: an interface on its private memory
     std::size_t redux_reserved = 0;        ///< memory limit held for the open phase's copies
     int redux_copies = 0;                  ///< copies reserved for (at most one per worker)
+    /// The workers whose copy exists, in the order the copies were made (copies_made of them):
+    /// positions 1..n of the reduction tree. Written by the phase's tasks, read by its reduction.
+    std::unique_ptr<int[]> copy_order;
+    std::atomic<int> copies_made{0};
     // Commute accesses: the open group (referenced), ordered after what came before.
     std::vector<task*> commute_group;
 
@@ -173,6 +177,18 @@ inline bool untracked(unsigned m) noexcept { return (m & access_scratch) != 0; }
 /// task after all its members) unless the access continues it. Returns a task to launch with
 /// launch_internal() once the lock is released, or nullptr.
 task* close_phases(data* d, unsigned mode) noexcept;
+/// Ends a run (a redux phase's tasks or a commute group): `closer` after every member, whose
+/// references the run held are dropped.
+void after_all(std::vector<task*>& members, task* closer) noexcept;
+/// Ends d's open redux phase (d->g.lock held): the reduction task, or tree of tasks
+/// (reduction.cpp), after every task of the phase; its last task becomes the last writer.
+/// Returns the first task to launch_internal() (the others are chained behind it).
+task* make_reduction(data* d) noexcept;
+/// A buffer of d's shape for `worker` (from its cache, else allocated; aborts when the system
+/// allocator fails: the bytes were reserved at submission), and its end: into the worker's
+/// cache (returns the bytes the cache holds now) or freed (returns 0; worker -1: always).
+void* new_copy(data* d, int worker) noexcept;
+std::size_t free_copy(data* d, void* c, int worker) noexcept;
 /// Records a redux or commute access of t to d (d->g.lock held); false for another mode.
 bool infer_special(data* d, unsigned mode, task* t) noexcept;
 /// The dependencies of a writer on d's history (readers, else the last writer) for t, which
@@ -181,6 +197,7 @@ void infer_write(data* d, task* t, bool become_writer) noexcept;
 /// Makes an internal task (kind internal, submitted, in flight, guard held) named `name`.
 task* make_internal(const char* name) noexcept;
 /// Drops an internal task's submission guard: it runs (or completes) once its deps are met.
+/// Internal tasks chained through `next` (a reduction tree, before launch) are launched too.
 void launch_internal(task* t) noexcept;
 /// Memory reservations against the limit; reserve may wait (see set_memory_limit()).
 status mem_reserve(std::size_t bytes, const char* what) noexcept;
@@ -194,9 +211,20 @@ status reserve_task_memory(task* t) noexcept;
 bool wait_in_flight(bool (*done)(void*), void* arg, const char* what) noexcept;
 void wake_in_flight_waiters() noexcept;
 /// Per-task preparation of the interfaces a codelet receives: scratch buffers made, redux
-/// copies found or made on `worker`. finish_buffers() frees the scratch buffers.
+/// copies found or made on `worker`. finish_buffers() frees the scratch buffers (into the
+/// worker's cache when it keeps them: t->mem_reserved then drops by their bytes).
 void prepare_buffers(task* t, int worker, void** v) noexcept;
-void finish_buffers(task* t, void** v) noexcept;
+void finish_buffers(task* t, int worker, void** v) noexcept;
+/// Per-worker buffer cache (scratch_cache.cpp). cache_take: a cached buffer of d's shape made
+/// for `worker`'s use (its bytes given back: the caller's reservation covers it), or nullptr.
+/// cache_put: keeps `iface` (a buffer of d's shape) for reuse; returns the bytes the cache now
+/// holds against the limit (the caller gives back that much less), 0 when it did not keep it.
+void* cache_take(const data* d, int worker) noexcept;
+std::size_t cache_put(const data* d, void* iface, int worker) noexcept;
+/// Frees cached buffers, oldest first, until `want` bytes went back (0: all); returns them.
+std::size_t cache_evict(std::size_t want) noexcept;
+/// While on (counted), nothing is cached: set by a reservation that waits for memory.
+void cache_pressure(bool on) noexcept;
 /// Frees a handle's runtime-made memory and redux copies (at unregister).
 void free_data_memory(data* d) noexcept;
 /// Makes the memory of an allocate_on_use() handle if it has none yet (may wait for memory).

@@ -133,8 +133,42 @@ void builtin_release(void* iface, const void* /*ctx*/) noexcept {
     std::free(reinterpret_cast<void*>(p));
 }
 
-constexpr interface_ops g_builtin_ops{sizeof(builtin_iface), &builtin_allocate, &builtin_release,
-                                      &builtin_size, nullptr, nullptr};
+/// Whether a buffer made for one built-in handle has the shape of another's interface: equal
+/// kind, dimensions, element size (and CSR/BCSR first entry), so that it may be reused
+/// (scratch_cache.cpp). The memory-dependent fields (ld, offsets) are allocate()'s, the same.
+bool builtin_same_shape(const void* made, const void* iface, const void* /*ctx*/) noexcept {
+    const auto* a = static_cast<const builtin_iface*>(made);
+    const auto* b = static_cast<const builtin_iface*>(iface);
+    if (a->var.id != b->var.id) {
+        return false;
+    }
+    switch (a->var.id) {
+    case interface_id::variable:
+        return a->var.elemsize == b->var.elemsize;
+    case interface_id::vector:
+        return a->vec.nx == b->vec.nx && a->vec.elemsize == b->vec.elemsize;
+    case interface_id::matrix:
+        return a->mat.nx == b->mat.nx && a->mat.ny == b->mat.ny && a->mat.elemsize == b->mat.elemsize;
+    case interface_id::block:
+        return a->blk.nx == b->blk.nx && a->blk.ny == b->blk.ny && a->blk.nz == b->blk.nz &&
+               a->blk.elemsize == b->blk.elemsize;
+    case interface_id::csr:
+        return a->csr.nnz == b->csr.nnz && a->csr.nrow == b->csr.nrow && a->csr.firstentry == b->csr.firstentry &&
+               a->csr.elemsize == b->csr.elemsize;
+    case interface_id::bcsr:
+        return a->bcsr.nnz == b->bcsr.nnz && a->bcsr.nrow == b->bcsr.nrow &&
+               a->bcsr.firstentry == b->bcsr.firstentry && a->bcsr.r == b->bcsr.r && a->bcsr.c == b->bcsr.c &&
+               a->bcsr.elemsize == b->bcsr.elemsize;
+    case interface_id::coo:
+        return a->coo.nx == b->coo.nx && a->coo.ny == b->coo.ny && a->coo.n_values == b->coo.n_values &&
+               a->coo.elemsize == b->coo.elemsize;
+    default:
+        return false;
+    }
+}
+
+constexpr interface_ops g_builtin_ops{sizeof(builtin_iface), &builtin_allocate, &builtin_release, &builtin_size,
+                                      nullptr, nullptr, nullptr, &builtin_same_shape};
 
 }  // namespace
 

@@ -13,7 +13,9 @@
 /// that does not fit waits while tasks are in flight (each end may give memory back) and fails
 /// with errc::no_memory when nothing is in flight any more, or at once when called from a task
 /// or when the request alone exceeds the limit: the program gets -ENOMEM, never a crash.
-/// Scratch memory goes back when its task ends, redux copies when their reduction ends.
+/// Scratch memory goes back when its task ends, redux copies when their reduction ends, or
+/// stays reserved while the worker's cache keeps the buffer (scratch_cache.cpp): a reservation
+/// that does not fit evicts cached buffers before it waits.
 
 #include <atomic>
 
@@ -88,17 +90,28 @@ status mem_reserve(std::size_t bytes, const char* what) noexcept {
         MPC_LOG(error, tg, "%s: %zu bytes needed, more than the runtime's memory limit (%zu bytes)", what, bytes, limit);
         return {errc::no_memory, "request above the memory limit"};
     }
-    if (in_task()) {
+    // The workers' cached buffers go first: as few as make room, then all of them, and none is
+    // cached while this waits (every task that ends gives its buffers back).
+    const std::size_t used = g_used.load(std::memory_order_relaxed);
+    if (used + bytes > limit && cache_evict(used + bytes - limit) != 0 && try_take(&r)) {
+        return {};
+    }
+    cache_pressure(true);
+    cache_evict(0);
+    const bool task = in_task();
+    const bool ok = try_take(&r) || (!task && wait_in_flight(&try_take, &r, "mpc::tg memory limit"));
+    cache_pressure(false);
+    if (ok) {
+        return {};
+    }
+    if (task) {
         MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit is reached, and a task cannot wait for memory", what,
                 bytes);
         return {errc::no_memory, "memory limit reached (submission from a task)"};
     }
-    if (!wait_in_flight(&try_take, &r, "mpc::tg memory limit")) {
-        MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit (%zu bytes, %zu in use) is reached and no task in "
-                           "flight can give memory back", what, bytes, limit, memory_used());
-        return {errc::no_memory, "memory limit reached"};
-    }
-    return {};
+    MPC_LOG(error, tg, "%s: %zu bytes needed; the memory limit (%zu bytes, %zu in use) is reached and no task in "
+                       "flight can give memory back", what, bytes, limit, memory_used());
+    return {errc::no_memory, "memory limit reached"};
 }
 
 void mem_release(std::size_t bytes) noexcept {

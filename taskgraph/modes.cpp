@@ -2,19 +2,20 @@
 /// The access modes beyond R/W/RW: SCRATCH, REDUX and COMMUTE (StarPU's semantics).
 ///
 /// SCRATCH: the task gets a buffer shaped like the handle's interface, for itself, contents
-/// undefined. It is made through the interface's ops when the task starts on its worker and
-/// freed when the task ends; its memory is reserved against the runtime's limit at submission.
-/// The access takes no part in the handle's history.
+/// undefined. It is made through the interface's ops (or taken from the worker's buffer cache,
+/// scratch_cache.cpp) when the task starts on its worker and freed (or cached) when the task
+/// ends; its memory is reserved against the runtime's limit at submission. The access takes no
+/// part in the handle's history.
 ///
 /// REDUX: a run of consecutive redux accesses (in submission order) is a phase. Each task of a
 /// phase waits for what a writer would wait for (the readers since the last writer, else that
 /// writer) but does not become the last writer, so the phase's tasks run in parallel, each on
 /// its worker's private copy of the data, made and set neutral by the handle's init function
 /// the first time that worker needs it. The next access that is not redux (a task, an
-/// acquisition, unregister, a partition) closes the phase: an internal reduction task, after
-/// every task of the phase, folds each worker's copy into the data with the handle's reduction
-/// function (the data's own value is the first operand, as in StarPU) and frees the copies; it
-/// becomes the last writer, so the closing access follows it.
+/// acquisition, unregister, a partition) closes the phase: internal reduction tasks after every
+/// task of the phase fold the copies into the data with the handle's reduction function (one
+/// task, or a tree: reduction.cpp); the last becomes the last writer, so the closing access
+/// follows it.
 ///
 /// COMMUTE: a run of consecutive commute accesses is a group. Each member waits for what a
 /// writer would wait for, without becoming the last writer, and takes the handle exclusively at
@@ -22,9 +23,7 @@
 /// access that is not commute closes the group with an empty internal task after every member,
 /// which becomes the last writer.
 
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
+#include <algorithm>
 #include <new>
 
 #include "lib/log.hpp"
@@ -32,57 +31,7 @@
 
 namespace mpc::tg {
 namespace detail {
-namespace {
 
-/// A copy of d's interface on new memory (on the worker that needs it).
-void* new_copy(data* d) noexcept {
-    const std::size_t n = d->ops->interface_size;
-    void* c = std::malloc(n);
-    if (c != nullptr) {
-        std::memcpy(c, d->ifp, n);
-        if (d->ops->allocate(c, d->ops->ctx) >= 0) {
-            return c;
-        }
-        std::free(c);
-    }
-    // The memory was reserved at submission: only the system allocator can fail here.
-    MPC_LOG(fatal, tg, "no memory for a scratch buffer or redux copy (%zu bytes of data)", d->ops->size(d->ifp, d->ops->ctx, d));
-    std::abort();
-}
-
-void free_copy(data* d, void* c) noexcept {
-    d->ops->release(c, d->ops->ctx);
-    std::free(c);
-}
-
-/// The reduction task's function: folds every worker's copy into the data (buffers[0]).
-/// Whether the data starts from init travels with each reduction task, in its argument's low bit
-/// (a handle is at least 8-byte aligned): a later phase may close, on the submitting thread,
-/// while this reduction runs.
-void* reduce_arg(data* d, bool init_main) noexcept {
-    return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(d) | (init_main ? 1u : 0u));
-}
-
-void reduce(void** buffers, void* arg) {
-    const auto bits = reinterpret_cast<std::uintptr_t>(arg);
-    auto* d = reinterpret_cast<data*>(bits & ~std::uintptr_t{1});
-    if ((bits & 1u) != 0) {
-        void* b[1] = {buffers[0]};  // no value before the phase: start from the neutral one
-        d->init_fn(b, d->init_arg);
-    }
-    for (int w = 0; w < max_workers; ++w) {
-        void* c = d->copies[w];
-        if (c == nullptr) {
-            continue;
-        }
-        void* b[2] = {buffers[0], c};
-        d->redux_fn(b, d->redux_arg);
-        free_copy(d, c);
-        d->copies[w] = nullptr;
-    }
-}
-
-/// Ends a run (redux tasks or commute group) with `closer` after every member.
 void after_all(std::vector<task*>& members, task* closer) noexcept {
     for (task* m : members) {
         add_dependency(m, closer);
@@ -91,23 +40,9 @@ void after_all(std::vector<task*>& members, task* closer) noexcept {
     members.clear();
 }
 
-}  // namespace
-
 task* close_phases(data* d, unsigned mode) noexcept {
     if (!d->redux_tasks.empty() && (mode & access_redux) == 0) {
-        task* r = make_internal("reduction");
-        r->fn = &reduce;
-        r->cl_arg = reduce_arg(d, d->fresh);
-        r->bufs[0] = {d, access_rw};
-        r->nbuffers = 1;
-        ++d->users;
-        r->mem_reserved = d->redux_reserved;  // given back once the copies are freed
-        d->redux_reserved = 0;
-        d->redux_copies = 0;
-        d->fresh = false;
-        after_all(d->redux_tasks, r);
-        infer_write(d, r, true);
-        return r;
+        return make_reduction(d);  // reduction.cpp
     }
     if (!d->commute_group.empty() && (mode & access_commute) == 0) {
         task* j = make_internal("commute group end");  // empty: completes once ready
@@ -177,13 +112,15 @@ void prepare_buffers(task* t, int worker, void** v) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
         const buffer& b = t->bufs[i];
         if ((b.mode & access_scratch) != 0) {
-            v[i] = new_copy(b.d);
+            v[i] = new_copy(b.d, worker);
         } else if ((b.mode & access_redux) != 0) {
             void*& c = b.d->copies[worker];  // only this worker touches its slot during the phase
             if (c == nullptr) {
-                c = new_copy(b.d);
+                c = new_copy(b.d, worker);
                 void* x[1] = {c};
                 b.d->init_fn(x, b.d->init_arg);
+                // Its place in the reduction tree (read by the reduction, after the phase).
+                b.d->copy_order[b.d->copies_made.fetch_add(1, std::memory_order_acq_rel)] = worker;
             }
             v[i] = c;
         } else {
@@ -192,10 +129,12 @@ void prepare_buffers(task* t, int worker, void** v) noexcept {
     }
 }
 
-void finish_buffers(task* t, void** v) noexcept {
+void finish_buffers(task* t, int worker, void** v) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
         if ((t->bufs[i].mode & access_scratch) != 0) {
-            free_copy(t->bufs[i].d, v[i]);
+            // Kept in the worker's cache: its bytes stay reserved, now as the cache's.
+            const std::size_t kept = free_copy(t->bufs[i].d, v[i], worker);
+            t->mem_reserved -= std::min(kept, t->mem_reserved);
         }
     }
 }
@@ -204,9 +143,11 @@ void free_data_memory(data* d) noexcept {
     if (d->copies) {
         for (int w = 0; w < max_workers; ++w) {
             if (d->copies[w] != nullptr) {
-                free_copy(d, d->copies[w]);  // a phase never closed (no access came after it)
+                free_copy(d, d->copies[w], -1);  // a phase never closed (no access came after it)
+                d->copies[w] = nullptr;
             }
         }
+        d->copies_made.store(0, std::memory_order_relaxed);
     }
     mem_release(d->redux_reserved);
     d->redux_reserved = 0;
@@ -233,7 +174,9 @@ status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* 
     spin_guard g(d->g.lock);
     if (!d->copies) {
         d->copies.reset(new (std::nothrow) void*[max_workers]());
-        if (!d->copies) {
+        d->copy_order.reset(new (std::nothrow) int[max_workers]());
+        if (!d->copies || !d->copy_order) {
+            d->copies.reset();
             return {errc::no_memory, "redux copies"};
         }
     }

@@ -12,6 +12,7 @@
 /// 0's worker runs only while the program waits; wake-ups therefore prefer workers on other VPs
 /// than the pusher's, and when there are fewer workers than VPs they take the last VPs.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,12 @@ MPC_CONFIG_TABLE(tg, {
      "calibration of performance models: 0 until calibrated, 1 always, 2 from scratch (else STARPU_CALIBRATE)"},
     {"MPC_TG_LIMIT_CPU_MEM", ::mpc::config::knob_type::integer, "-1",
      "MiB the task-graph runtime may allocate for data (scratch, redux copies); -1: STARPU_LIMIT_CPU_MEM, else no limit"},
+    {"MPC_TG_SCRATCH_CACHE", ::mpc::config::knob_type::integer, "8",
+     "freed scratch buffers and redux copies each task-graph worker keeps for reuse (at most 16); 0: none"},
+    {"MPC_TG_REDUX_TREE", ::mpc::config::knob_type::integer, "3",
+     "private copies from which a redux phase is reduced by a tree of tasks instead of one task; 0: never"},
+    {"MPC_TG_REDUX_TREE_BYTES", ::mpc::config::knob_type::integer, "16384",
+     "bytes of data from which a redux phase may be reduced by a tree (a smaller fold costs less than a task)"},
     {"MPC_TG_LIMIT_MAX_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
      "tasks in flight at which a submission waits; -1: STARPU_LIMIT_MAX_SUBMITTED_TASKS, else no limit"},
     {"MPC_TG_LIMIT_MIN_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
@@ -225,6 +232,15 @@ status read_memory_knobs() noexcept {
     if (status st = knob("MPC_TG_LIMIT_MIN_SUBMITTED", "STARPU_LIMIT_MIN_SUBMITTED_TASKS", &min); !st.ok()) {
         return st;
     }
+    result<std::int64_t> slots = mpc::config::get_int("MPC_TG_SCRATCH_CACHE");
+    result<std::int64_t> tree = mpc::config::get_int("MPC_TG_REDUX_TREE");
+    result<std::int64_t> tree_bytes = mpc::config::get_int("MPC_TG_REDUX_TREE_BYTES");
+    if (!slots || *slots < 0 || !tree || *tree < 0 || !tree_bytes || *tree_bytes < 0) {
+        MPC_LOG(error, tg, "MPC_TG_SCRATCH_CACHE, MPC_TG_REDUX_TREE(_BYTES): expected non-negative numbers");
+        return {errc::invalid_argument, "malformed cache or tree knob"};
+    }
+    set_scratch_cache_slots(static_cast<int>(std::min<std::int64_t>(*slots, 1 << 20)));
+    set_redux_tree(static_cast<int>(std::min<std::int64_t>(*tree, 1 << 20)), static_cast<std::size_t>(*tree_bytes));
     set_memory_limit(mem > 0 ? static_cast<std::size_t>(mem) << 20 : 0);
     set_submission_limits(max, min);
     if (mem > 0 || max > 0) {
@@ -662,6 +678,7 @@ status shutdown() noexcept {
     status st = wait_for_all();
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
+    flush_scratch_cache();  // the workers' kept buffers
     detail::trace_finish(g_rt.policy_name);
     detail::g_measure = false;
     detail::g_policy_done = false;

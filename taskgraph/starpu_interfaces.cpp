@@ -47,6 +47,13 @@ std::size_t custom_size(const void* /*iface*/, const void* ctx, const data* d) n
 std::uint32_t custom_footprint(const data* d, const void* ctx) noexcept {
     return ops_of(ctx)->footprint(handle_of(d));
 }
+/// StarPU's memory cache accepts a buffer for another handle when alloc_compare (else compare)
+/// says the two interfaces are compatible (non-zero).
+bool custom_same_shape(const void* made, const void* iface, const void* ctx) noexcept {
+    const starpu_data_interface_ops* o = ops_of(ctx);
+    int (*cmp)(void*, void*) = o->alloc_compare != nullptr ? o->alloc_compare : o->compare;
+    return cmp(const_cast<void*>(made), const_cast<void*>(iface)) != 0;
+}
 void custom_forget(data* d, const void* ctx) noexcept {
     if (ops_of(ctx)->unregister_data_handle != nullptr) {
         ops_of(ctx)->unregister_data_handle(handle_of(d));
@@ -141,6 +148,9 @@ interface_ops core_ops_of(const starpu_data_interface_ops* ops) noexcept {
     interface_ops o{ops->interface_size, &custom_allocate, &custom_release, &custom_size, &custom_forget, ops};
     if (ops->footprint != nullptr) {
         o.footprint = &custom_footprint;
+    }
+    if (ops->alloc_compare != nullptr || ops->compare != nullptr) {
+        o.same_shape = &custom_same_shape;  // else its scratch buffers are not kept for reuse
     }
     return o;
 }

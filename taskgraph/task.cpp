@@ -78,7 +78,8 @@ void execute(task* t) noexcept {
         }
         v = more.get();
     }
-    prepare_buffers(t, current_worker(), v);
+    const int worker = current_worker();
+    prepare_buffers(t, worker, v);
     if (g_measure || t->model != nullptr) {
         std::uint64_t start = now_ns();
         t->fn(v, t->cl_arg);
@@ -89,7 +90,7 @@ void execute(task* t) noexcept {
             task_ran(t, 0, 0);  // no clock read: only the model and the trace use durations
         }
     }
-    finish_buffers(t, v);
+    finish_buffers(t, worker, v);
     complete(t);
 }
 
@@ -248,7 +249,14 @@ task* make_internal(const char* name) noexcept {
     return t;  // its one reference is the runtime's, dropped by complete()
 }
 
-void launch_internal(task* t) noexcept { dependency_met(t); }
+void launch_internal(task* t) noexcept {
+    while (t != nullptr) {  // a reduction tree: its tasks are chained through `next`
+        task* n = t->next;
+        t->next = nullptr;
+        dependency_met(t);  // t may be queued (next reused), run and freed from here on
+        t = n;
+    }
+}
 
 }  // namespace detail
 

@@ -171,6 +171,11 @@ struct interface_ops {
     /// Optional: the interface's own footprint of d (a custom interface's footprint method),
     /// mixed into the data footprint that indexes performance models.
     std::uint32_t (*footprint)(const data* d, const void* ctx) noexcept = nullptr;
+    /// Optional: whether a buffer made by allocate() for another handle of this kind (`made`,
+    /// with its memory) may stand for a new buffer of `iface`'s shape (same ops, ctx and
+    /// size() already checked). Set: freed scratch buffers and redux copies are kept per
+    /// worker and reused (scratch_cache.cpp); nullptr: each is freed.
+    bool (*same_shape)(const void* made, const void* iface, const void* ctx) noexcept = nullptr;
 };
 
 /// A CPU implementation: buffers[i] points to the interface of the task's i-th handle.
@@ -420,8 +425,30 @@ void set_submission_limits(long max, long min) noexcept;
 /// errc::no_memory (logged) when none can, or when called from a task.
 void set_memory_limit(std::size_t bytes) noexcept;
 std::size_t memory_limit() noexcept;
-/// Bytes the runtime holds for data now.
+/// Bytes the runtime holds for data now, counting the buffers its per-worker caches keep
+/// (memory_cached()): those are given back first when a reservation would exceed the limit.
 std::size_t memory_used() noexcept;
+/// Bytes of freed scratch buffers and redux copies the workers keep for reuse (part of
+/// memory_used()).
+std::size_t memory_cached() noexcept;
+/// Counters of the per-worker buffer caches (scratch buffers and redux copies), summed.
+struct cache_stats {
+    std::uint64_t hits = 0;       ///< buffers taken from a cache instead of allocated
+    std::uint64_t misses = 0;     ///< cacheable buffers allocated (nothing of the shape cached)
+    std::uint64_t evictions = 0;  ///< cached buffers freed (cache full, memory limit, flush)
+    std::size_t entries = 0;      ///< buffers cached now
+    std::size_t bytes = 0;        ///< memory_cached()
+};
+cache_stats scratch_cache_stats() noexcept;
+/// Frees every cached buffer (shutdown does it too). Safe at any time.
+void flush_scratch_cache() noexcept;
+/// Buffers each worker keeps for reuse (MPC_TG_SCRATCH_CACHE, default 8, at most 16); 0: none.
+void set_scratch_cache_slots(int n) noexcept;
+/// A redux phase whose tasks made at least `copies` private copies (MPC_TG_REDUX_TREE,
+/// default 3; 0: never) of a handle of at least `bytes` (MPC_TG_REDUX_TREE_BYTES, default
+/// 16 KiB: below, a fold costs less than a task) is reduced by a tree of tasks (pairwise, log
+/// depth) instead of one task folding them in turn.
+void set_redux_tree(int copies, std::size_t bytes) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Tags (StarPU's): a 64-bit name for the end of a task, or of something the application

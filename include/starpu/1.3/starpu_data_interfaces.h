@@ -80,9 +80,12 @@ struct starpu_multiformat_data_interface_ops;
  * allocation takes, for the memory limit), unregister_data_handle, pack_data and unpack_data
  * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr),
  * footprint (mixed into the data footprint of the tasks' performance models), copy_methods
- * (ram_to_ram, else any_to_any) and compare (starpu_data_cpy). The others are accepted and not
+ * (ram_to_ram, else any_to_any), compare (starpu_data_cpy) and alloc_compare, else compare
+ * (whether a freed scratch buffer or redux copy of another handle of this interface may be
+ * reused: without either, such buffers are freed, not cached). The others are accepted and not
  * called by the runtime (display, describe: for the program's own use; alloc_footprint,
- * alloc_compare, get_mf_ops). */
+ * get_mf_ops). The table must outlive the runtime (cached buffers are freed through it at
+ * starpu_shutdown). */
 struct starpu_data_interface_ops {
     void (*register_data_handle)(starpu_data_handle_t handle, unsigned home_node, void *data_interface);
     void (*unregister_data_handle)(starpu_data_handle_t handle);

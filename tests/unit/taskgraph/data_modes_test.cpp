@@ -87,12 +87,14 @@ TEST_P(Modes, ScratchIsPrivateAndUnordered) {
     for (double v : out) {
         EXPECT_EQ(v, n * (n - 1) / 2.0);
     }
-    EXPECT_EQ(tg::memory_used(), used_before)
-        << "scratch buffers go back at each task's end, and a handle used only for scratch gets no memory";
+    EXPECT_EQ(tg::memory_used(), used_before + tg::memory_cached())
+        << "scratch buffers go back (or to a worker's cache) at each task's end, and a handle used only for "
+           "scratch gets no memory";
     for (tg::data* h : ho) {
         ASSERT_TRUE(tg::unregister(h).ok());
     }
     ASSERT_TRUE(tg::unregister(hs).ok());
+    tg::flush_scratch_cache();
     EXPECT_EQ(tg::memory_used(), used_before);
 }
 
@@ -150,7 +152,7 @@ TEST_P(Modes, ReduxFoldsPerWorkerCopies) {
     EXPECT_GE(g_inits.load(), 2);
     EXPECT_LE(g_inits.load(), 2 * workers()) << "one copy per worker and phase";
     ASSERT_TRUE(tg::wait_for_all().ok());
-    EXPECT_EQ(tg::memory_used(), 0u) << "the copies go back once reduced";
+    EXPECT_EQ(tg::memory_used(), tg::memory_cached()) << "the copies go back (or to a worker's cache) once reduced";
     ASSERT_TRUE(tg::unregister(h).ok());
 }
 

@@ -329,6 +329,64 @@ TEST_F(StarPUData, CustomInterface) {
     EXPECT_EQ(g_unregistered.load(), 3);
 }
 
+// With alloc_compare, a custom interface's freed scratch buffers stay in the workers' caches
+// and serve later tasks (of another handle of the same shape too); a handle of another shape
+// gets its own; shutdown frees what the caches keep.
+TEST(StarPUDataCache, CustomInterfaceWithAllocCompare) {
+    static starpu_data_interface_ops ops = [] {
+        starpu_data_interface_ops o = make_ints_ops();
+        o.alloc_compare = [](void* a, void* b) {
+            return static_cast<ints_interface*>(a)->n == static_cast<ints_interface*>(b)->n ? 1 : 0;
+        };
+        return o;
+    }();
+    starpu_conf conf;
+    ASSERT_EQ(starpu_conf_init(&conf), 0);
+    conf.ncpus = 2;
+    conf.precedence_over_environment_variables = 1;
+    ASSERT_EQ(starpu_init(&conf), 0);
+    g_allocs = g_frees = 0;
+    ints_interface shape16{nullptr, 16};
+    ints_interface shape8{nullptr, 8};
+    starpu_data_handle_t a, b, c;
+    starpu_data_register(&a, -1, &shape16, &ops);
+    starpu_data_register(&b, -1, &shape16, &ops);
+    starpu_data_register(&c, -1, &shape8, &ops);
+    static std::atomic<int> wrong{0};
+    wrong = 0;
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = [](void* buf[], void* arg) {
+        auto* s = static_cast<ints_interface*>(buf[0]);
+        uint32_t want = 0;
+        starpu_codelet_unpack_args(arg, &want);
+        if (s->p == nullptr || s->n != want) {
+            wrong.fetch_add(1);
+            return;
+        }
+        for (uint32_t i = 0; i < s->n; ++i) {
+            s->p[i] = static_cast<int>(i);
+        }
+    };
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_SCRATCH;
+    constexpr int n = 40;
+    for (int i = 0; i < n; ++i) {
+        starpu_data_handle_t h = i < n / 2 ? a : i < 3 * n / 4 ? b : c;
+        uint32_t want = h == c ? 8 : 16;
+        ASSERT_EQ(starpu_task_insert(&cl, STARPU_SCRATCH, h, STARPU_VALUE, &want, sizeof want, 0), 0);
+    }
+    starpu_task_wait_for_all();
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_LE(g_allocs.load(), 2 * 2) << "at most one buffer per worker and shape is made";
+    EXPECT_GE(g_allocs.load(), 2);
+    EXPECT_LT(g_frees.load(), g_allocs.load()) << "freed buffers stay cached";
+    starpu_data_unregister(a);
+    starpu_data_unregister(b);
+    starpu_data_unregister(c);
+    starpu_shutdown();
+    EXPECT_EQ(g_frees.load(), g_allocs.load()) << "shutdown frees the cached buffers";
+}
+
 TEST_F(StarPUData, DensePackUnpack) {
     std::vector<int> m(4 * 3);  // 3 x 3 in a ld = 4 matrix
     for (int i = 0; i < 12; ++i) {
