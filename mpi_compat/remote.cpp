@@ -767,11 +767,16 @@ int scheduler_progress(void*) noexcept {
         auto v = config::get_int("MPC_NET_BUSY_SPIN_OPS");
         return v && *v >= 0 ? static_cast<int>(*v) : 0;
     }();
+    static const bool when_idle = [] {
+        auto v = config::get_bool("MPC_NET_BUSY_SPIN_IDLE");
+        return v && *v;
+    }();
     const int n = detail::progress();
     // Only UCX holds operations in flight (the shared-memory transport's complete inside the
     // calls); without it this is the poll loop of every waiting rank: nothing more to check.
     int ops = 0;
-    if (n > 0 || cap_ns == 0 || g.ucx == nullptr || (ops = g.ucx->in_flight()) == 0 || ops > max_ops) {
+    if (n > 0 || cap_ns == 0 || g.ucx == nullptr || (ops = g.ucx->in_flight()) > max_ops ||
+        (ops == 0 && !when_idle)) {
         if (quiet_since.load(std::memory_order_relaxed) != 0) {
             quiet_since.store(0, std::memory_order_relaxed);
         }
