@@ -749,9 +749,10 @@ namespace {
 
 /// The scheduler's progress function: the transports' progress and 1 ("work": an idle VP keeps
 /// polling instead of sleeping) while UCX holds at most MPC_NET_BUSY_SPIN_OPS operations in
-/// flight (none included, unless MPC_NET_BUSY_SPIN_IDLE=0: a rank waiting for a message from
-/// another node takes it at the next poll, not through the watcher and two wake-ups), for at
-/// most MPC_NET_BUSY_SPIN_US after the last event. A message of a
+/// flight (none included with MPC_NET_BUSY_SPIN_IDLE=1: a rank waiting for a message from
+/// another node takes it at the next poll, not through the watcher and two wake-ups; off by
+/// default: on cores shared with other busy processes a poller loses its turn to the sleepers
+/// the scheduler favours), for at most MPC_NET_BUSY_SPIN_US after the last event. A message of a
 /// megabyte over TCP needs the sender's and the receiver's progress for hundreds of
 /// microseconds; past the VPs' spin (MPC_SCHED_SPIN_US) every chunk goes through the watcher
 /// and a wake-up. Between two simulated nodes, 1 MiB ping-pong: 780-950 us sleeping, 463-499 us
