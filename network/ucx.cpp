@@ -277,7 +277,9 @@ int ucx_transport::progress() noexcept {
         epoch_.store(epoch_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         n = open_batches_.load(std::memory_order_relaxed) > 0 ? flush_batches() : 0;
     }
+    detail::tl_in_handlers = true;
     n += static_cast<int>(ucp_worker_progress(worker_));
+    detail::tl_in_handlers = false;
     progressing_.store(false, std::memory_order_release);
     return n;
 }

@@ -8,7 +8,10 @@
 /// the batch being filled and the progress epoch of the last message sent to it. Every message
 /// to a peer leaves under that lock, and one that is not batched first flushes the peer's batch,
 /// so messages leave in the order of the calls (a rank's sends are sequential: MPI's order
-/// between two ranks holds). The receiver hands each record to the receive handler as an eager
+/// between two ranks holds). A send from a handler inside progress() (the engine's acks and
+/// cancel answers) bypasses the batch and its lock: it runs under UCX's worker lock, and a thread
+/// holding the batch lock may be waiting for that one inside ucp_am_send_nbx (a deadlock TSan
+/// cannot see: the worker lock is UCX's). The receiver hands each record to the receive handler as an eager
 /// message that cannot be kept (the engine copies an unexpected one), then releases the batch.
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +22,9 @@
 #include "network/ucx_detail.hpp"
 
 namespace mpc::net {
+
+thread_local bool detail::tl_in_handlers = false;
+
 namespace {
 
 constexpr unsigned am_batch_id = 1;

@@ -44,6 +44,10 @@ status ucx_error(const char* what, ucs_status_t st) noexcept;
 status to_status(ucs_status_t st) noexcept;
 /// Progresses until `req` completes (at most timeout_ms) and frees it; false on timeout.
 bool wait_request(ucp_worker* worker, void* req, long timeout_ms) noexcept;
+/// True on a thread inside ucp_worker_progress() of progress(): it holds UCX's worker lock, so
+/// a send from a handler there (an ack, a cancel's answer) must not wait for a peer's batch
+/// lock, whose holder may be waiting for the worker lock (ucx_batch.cpp).
+extern thread_local bool tl_in_handlers;
 /// Runs c's completion with UCX's status.
 void complete(completion* c, ucs_status_t st) noexcept;
 /// What a started UCX operation returned: done at once (the completion runs now), an error (it

@@ -97,9 +97,11 @@ status ucx_transport::send(int id, const envelope& env, const void* data, std::s
         return {errc::internal, "send to a peer that failed"};
     }
     c->header = env;
-    if (batch_cap_ != 0) {
+    if (batch_cap_ != 0 && !detail::tl_in_handlers) {
         return send_ordered(p, data, len, c);  // ucx_batch.cpp
     }
+    // Unbatched, or from a handler (ucx_detail.hpp, tl_in_handlers): the engine sends only acks
+    // and cancel answers there, which no order binds to the peer's batched messages.
     return send_now(p, data, len, c);
 }
 
