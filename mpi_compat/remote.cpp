@@ -748,8 +748,11 @@ bool start(int nranks, int* first, int* count) noexcept {
 namespace {
 
 /// The scheduler's progress function: the transports' progress and 1 ("work": an idle VP keeps
-/// polling instead of sleeping) while they hold at least one and at most MPC_NET_BUSY_SPIN_OPS
-/// operations in flight, for at most MPC_NET_BUSY_SPIN_US after the last event. A message of a
+/// polling instead of sleeping) while UCX holds at most MPC_NET_BUSY_SPIN_OPS operations in
+/// flight (none included with MPC_NET_BUSY_SPIN_IDLE=1: a rank waiting for a message from
+/// another node takes it at the next poll, not through the watcher and two wake-ups; off by
+/// default: on cores shared with other busy processes a poller loses its turn to the sleepers
+/// the scheduler favours), for at most MPC_NET_BUSY_SPIN_US after the last event. A message of a
 /// megabyte over TCP needs the sender's and the receiver's progress for hundreds of
 /// microseconds; past the VPs' spin (MPC_SCHED_SPIN_US) every chunk goes through the watcher
 /// and a wake-up. Between two simulated nodes, 1 MiB ping-pong: 780-950 us sleeping, 463-499 us
@@ -767,11 +770,16 @@ int scheduler_progress(void*) noexcept {
         auto v = config::get_int("MPC_NET_BUSY_SPIN_OPS");
         return v && *v >= 0 ? static_cast<int>(*v) : 0;
     }();
+    static const bool when_idle = [] {
+        auto v = config::get_bool("MPC_NET_BUSY_SPIN_IDLE");
+        return v && *v;
+    }();
     const int n = detail::progress();
     // Only UCX holds operations in flight (the shared-memory transport's complete inside the
     // calls); without it this is the poll loop of every waiting rank: nothing more to check.
     int ops = 0;
-    if (n > 0 || cap_ns == 0 || g.ucx == nullptr || (ops = g.ucx->in_flight()) == 0 || ops > max_ops) {
+    if (n > 0 || cap_ns == 0 || g.ucx == nullptr || (ops = g.ucx->in_flight()) > max_ops ||
+        (ops == 0 && !when_idle)) {
         if (quiet_since.load(std::memory_order_relaxed) != 0) {
             quiet_since.store(0, std::memory_order_relaxed);
         }

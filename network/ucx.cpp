@@ -93,6 +93,9 @@ status ucx_transport::init(const ucx_options& opts) noexcept {
     if (status s = init_worker(); !s) {
         return s;
     }
+    if (status s = init_batches(); !s) {
+        return s;
+    }
     return init_address();
 }
 
@@ -269,9 +272,16 @@ int ucx_transport::progress() noexcept {
     if (worker_ == nullptr || progressing_.exchange(true, std::memory_order_acquire)) {
         return 0;
     }
-    unsigned n = ucp_worker_progress(worker_);
+    int n = 0;
+    if (batch_cap_ != 0) {  // a new epoch: the next message to each peer leaves at once
+        epoch_.store(epoch_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        n = open_batches_.load(std::memory_order_relaxed) > 0 ? flush_batches() : 0;
+    }
+    detail::tl_in_handlers = true;
+    n += static_cast<int>(ucp_worker_progress(worker_));
+    detail::tl_in_handlers = false;
     progressing_.store(false, std::memory_order_release);
-    return static_cast<int>(n);
+    return n;
 }
 
 bool ucx_transport::arm() noexcept {
@@ -340,12 +350,14 @@ void ucx_transport::close_endpoints(long timeout_ms) noexcept {
 status ucx_transport::shutdown() noexcept {
     if (worker_ != nullptr) {
         if (peers_) {
+            flush_batches();
             close_endpoints(close_timeout_ms_);
         }
         ucp_worker_destroy(worker_);
         worker_ = nullptr;
         efd_ = -1;
     }
+    free_batches();  // after the worker: no batch is in flight any more
     if (peers_) {  // after the worker: no error handler can run any more
         for (int i = 0; i < opts_.max_peers; ++i) {
             delete peers_[i].exchange(nullptr, std::memory_order_acq_rel);

@@ -18,6 +18,12 @@
 ///   and is later fetched straight into the final buffer (ucp_am_recv_data_nbx), possibly long
 ///   after its arrival. fetch() also works on kept eager data (a memcpy), so the engine has one
 ///   path for an unexpected message that its receive matches later.
+/// - **Aggregation** (ucx_batch.cpp, MPC_NET_UCX_BATCH): a small message to a peer that already
+///   got one since the last progress() is not sent at once but packed, envelope and data, into
+///   that peer's batch, one active message sent by the next progress() (or when the batch is
+///   full, or before a message that is not batched): a window of small sends costs one system
+///   call and one TCP segment instead of one each. The first message after a progress() leaves
+///   at once, so a ping-pong waits for nothing. A batched send completes when it is copied.
 /// - **Failure.** Endpoints use UCP_ERR_HANDLING_MODE_PEER: a peer that dies is marked dead,
 ///   the owner's peer-failed callback runs (from progress()), its pending sends complete with an
 ///   error, and shutdown closes its endpoint with FORCE. Shutdown waits a bounded time
@@ -32,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "lib/status.hpp"
@@ -101,7 +108,8 @@ public:
     /// context. Idempotent; the destructor calls it. Blocks (progresses) until done.
     status shutdown() noexcept override;
 
-    struct peer;  ///< one endpoint (ucx.cpp)
+    struct peer;   ///< one endpoint (ucx.cpp)
+    struct batch;  ///< small messages packed into one active message (ucx_batch.cpp)
 
 private:
     ucx_transport() = default;
@@ -111,6 +119,16 @@ private:
     status install_am_handler() noexcept;
     peer* find_peer(int id) const noexcept;
     void close_endpoints(long timeout_ms) noexcept;
+    /// One active message now (ucx_io.cpp).
+    status send_now(peer* p, const void* data, std::size_t len, completion* c) noexcept;
+    // Aggregation (ucx_batch.cpp).
+    status init_batches() noexcept;
+    status send_ordered(peer* p, const void* data, std::size_t len, completion* c) noexcept;
+    void flush_locked(peer* p) noexcept;
+    int flush_batches() noexcept;
+    batch* get_batch() noexcept;
+    void put_batch(batch* b) noexcept;
+    void free_batches() noexcept;
 
     ucp_context* context_ = nullptr;
     ucp_worker* worker_ = nullptr;
@@ -122,6 +140,15 @@ private:
     std::vector<std::byte> address_;
     std::unique_ptr<std::atomic<peer*>[]> peers_;
     std::atomic<bool> progressing_{false};
+    // Aggregation (ucx_batch.cpp).
+    std::size_t batch_cap_ = 0;  ///< bytes of records per batch; 0: off
+    std::atomic<std::uint64_t> epoch_{0};  ///< progress() calls so far
+    std::atomic<int> open_batches_{0};   ///< batches being filled
+    std::mutex pool_lock_;
+    std::vector<batch*> pool_;         ///< free batches
+    std::vector<batch*> all_batches_;  ///< every batch made (freed at shutdown)
+    std::mutex dirty_lock_;
+    std::vector<int> dirty_;           ///< peers with a batch to flush (at most max_peers)
 };
 
 }  // namespace mpc::net

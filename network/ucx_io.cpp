@@ -11,25 +11,24 @@ namespace mpc::net {
 
 namespace {
 
-constexpr unsigned am_id = 0;  // one active-message id: the envelope says the rest
-
-void complete(completion* c, ucs_status_t st) noexcept { c->fn(c, detail::to_status(st)); }
+constexpr unsigned am_id = 0;  // one active-message id for messages: the envelope says the rest
 
 /// UCX requests started and not completed, for in_flight(). One count for the module: the request
 /// callbacks only get the completion record, and a process has one transport (tests with two
 /// see each other's requests: in_flight() is a hint for polling, not a correctness matter).
 std::atomic<int> g_inflight{0};
 
-/// The callbacks of requests that started() counted.
-void request_done(void* req, completion* c, ucs_status_t st) noexcept {
+}  // namespace
+
+void detail::complete(completion* c, ucs_status_t st) noexcept { c->fn(c, detail::to_status(st)); }
+
+void detail::request_done(void* req, completion* c, ucs_status_t st) noexcept {
     ucp_request_free(req);  // released once the callback returns
     g_inflight.fetch_sub(1, std::memory_order_relaxed);
     complete(c, st);
 }
 
-/// What a started UCX operation returned: done at once (the completion runs now), an error (it
-/// never runs), or a request (its callback will run it).
-status started(ucs_status_ptr_t r, completion* c, const char* what) noexcept {
+status detail::started(ucs_status_ptr_t r, completion* c, const char* what) noexcept {
     if (r == nullptr) {
         complete(c, UCS_OK);
         return {};
@@ -43,6 +42,10 @@ status started(ucs_status_ptr_t r, completion* c, const char* what) noexcept {
     return {};
 }
 
+namespace {
+using detail::complete;
+using detail::request_done;
+using detail::started;
 }  // namespace
 
 status ucx_transport::install_am_handler() noexcept {
@@ -94,6 +97,15 @@ status ucx_transport::send(int id, const envelope& env, const void* data, std::s
         return {errc::internal, "send to a peer that failed"};
     }
     c->header = env;
+    if (batch_cap_ != 0 && !detail::tl_in_handlers) {
+        return send_ordered(p, data, len, c);  // ucx_batch.cpp
+    }
+    // Unbatched, or from a handler (ucx_detail.hpp, tl_in_handlers): the engine sends only acks
+    // and cancel answers there, which no order binds to the peer's batched messages.
+    return send_now(p, data, len, c);
+}
+
+status ucx_transport::send_now(peer* p, const void* data, std::size_t len, completion* c) noexcept {
     ucp_request_param_t prm{};
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     prm.flags = (rndv_thresh_ != 0 && len >= rndv_thresh_) ? UCP_AM_SEND_FLAG_RNDV : 0;
