@@ -413,6 +413,18 @@ bool fast_barrier(MPI_Comm h, int* err) noexcept {
     return true;
 }
 
+static_assert(sizeof(long) == 8, "MPI_LONG folds as a 64-bit integer");
+
+bool basic_elem_of(MPI_Datatype t, shm::basic_elem* e) noexcept {
+    switch (t) {
+        case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: *e = shm::basic_elem::f64; return true;
+        case MPI_FLOAT: case MPI_REAL: *e = shm::basic_elem::f32; return true;
+        case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: *e = shm::basic_elem::i32; return true;
+        case MPI_LONG: case MPI_LONG_LONG_INT: case MPI_INT64_T: *e = shm::basic_elem::i64; return true;
+        default: return false;
+    }
+}
+
 /// Allreduce of count >= 1 elements of a contiguous predefined type under a predefined operation
 /// defined on it, small enough for the flat lines, buffers not null and not aliased.
 bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h, int* err) noexcept {
@@ -430,6 +442,13 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     fast_call f;
     if (!fast_comm(h, kind::allreduce, &f)) {
         return false;
+    }
+    // MAX, MIN and SUM (predefined: checked above) of the common types: folded inline.
+    const int opi = static_cast<int>(static_cast<unsigned>(op) & 0xffffffU);
+    if (shm::basic_elem e; opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
+        const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+        *err = shm::flat_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, static_cast<std::size_t>(count), e, opi);
+        return true;
     }
     args a;
     a.k = kind::allreduce;

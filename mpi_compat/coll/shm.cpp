@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "lib/config.hpp"
 #include "lib/fence.hpp"
@@ -687,6 +688,62 @@ int flat_barrier(const comm& c, int rank, int size) noexcept {
     const std::uint64_t k = st.seqs[rank].flat_next++;
     publish(st, rank, size, k, false);
     wait_all(st, size, k, "MPI_Barrier");
+    return MPI_SUCCESS;
+}
+
+namespace {
+
+/// x op acc for MPI_MAX (1), MPI_MIN (2) and MPI_SUM (3), exactly as op.cpp computes them
+/// (integers wrap around).
+template <class T>
+T fold_one(int op, T x, T acc) noexcept {
+    switch (op) {
+        case 1: return x > acc ? x : acc;
+        case 2: return x < acc ? x : acc;
+        default:
+            if constexpr (std::is_integral_v<T>) {
+                using U = std::make_unsigned_t<T>;
+                return static_cast<T>(static_cast<U>(x) + static_cast<U>(acc));
+            } else {
+                return x + acc;
+            }
+    }
+}
+
+/// out = x_0 op (x_1 op (... op x_{size-1})) over the halves of call k, n elements of T: the
+/// order of reduce_halves().
+template <class T>
+void fold_halves(const state& st, int size, std::uint64_t k, int op, std::size_t n, void* out) noexcept {
+    T acc[flat_bytes / sizeof(T)];
+    std::memcpy(acc, half_of(st, size - 1, k).data, n * sizeof(T));
+    for (int r = size - 2; r >= 0; --r) {
+        const unsigned char* x = half_of(st, r, k).data;
+        for (std::size_t i = 0; i < n; ++i) {
+            T v;
+            std::memcpy(&v, x + i * sizeof(T), sizeof(T));
+            acc[i] = fold_one(op, v, acc[i]);
+        }
+    }
+    std::memcpy(out, acc, n * sizeof(T));
+}
+
+}  // namespace
+
+int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
+                         int op) noexcept {
+    state& st = state_of(c);
+    const std::uint64_t k = st.seqs[rank].flat_next++;
+    wait_writable(st, size, k, "MPI_Allreduce");
+    const std::size_t elem = e == basic_elem::f64 || e == basic_elem::i64 ? 8 : 4;
+    std::memcpy(half_of(st, rank, k).data, in, n * elem);
+    publish(st, rank, size, k, false);
+    wait_all(st, size, k, "MPI_Allreduce");
+    switch (e) {
+        case basic_elem::f64: fold_halves<double>(st, size, k, op, n, out); break;
+        case basic_elem::f32: fold_halves<float>(st, size, k, op, n, out); break;
+        case basic_elem::i32: fold_halves<std::int32_t>(st, size, k, op, n, out); break;
+        case basic_elem::i64: fold_halves<std::int64_t>(st, size, k, op, n, out); break;
+    }
     return MPI_SUCCESS;
 }
 

@@ -134,6 +134,13 @@ bool flat_runs(const args& a) noexcept;
 int flat(args& a) noexcept;
 /// flat() of a barrier (member `rank` of c's `size`), for the fast path that builds no args.
 int flat_barrier(const comm& c, int rank, int size) noexcept;
+/// The element types the Allreduce fast path folds inline (op.cpp's arithmetic).
+enum class basic_elem : unsigned char { f64, f32, i32, i64 };
+/// flat() of an Allreduce of n elements (n x size <= flat_bytes) of e under MPI_MAX (op 1),
+/// MPI_MIN (2) or MPI_SUM (3), from `in` (which may be `out`: in place) to `out`; the same
+/// result, bit for bit, as flat() through the general path.
+int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
+                         int op) noexcept;
 /// Whether c's state exists and has the flat path's lines (a communicator of at most
 /// flat_limit() members that made a collective call already): the blocking fast paths
 /// (api.cpp) check this instead of building the state.
