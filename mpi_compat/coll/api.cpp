@@ -388,7 +388,30 @@ struct fast_call {
     const comm* c;
     int rank;
     int size;
+
+    void fill(args& a, kind what) const noexcept {
+        a.k = what;
+        a.self = self;
+        a.c = c;
+        a.rank = rank;
+        a.size = size;
+    }
 };
+
+/// The data part: count >= 1 elements of a contiguous predefined type that fit the flat lines
+/// (its datatype), else null.
+const datatype* fast_type(MPI_Datatype t, int count) noexcept {
+    const auto u = static_cast<unsigned>(t);
+    const unsigned index = u & 0xffffffU;
+    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE || index >= MPC_DATATYPE_PREDEFINED_COUNT || count < 1) {
+        return nullptr;
+    }
+    const datatype* dt = detail::fast_p2p_type[index].load(std::memory_order_acquire);
+    if (dt == nullptr || static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->extent()) > shm::flat_bytes) {
+        return nullptr;
+    }
+    return dt;
+}
 
 [[gnu::always_inline]] inline bool fast_comm(MPI_Comm h, kind what, fast_call* f) noexcept {
     task* self = current();
@@ -428,19 +451,12 @@ bool basic_elem_of(MPI_Datatype t, shm::basic_elem* e) noexcept {
 /// Allreduce of count >= 1 elements of a contiguous predefined type under a predefined operation
 /// defined on it, small enough for the flat lines, buffers not null and not aliased.
 bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h, int* err) noexcept {
-    const auto u = static_cast<unsigned>(t);
-    const unsigned index = u & 0xffffffU;
-    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE || index >= MPC_DATATYPE_PREDEFINED_COUNT || count < 1 ||
-        rbuf == nullptr || rbuf == MPI_IN_PLACE || sbuf == nullptr || sbuf == rbuf) {
+    if (rbuf == nullptr || rbuf == MPI_IN_PLACE || sbuf == nullptr || sbuf == rbuf) {
         return false;
     }
-    const datatype* dt = detail::fast_p2p_type[index].load(std::memory_order_acquire);
-    if (dt == nullptr || static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->extent()) > shm::flat_bytes ||
-        op_is_user(op) || op_check(op, t) != MPI_SUCCESS) {
-        return false;
-    }
+    const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (!fast_comm(h, kind::allreduce, &f)) {
+    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, kind::allreduce, &f)) {
         return false;
     }
     // MAX, MIN and SUM (predefined: checked above) of the common types: folded inline.
@@ -451,11 +467,7 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
         return true;
     }
     args a;
-    a.k = kind::allreduce;
-    a.self = f.self;
-    a.c = f.c;
-    a.rank = f.rank;
-    a.size = f.size;
+    f.fill(a, kind::allreduce);
     a.in_place = sbuf == MPI_IN_PLACE;
     a.sbuf = a.in_place ? nullptr : sbuf;
     a.rbuf = rbuf;
@@ -475,26 +487,16 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
 /// Bcast of count >= 1 elements of a contiguous predefined type, small enough for the flat lines,
 /// from a valid root, buffer not null.
 bool fast_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, int* err) noexcept {
-    const auto u = static_cast<unsigned>(t);
-    const unsigned index = u & 0xffffffU;
-    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE || index >= MPC_DATATYPE_PREDEFINED_COUNT || count < 1 ||
-        buf == nullptr || buf == MPI_IN_PLACE) {
+    if (buf == nullptr || buf == MPI_IN_PLACE) {
         return false;
     }
-    const datatype* dt = detail::fast_p2p_type[index].load(std::memory_order_acquire);
-    if (dt == nullptr || static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->size()) > shm::flat_bytes) {
-        return false;
-    }
+    const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (!fast_comm(h, kind::bcast, &f) || root < 0 || root >= f.size) {
+    if (dt == nullptr || !fast_comm(h, kind::bcast, &f) || root < 0 || root >= f.size) {
         return false;
     }
     args a;
-    a.k = kind::bcast;
-    a.self = f.self;
-    a.c = f.c;
-    a.rank = f.rank;
-    a.size = f.size;
+    f.fill(a, kind::bcast);
     a.root = root;
     a.rbuf = buf;
     a.rcount = count;
