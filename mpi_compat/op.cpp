@@ -64,15 +64,10 @@ bool defined_on(int op_index, cls c) noexcept {
     }
 }
 
-/// a + b and a * b; integers wrap around (computed unsigned: signed overflow is undefined).
+/// a + b (op.hpp) and a * b; integers wrap around (computed unsigned: signed overflow is undefined).
 template <class T>
 T add(T a, T b) noexcept {
-    if constexpr (std::is_integral_v<T>) {
-        using U = std::make_unsigned_t<T>;
-        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    } else {
-        return a + b;
-    }
+    return op_add(a, b);
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace mpc::mpi {
 
@@ -23,5 +24,26 @@ bool op_is_user(MPI_Op op) noexcept;
 
 /// Whether the operation is commutative (predefined ones are).
 bool op_commutes(MPI_Op op) noexcept;
+
+/// x MAX / MIN / SUM acc (op index 1, 2, 3 of the predefined operations) for one element, as
+/// op_apply computes it: integers wrap around (computed unsigned: signed overflow is undefined).
+template <class T>
+T op_add(T a, T b) noexcept {
+    if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+        return a + b;
+    }
+}
+
+template <class T>
+T op_max_min_sum(int op_index, T x, T acc) noexcept {
+    switch (op_index) {
+        case 1: return x > acc ? x : acc;
+        case 2: return x < acc ? x : acc;
+        default: return op_add(x, acc);
+    }
+}
 
 }  // namespace mpc::mpi

@@ -4,12 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <type_traits>
 
 #include "lib/config.hpp"
 #include "lib/fence.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/match.hpp"
+#include "mpi_compat/op.hpp"
 #include "mpi_compat/coll/pieces.hpp"
 #include "scheduler/sched.hpp"
 
@@ -693,23 +693,6 @@ int flat_barrier(const comm& c, int rank, int size) noexcept {
 
 namespace {
 
-/// x op acc for MPI_MAX (1), MPI_MIN (2) and MPI_SUM (3), exactly as op.cpp computes them
-/// (integers wrap around).
-template <class T>
-T fold_one(int op, T x, T acc) noexcept {
-    switch (op) {
-        case 1: return x > acc ? x : acc;
-        case 2: return x < acc ? x : acc;
-        default:
-            if constexpr (std::is_integral_v<T>) {
-                using U = std::make_unsigned_t<T>;
-                return static_cast<T>(static_cast<U>(x) + static_cast<U>(acc));
-            } else {
-                return x + acc;
-            }
-    }
-}
-
 /// out = x_0 op (x_1 op (... op x_{size-1})) over the halves of call k, n elements of T: the
 /// order of reduce_halves().
 template <class T>
@@ -721,7 +704,7 @@ void fold_halves(const state& st, int size, std::uint64_t k, int op, std::size_t
         for (std::size_t i = 0; i < n; ++i) {
             T v;
             std::memcpy(&v, x + i * sizeof(T), sizeof(T));
-            acc[i] = fold_one(op, v, acc[i]);
+            acc[i] = op_max_min_sum(op, v, acc[i]);
         }
     }
     std::memcpy(out, acc, n * sizeof(T));
