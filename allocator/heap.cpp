@@ -12,8 +12,6 @@ namespace mpc::alloc {
 // ---- spans and the span map -----------------------------------------------------------------
 
 namespace {
-enum : std::uint8_t { span_active = 0, span_full = 1, span_queued = 2 };
-
 /// Span map entry: kind in the top 4 bits; a run's first span holds its length, its last span
 /// (when longer than one) the distance back to the first. Only those two entries of a run are
 /// kept exact: nothing reads the entries inside a run.
@@ -286,8 +284,7 @@ span* heap::new_small_span(int cls) noexcept {
     s->block = detail::class_sizes[static_cast<std::size_t>(cls)];
     s->bump = addr_of(i) + span_header;
     s->end = s->bump + (span_size - span_header) / s->block * s->block;
-    s->remote.store(nullptr, std::memory_order_relaxed);
-    s->state.store(span_active, std::memory_order_relaxed);
+    s->remote.store(0, std::memory_order_relaxed);
     s->reclaim_next = nullptr;
     s->used = 0;
     s->kept = false;
@@ -323,7 +320,7 @@ void heap::relink_reclaimed() noexcept {
     span* r = reclaim_.exchange(nullptr, std::memory_order_acquire);
     while (r != nullptr) {
         span* nx = r->reclaim_next;
-        r->state.store(span_active, std::memory_order_release);  // off the stack
+        r->remote.fetch_and(~remote_queued, std::memory_order_relaxed);  // off the stack
         if (!r->in_avail) {
             push_front(r->cls, r);  // full of returned blocks, recently touched: use them first
         }
@@ -348,7 +345,8 @@ void* heap::alloc_small(int cls) noexcept {
             ++s->used;
             return b;
         }
-        if (s->remote.load(std::memory_order_relaxed) != nullptr) {
+        std::uintptr_t w = s->remote.load(std::memory_order_relaxed);
+        if (remote_blocks(w)) {
             take_remote(s);
             continue;
         }
@@ -357,16 +355,11 @@ void* heap::alloc_small(int cls) noexcept {
         // Flag it full once: a span keeps the flag while it goes in and out of the class list
         // (a local free puts it back without touching the flag), so a span that fills up again
         // and again costs no atomic operation. Only a remote free, or the drain of reclaim_,
-        // changes the flag again.
-        if (s->state.load(std::memory_order_seq_cst) == span_active) {
-            s->state.store(span_full, std::memory_order_seq_cst);  // remote frees only move full -> queued
-            // A remote free may have come in before the flag was visible: look again (the
-            // freeing side pushes, then looks at the flag; both seq_cst).
-            std::uint8_t expect = span_full;
-            if (s->remote.load(std::memory_order_seq_cst) != nullptr &&
-                s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel)) {
-                push_front(cls, s);
-            }
+        // changes the flag again. If a remote free comes in before the flag is set, the swap
+        // fails and the span goes back with that block.
+        if (w == 0 && !s->remote.compare_exchange_strong(w, remote_full, std::memory_order_relaxed,
+                                                          std::memory_order_relaxed)) {
+            push_front(cls, s);
         }
         // Else it was flagged before (a remote free will queue it on reclaim_) or is queued
         // already: either way it comes back when reclaim_ is taken, or at its next local free.
@@ -389,7 +382,8 @@ void heap::free_local_small(span* s, void* p) noexcept {
 }
 
 void heap::take_remote(span* s) noexcept {
-    void* r = s->remote.exchange(nullptr, std::memory_order_acquire);
+    // The blocks, not the flags.
+    void* r = reinterpret_cast<void*>(s->remote.fetch_and(remote_flags, std::memory_order_acquire) & ~remote_flags);
     if (r == nullptr) {
         return;
     }
@@ -412,7 +406,7 @@ std::size_t heap::collect_remote() noexcept {
     for (int c = 0; c < num_classes; ++c) {
         for (span* s = avail_[c]; s != nullptr;) {
             span* next = s->next;  // s may leave the list
-            if (s->remote.load(std::memory_order_relaxed) != nullptr) {
+            if (remote_blocks(s->remote.load(std::memory_order_relaxed))) {
                 take_remote(s);
                 released += release_if_empty(s) ? 1 : 0;
             }
@@ -425,17 +419,17 @@ std::size_t heap::collect_remote() noexcept {
 bool heap::release_if_empty(span* s) noexcept {
     int cls = s->cls;
     // Empty and not the class's current span: back to the runs, unless a remote free has
-    // queued it on reclaim_ (or is about to: it found it full and has not pushed it yet; its
-    // block was counted back already). It must never be reused while on that stack.
+    // queued it on reclaim_ (or is about to: the flag and its block went in in one swap, and
+    // its block was counted back already). It must never be reused while on that stack. No
+    // remote free can come any more (every block is free), so the word holds only flags.
     if (s->used == 0 && avail_[cls] != s) {
-        // A span still flagged full is cleared first; a remote free that saw the flag and has
-        // not queued the span yet then fails to, so the span cannot end up on reclaim_ later.
-        std::uint8_t expect = span_full;
-        if (s->state.load(std::memory_order_relaxed) == span_full) {
-            s->state.compare_exchange_strong(expect, span_active, std::memory_order_acq_rel);
+        std::uintptr_t w = s->remote.load(std::memory_order_acquire);
+        if ((w & remote_queued) != 0) {
+            return false;
         }
-    }
-    if (s->used == 0 && avail_[cls] != s && s->state.load(std::memory_order_acquire) == span_active) {
+        if (w != 0) {
+            s->remote.store(0, std::memory_order_relaxed);  // flagged full: cleared
+        }
         // The first max_kept spans of the heap that become empty stay in their class lists for
         // good, their free lists whole: a program that allocates and frees the same blocks
         // over and over (a phase of n objects, then their frees) finds them on the fast path
@@ -590,13 +584,16 @@ void heap::free_slow(heap* h, heap* current, void* p) noexcept {
             h->free_local_small(s, p);
             return;
         }
-        void* old = s->remote.load(std::memory_order_relaxed);
+        // One swap pushes the block and turns full into queued (see span::remote): the span
+        // cannot go back to the runs between the two, and when the swap did not queue it this
+        // thread touches the span no more (the owner may reuse its memory at once).
+        std::uintptr_t old = s->remote.load(std::memory_order_relaxed);
+        std::uintptr_t now = 0;
         do {
-            *static_cast<void**>(p) = old;
-        } while (!s->remote.compare_exchange_weak(old, p, std::memory_order_seq_cst, std::memory_order_relaxed));
-        std::uint8_t expect = span_full;
-        if (s->state.load(std::memory_order_seq_cst) == span_full &&
-            s->state.compare_exchange_strong(expect, span_queued, std::memory_order_acq_rel)) {
+            *static_cast<std::uintptr_t*>(p) = old & ~remote_flags;
+            now = reinterpret_cast<std::uintptr_t>(p) | ((old & remote_flags) != 0 ? remote_queued : 0);
+        } while (!s->remote.compare_exchange_weak(old, now, std::memory_order_release, std::memory_order_relaxed));
+        if ((old & remote_full) != 0) {
             span* top = h->reclaim_.load(std::memory_order_relaxed);
             do {
                 s->reclaim_next = top;

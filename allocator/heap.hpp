@@ -64,17 +64,26 @@ struct span {
     span* next;           ///< avail_ list
     span* prev;
     // Second cache line: what other tasks write (remote frees), apart from the owner's line.
-    alignas(64) std::atomic<void*> remote;  ///< blocks freed by other tasks (a stack)
-    /// span_active: in avail_ or being filled; span_full: the owner took it out of avail_;
-    /// span_queued: a remote free found it full and pushed it on heap::reclaim_ (it is on that
-    /// stack exactly while in this state, so it is never pushed twice).
-    std::atomic<std::uint8_t> state;
+    /// Blocks freed by other tasks (a stack; blocks are 8-byte aligned) with two flags in the
+    /// low bits: remote_full (the owner took the span out of avail_ while no remote block was
+    /// pending) and remote_queued (a remote free found it full and pushed it on heap::reclaim_;
+    /// it is on that stack, or about to be, exactly while the flag is set, so it is never pushed
+    /// twice and never given back to the runs meanwhile). A remote free pushes its block and
+    /// turns full into queued in one compare-and-swap: after it, it touches the span only if
+    /// it is the one that queues it, so the owner may take the block back, empty the span and
+    /// reuse its memory at once.
+    std::atomic<std::uintptr_t> remote;
     span* reclaim_next;   ///< heap::reclaim_ chain
 
     static span* of(const void* p) noexcept {
         return reinterpret_cast<span*>(reinterpret_cast<std::uintptr_t>(p) & ~(span_size - 1));
     }
 };
+inline constexpr std::uintptr_t remote_full = 1;
+inline constexpr std::uintptr_t remote_queued = 2;
+inline constexpr std::uintptr_t remote_flags = remote_full | remote_queued;
+/// True if the remote word holds blocks (not only flags).
+inline bool remote_blocks(std::uintptr_t w) noexcept { return (w & ~remote_flags) != 0; }
 
 
 namespace detail {

@@ -496,6 +496,90 @@ TEST_F(HeapTest, LocalAndRemoteFreesMixedUnderLoad) {
 }
 
 
+TEST_F(HeapTest, RemoteFreesNeverWriteIntoASpanReusedMeanwhile) {
+    // A remote free pushes its block on the span's remote list; the owner may take the block
+    // back at once, find the span empty, give it back to the runs and hand its memory out as a
+    // large block. The freeing thread must not touch the span after its push (unless the push
+    // queued the span, which keeps it from being reused): an earlier version looked at a flag
+    // byte of the span after the push and could write into the new block. Here the owner
+    // keeps emptying spans (trim) and refilling them with large blocks of bytes that read as the
+    // old "full" flag, while three threads (more than the cores, so they get preempted anywhere)
+    // free its small blocks; every large block must come back unchanged.
+    heap* h = heap_of_rank(0);
+    ASSERT_NE(h, nullptr);
+    constexpr int freers = 3;
+    constexpr int rounds = 400;
+    constexpr std::size_t small = 256;
+    const std::size_t batch = 6 * ((span_size - 128) / small);  // six spans of blocks
+    std::vector<std::atomic<void*>> box(batch);
+    std::atomic<int> round{-1};
+    std::atomic<std::size_t> next{0}, freed{0};
+    std::vector<std::thread> threads;
+    for (int f = 0; f < freers; ++f) {
+        threads.emplace_back([&, f] {
+            heap* mine = heap_of_rank(1 + f);
+            for (int r = 0; r < rounds; ++r) {
+                while (round.load(std::memory_order_acquire) < r) {
+                    std::this_thread::yield();
+                }
+                for (std::size_t i = next.fetch_add(1); i < batch; i = next.fetch_add(1)) {
+                    heap::free(mine, box[i].exchange(nullptr, std::memory_order_acquire));
+                    freed.fetch_add(1, std::memory_order_release);
+                }
+            }
+        });
+    }
+    std::vector<void*> large;
+    bool intact = true;
+    bool out_of_memory = false;
+    auto check_and_free = [&](std::size_t keep) {
+        while (large.size() > keep) {
+            auto* c = static_cast<const unsigned char*>(large.back());
+            intact = intact && std::all_of(c, c + span_size, [](unsigned char x) { return x == 1; });
+            heap::free(h, large.back());
+            large.pop_back();
+        }
+    };
+    for (int r = 0; r < rounds && intact && !out_of_memory; ++r) {
+        for (std::size_t i = 0; i < batch; ++i) {
+            void* p = h->alloc(small);
+            out_of_memory = out_of_memory || p == nullptr;
+            box[i].store(p, std::memory_order_relaxed);
+        }
+        freed.store(0, std::memory_order_relaxed);
+        next.store(0, std::memory_order_release);  // a freer late from the last round may start here
+        round.store(r, std::memory_order_release);
+        while (freed.load(std::memory_order_acquire) < batch) {
+            h->trim();  // spans the frees emptied go back to the runs...
+            void* p = h->alloc(span_size);  // ...and come out again as large blocks
+            if (p == nullptr) {
+                out_of_memory = true;
+                break;
+            }
+            std::memset(p, 1, span_size);
+            large.push_back(p);
+            if (large.size() >= 32) {
+                check_and_free(16);
+            }
+        }
+        check_and_free(0);
+    }
+    if (!intact || out_of_memory) {
+        round.store(rounds, std::memory_order_release);  // let the freers run out
+        for (auto& b : box) {
+            b.store(nullptr);
+        }
+    }
+    for (auto& t : threads) {
+        t.join();
+    }
+    ASSERT_FALSE(out_of_memory);
+    EXPECT_TRUE(intact) << "a remote free wrote into memory its span had been reused for";
+    EXPECT_TRUE(h->trim());
+    auto st = h->get_stats();
+    EXPECT_LE(st.spans_total - st.spans_free, 16u + 1u) << "every emptied span came back";
+}
+
 TEST_F(HeapTest, ZeroedBlocksAreZeroWithoutTouchingCleanPages) {
     heap* h = heap_of_rank(2);
     ASSERT_NE(h, nullptr);
