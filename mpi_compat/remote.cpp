@@ -60,6 +60,12 @@ struct state {
     std::thread watcher;
     int idle_efd = -1;  ///< signalled when every VP sleeps (on_all_asleep), and to stop the watcher
     std::atomic<bool> stopping{false};  ///< the watcher returns (finish)
+    /// Set by every progress call of a VP (detail::progress), cleared by the watcher's timed
+    /// check: a period without it means no VP polls (all awake ones compute), and the watcher
+    /// progresses the transport once itself (watch_events). Only written when clear, so pollers
+    /// keep the line shared.
+    std::atomic<bool> polled{false};
+    long watch_period_ns = 1000000;  ///< MPC_NET_PROGRESS_US (0: no timed check)
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
     std::vector<int> node_of_proc;   ///< node index of every process (node_of)
     std::vector<std::string> node_name_of_proc;  ///< node name of every process (for messages)
@@ -311,10 +317,12 @@ void drain(int fd) noexcept {
     (void)n;
 }
 
-/// poll() that retries on EINTR; false on another error (logged).
-bool poll_fds(struct pollfd* fds, nfds_t n) noexcept {
+/// poll() (ppoll() with a timeout in ns, < 0: none) that retries on EINTR; false on another
+/// error (logged). A timeout returns true with no revents.
+bool poll_fds(struct pollfd* fds, nfds_t n, long timeout_ns = -1) noexcept {
     for (;;) {
-        if (::poll(fds, n, -1) >= 0) {
+        const struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
+        if (::ppoll(fds, n, timeout_ns < 0 ? nullptr : &ts, nullptr) >= 0) {
             return true;
         }
         if (errno != EINTR) {
@@ -334,6 +342,11 @@ bool arm_transports() noexcept {
 /// what is pending itself, arms the event fd and sleeps on it, so that a message from another
 /// process is handled at once (its receiver's VP woken) although no VP polls. It never spins:
 /// when arming keeps failing with nothing to progress it pauses (1 us, doubling up to 1 ms).
+/// While it waits for every VP to sleep, it looks once per MPC_NET_PROGRESS_US (1 ms) whether
+/// a VP polled meanwhile; if none did (every awake VP computes, the others sleep) it progresses
+/// the transport itself until nothing is left, so that non-blocking operations between
+/// processes go on while all the ranks compute (a round of a non-blocking collective, a
+/// rendezvous, the acknowledgement a synchronous send waits for).
 void watch_events() noexcept {
     auto stopped = [] { return g.stopping.load(std::memory_order_acquire); };
     for (;;) {
@@ -341,8 +354,15 @@ void watch_events() noexcept {
             return;
         }
         struct pollfd wait_idle = {g.idle_efd, POLLIN, 0};
-        if (!poll_fds(&wait_idle, 1) || stopped()) {
+        if (!poll_fds(&wait_idle, 1, g.watch_period_ns > 0 ? g.watch_period_ns : -1) || stopped()) {
             return;
+        }
+        if ((wait_idle.revents & POLLIN) == 0) {  // the period ran out
+            if (!g.polled.exchange(false, std::memory_order_relaxed)) {
+                while (g.tr->progress() > 0 && !stopped()) {
+                }
+            }
+            continue;
         }
         drain(g.idle_efd);
         long pause_ns = 0;
@@ -687,7 +707,12 @@ int node_of(int world_rank) noexcept {
 }
 
 bool detail::g_active = false;
-int detail::progress() noexcept { return g.tr->progress(); }
+int detail::progress() noexcept {
+    if (!g.polled.load(std::memory_order_relaxed)) {
+        g.polled.store(true, std::memory_order_relaxed);
+    }
+    return g.tr->progress();
+}
 net::transport& transport() noexcept { return *g.tr; }
 
 bool start(int nranks, int* first, int* count) noexcept {
@@ -814,6 +839,11 @@ bool start_progress() noexcept {
     if (g.idle_efd < 0) {
         std::fprintf(stderr, "mpc: process %d: eventfd: %s\n", g.me, std::strerror(errno));
         return false;
+    }
+    if (auto v = config::get_int("MPC_NET_PROGRESS_US"); v && *v >= 0 && *v <= 10000000) {
+        g.watch_period_ns = static_cast<long>(*v) * 1000;
+    } else {
+        std::fprintf(stderr, "mpc: process %d: MPC_NET_PROGRESS_US must be 0 (off) to 10000000 microseconds; using 1000\n", g.me);
     }
     g.watcher = std::thread(&watch_events);
     sched::set_all_asleep_hook(&on_all_asleep, nullptr);

@@ -18,7 +18,15 @@
  * (default 20) each rank reports the failure, completes the call with MPI_Wait (which runs it)
  * and the program exits 1. It cannot hang on the progress it tests.
  *
- *   coll_progress [thread|eager [ELEMENTS [LIMIT_SECONDS]]]   (defaults thread, 65536 or 4, 20) */
+ * Mode "remote" (ranks in several processes: mpc_run -p): the ranks cannot share a counter, so
+ * each watches its own receive buffer: an MPI_Iallreduce (MPI_SUM of MPI_LONG, rank + 1 in every
+ * element) whose rounds between processes must go on while every rank computes, with no VP of
+ * the process polling the transport (the event watcher's timed progress, MPC_NET_PROGRESS_US).
+ * The ranks read the buffer with atomic loads while the call is pending: not something MPI
+ * lets a program rely on, only a probe of when the data landed.
+ *
+ *   coll_progress [thread|eager|remote [ELEMENTS [LIMIT_SECONDS]]]   (defaults thread, 65536 or 4
+ *   or 1, 20) */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +53,59 @@ static void count_calls(void* in, void* inout, int* len, MPI_Datatype* t) {
     }
 }
 
+/* Mode "remote": see the comment at the top. */
+static int remote_progress(int rank, int size, long n, double limit) {
+    long* in = malloc((size_t)n * sizeof(long));
+    long* out = malloc((size_t)n * sizeof(long));
+    if (in == NULL || out == NULL) {
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (long i = 0; i < n; i++) {
+        in[i] = rank + 1;
+        out[i] = 0;
+    }
+    const long want = (long)size * (size + 1) / 2;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Request r;
+    MPI_Iallreduce(in, out, (int)n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &r);
+    double t0 = now_s();
+    double x = 1.0;
+    while ((__atomic_load_n(&out[0], __ATOMIC_ACQUIRE) != want ||
+            __atomic_load_n(&out[n - 1], __ATOMIC_ACQUIRE) != want) &&
+           now_s() - t0 < limit) {
+        for (int i = 0; i < 1000; i++) {
+            x = x * 1.0000001 + 1e-9;
+        }
+    }
+    double waited = now_s() - t0;
+    int ok = __atomic_load_n(&out[0], __ATOMIC_ACQUIRE) == want && __atomic_load_n(&out[n - 1], __ATOMIC_ACQUIRE) == want;
+    if (!ok) {
+        fprintf(stderr, "coll_progress: rank %d: no progress while computing: the sum is not there after %.1f s (x=%g)\n",
+                rank, waited, x);
+    }
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    for (long i = 0; i < n; i++) {
+        if (out[i] != want) {
+            fprintf(stderr, "coll_progress: rank %d: element %ld is %ld, expected %ld\n", rank, i, out[i], want);
+            ok = 0;
+            break;
+        }
+    }
+    double worst = 0;
+    MPI_Reduce(&waited, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("coll_progress: %d ranks, %ld elements between processes: %s (the last rank saw the sum after %.3f ms "
+               "of computing)\n",
+               size, n, all_ok ? "progress while computing" : "FAILED", worst * 1e3);
+    }
+    free(in);
+    free(out);
+    MPI_Finalize();
+    return all_ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int rank;
@@ -52,16 +113,22 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int eager = argc > 1 && strcmp(argv[1], "eager") == 0;
-    long n = argc > 2 ? atol(argv[2]) : eager ? 4 : 65536;
+    int remote = argc > 1 && strcmp(argv[1], "remote") == 0;
+    long n = argc > 2 ? atol(argv[2]) : eager ? 4 : remote ? 1 : 65536;
     double limit = argc > 3 ? atof(argv[3]) : 20.0;
     /* the operation's calls that mean "done": one per member's chunk, or size - 1 reductions */
     long target = eager ? size - 1 : size;
-    if (size < 2 || n < size || limit <= 0 || (argc > 1 && !eager && strcmp(argv[1], "thread") != 0)) {
+    if (size < 2 || n < (remote ? 1 : size) || limit <= 0 ||
+        (argc > 1 && !eager && !remote && strcmp(argv[1], "thread") != 0)) {
         if (rank == 0) {
-            fprintf(stderr, "usage: coll_progress [thread|eager [ELEMENTS >= ranks [LIMIT_SECONDS]]] on 2 ranks or more\n");
+            fprintf(stderr, "usage: coll_progress [thread|eager|remote [ELEMENTS >= ranks (remote: >= 1) [LIMIT_SECONDS]]] "
+                            "on 2 ranks or more\n");
         }
         MPI_Finalize();
         return 2;
+    }
+    if (remote) {
+        return remote_progress(rank, size, n, limit);
     }
     long* counter = NULL;
     if (rank == 0) {
