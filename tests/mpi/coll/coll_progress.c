@@ -23,7 +23,8 @@
  * element) whose rounds between processes must go on while every rank computes, with no VP of
  * the process polling the transport (the event watcher's timed progress, MPC_NET_PROGRESS_US).
  * The ranks read the buffer with atomic loads while the call is pending: not something MPI
- * lets a program rely on, only a probe of when the data landed.
+ * lets a program rely on, only a probe of when the data landed (under TSan these loads race
+ * with the library's copy into the buffer, as they must: those reports are the probe's).
  *
  *   coll_progress [thread|eager|remote [ELEMENTS [LIMIT_SECONDS]]]   (defaults thread, 65536 or 4
  *   or 1, 20) */
