@@ -53,7 +53,9 @@ private:
 /// VPs than the program's (that VP is busy running the program: its worker would only get the
 /// task by a steal), or over all when every worker shares it. A worker whose deque is
 /// empty pulls here and steals from the others' oldest ends: in turn from a rotating start
-/// (ws), or nearest first in VP order (lws).
+/// (ws), or nearest first in VP order (lws). A steal takes half of the victim's tasks (up to
+/// deque_queue::steal_batch_max) into the thief's deque: when the program feeds one worker's
+/// deque and another worker lives off steals, one contended lock per batch instead of per task.
 class steal_switch final : public component {
 public:
     steal_switch(std::vector<deque_queue*> children, const policy_context& ctx, bool local)
@@ -98,8 +100,9 @@ public:
         const std::size_t n = o.size();
         // ws starts at a rotating victim so that thieves spread; lws keeps the locality order.
         std::size_t start = local_ || n == 0 ? 0 : static_cast<std::size_t>(rr_.load(std::memory_order_relaxed)) % n;
+        deque_queue& mine = *children_[static_cast<std::size_t>(worker)];
         for (std::size_t i = 0; i < n; ++i) {
-            if (task* t = children_[static_cast<std::size_t>(o[(start + i) % n])]->steal(); t != nullptr) {
+            if (task* t = children_[static_cast<std::size_t>(o[(start + i) % n])]->steal_half(mine); t != nullptr) {
                 steals_.fetch_add(1, std::memory_order_relaxed);
                 return t;
             }
