@@ -135,13 +135,18 @@ public:
     /// returns the oldest and puts the others into `into` (the thief's own queue, unbounded),
     /// so that a thief pays one contended lock for up to steal_batch_max tasks instead of one
     /// per task. A bounded queue gives one task (its parent may hold tasks back for it).
-    task* steal_half(queue& into) noexcept {
+    /// *moved (if given): the tasks taken, the returned one included.
+    task* steal_half(queue& into, long* moved = nullptr) noexcept {
         long n = size_.load(std::memory_order_relaxed);
         if (n == 0) {
             return nullptr;
         }
         if (limit_ != 0 || into.limit_ != 0 || n == 1) {
-            return take(true);
+            task* t = take(true);
+            if (moved != nullptr) {
+                *moved = t != nullptr ? 1 : 0;
+            }
+            return t;
         }
         task* batch[steal_batch_max];
         long k = 0;
@@ -163,6 +168,9 @@ public:
                 into.q_.put(batch[i]);  // the oldest of them ends where thieves take first
             }
             into.size_.fetch_add(k - 1, std::memory_order_relaxed);
+        }
+        if (moved != nullptr) {
+            *moved = k;
         }
         return k > 0 ? batch[0] : nullptr;
     }
