@@ -216,10 +216,15 @@ TEST(Random, DrawsWorkersInProportionToTheirSpeed) {
 int g_pusher = -1;
 int pusher() { return g_pusher; }
 
-TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
+/// ws on 2 workers, pushes made as worker g_pusher (-1: the program).
+auto ws_of_two() {
     tg::policy_context ctx = context(2);
     ctx.current_worker = &pusher;
-    auto p = make_policy("ws", ctx);
+    return make_policy("ws", ctx);
+}
+
+TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
+    auto p = ws_of_two();
     fake_tasks f;
     g_pusher = 0;
     std::vector<tg::task*> t = {f.make(), f.make(), f.make()};
@@ -247,9 +252,7 @@ TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
 // A steal takes half of the victim's tasks (the oldest) into the thief's deque: the thief runs
 // the oldest at once and the rest from its own deque, newest first, without further steals.
 TEST(Ws, AStealTakesHalfOfTheVictimsTasks) {
-    tg::policy_context ctx = context(2);
-    ctx.current_worker = &pusher;
-    auto p = make_policy("ws", ctx);
+    auto p = ws_of_two();
     fake_tasks f;
     g_pusher = 0;
     std::vector<tg::task*> t;
