@@ -53,7 +53,9 @@ private:
 /// VPs than the program's (that VP is busy running the program: its worker would only get the
 /// task by a steal), or over all when every worker shares it. A worker whose deque is
 /// empty pulls here and steals from the others' oldest ends: in turn from a rotating start
-/// (ws), or nearest first in VP order (lws).
+/// (ws), or nearest first in VP order (lws). A steal takes half of the victim's tasks (up to
+/// deque_queue::steal_batch_max) into the thief's deque: when the program feeds one worker's
+/// deque and another worker lives off steals, one contended lock per batch instead of per task.
 class steal_switch final : public component {
 public:
     steal_switch(std::vector<deque_queue*> children, const policy_context& ctx, bool local)
@@ -85,6 +87,11 @@ public:
         local_ = local;
         vp_ = ctx.worker_vp;
     }
+    ~steal_switch() override {
+        MPC_LOG(debug, tg, "%s: %llu steals moved %llu tasks", local_ ? "lws" : "ws",
+                static_cast<unsigned long long>(steals_.load(std::memory_order_relaxed)),
+                static_cast<unsigned long long>(stolen_.load(std::memory_order_relaxed)));
+    }
     int push(task* t) noexcept override {
         int w = current_();
         if (w < 0 || w >= static_cast<int>(children_.size())) {
@@ -98,9 +105,12 @@ public:
         const std::size_t n = o.size();
         // ws starts at a rotating victim so that thieves spread; lws keeps the locality order.
         std::size_t start = local_ || n == 0 ? 0 : static_cast<std::size_t>(rr_.load(std::memory_order_relaxed)) % n;
+        deque_queue& mine = *children_[static_cast<std::size_t>(worker)];
         for (std::size_t i = 0; i < n; ++i) {
-            if (task* t = children_[static_cast<std::size_t>(o[(start + i) % n])]->steal(); t != nullptr) {
+            long moved = 0;
+            if (task* t = children_[static_cast<std::size_t>(o[(start + i) % n])]->steal_half(mine, &moved); t != nullptr) {
                 steals_.fetch_add(1, std::memory_order_relaxed);
+                stolen_.fetch_add(static_cast<std::uint64_t>(moved), std::memory_order_relaxed);
                 return t;
             }
         }
@@ -114,7 +124,6 @@ public:
         }
         return false;
     }
-    std::uint64_t steals() const noexcept { return steals_.load(std::memory_order_relaxed); }
 
 private:
     /// The deque for a task the program pushes: round-robin, skipping the workers on the
@@ -141,6 +150,7 @@ private:
     bool local_ = false;
     std::atomic<std::uint64_t> rr_{0};
     std::atomic<std::uint64_t> steals_{0};
+    std::atomic<std::uint64_t> stolen_{0};  ///< tasks the steals moved (the batches' sizes)
 };
 
 /// HEFT (dm, dmda, dmdas): each task to the worker with the smallest expected completion,

@@ -22,6 +22,7 @@
 /// and a parent calls its children while holding its own (lock order: parent before child).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -130,6 +131,51 @@ public:
     }
     /// Takes from the thieves' end (for a stealing parent); no recursion upwards.
     task* steal() noexcept { return size_.load(std::memory_order_relaxed) != 0 ? take(true) : nullptr; }
+    /// Steals half of this queue's tasks (at least one, at most steal_batch_max), oldest first:
+    /// returns the oldest and puts the others into `into` (the thief's own queue, unbounded),
+    /// so that a thief pays one contended lock for up to steal_batch_max tasks instead of one
+    /// per task. A bounded queue gives one task (its parent may hold tasks back for it).
+    /// *moved (if given): the tasks taken, the returned one included.
+    task* steal_half(queue& into, long* moved = nullptr) noexcept {
+        long n = size_.load(std::memory_order_relaxed);
+        if (n == 0) {
+            return nullptr;
+        }
+        if (limit_ != 0 || into.limit_ != 0 || n == 1) {
+            task* t = take(true);
+            if (moved != nullptr) {
+                *moved = t != nullptr ? 1 : 0;
+            }
+            return t;
+        }
+        task* batch[steal_batch_max];
+        long k = 0;
+        {
+            spin_guard g(lock_);
+            const long want = std::min(std::max(size_.load(std::memory_order_relaxed) / 2, 1L), steal_batch_max);
+            while (k < want) {
+                task* t = q_.steal();
+                if (t == nullptr) {
+                    break;
+                }
+                batch[k++] = t;
+            }
+            size_.fetch_sub(k, std::memory_order_acq_rel);
+        }
+        if (k > 1) {
+            spin_guard g(into.lock_);
+            for (long i = 1; i < k; ++i) {
+                into.q_.put(batch[i]);  // the oldest of them ends where thieves take first
+            }
+            into.size_.fetch_add(k - 1, std::memory_order_relaxed);
+        }
+        if (moved != nullptr) {
+            *moved = k;
+        }
+        return k > 0 ? batch[0] : nullptr;
+    }
+    /// The most tasks one steal_half() moves.
+    static constexpr long steal_batch_max = 32;
     bool can_pull(int worker) const noexcept override {
         return size_.load(std::memory_order_relaxed) != 0 || (parent != nullptr && parent->can_pull(worker));
     }

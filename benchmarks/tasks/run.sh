@@ -3,9 +3,11 @@
 # starpu-1.3.pc and against StarPU's. Figures: the cost of an empty task (independent tasks,
 # and a read-write chain), and a tiled Cholesky factorisation with OpenBLAS (GFlop/s), under
 # several policies (STARPU_SCHED) and worker counts (STARPU_NCPU); the task-size efficiency
-# (tasks spinning L = 1 .. 256 µs on 2 workers, grain90 = the smallest L reaching 90%, against
-# the elapsed time and against the CPU time used) under each policy. Invoked by benchmarks/run;
-# see benchmarks/lib.sh.
+# (tasks computing for L = 1 .. 256 µs on 2 workers, grain90 = the smallest L reaching 90%, against
+# the elapsed time and against the CPU time used) under each policy; then the data-buffer
+# figures of benchmarks/tasks/scratch_redux.sh (tasks with a STARPU_SCRATCH buffer, STARPU_REDUX
+# phases: MPC as built, with its scratch cache and reduction tree off, with only the tree off,
+# and StarPU). Invoked by benchmarks/run; see benchmarks/lib.sh.
 #
 # Then the dense factorisations: examples/taskgraph/{cholesky,lu,qr}_blas.c (OpenBLAS and
 # LAPACKE tile kernels, single-threaded OpenBLAS in the tasks) built against both, on all the
@@ -14,8 +16,10 @@
 # rate with that thread count and with one thread ("% of dgemm" in the rows' descriptions: of
 # the workers' summed single-core DGEMM rate, workers x the one-thread figure).
 #
-# Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies; empty: only the dense part),
-# BENCH_TASKS_WORKERS="1 2";
+# Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies; empty: no per-policy rows),
+# BENCH_TASKS_WORKERS="1 2" (also the scratch/redux rows');
+# BENCH_TASKS_SCRATCH="scratch4k scratch1m redux4k redux1m" (scratch/redux figures; empty: none),
+# BENCH_TASKS_SCRATCH_ROUNDS=3 (1 with --quick), BENCH_TASKS_SCRATCH_SCHED=eager;
 # BENCH_TASKS_DENSE="cholesky:4096 cholesky:8192 lu:4096 qr:4096" (factorisation:order; empty:
 # none), BENCH_TASKS_DENSE_NB="320 384 448 512" (tile sizes scanned), BENCH_TASKS_DENSE_SCHED=dmda,
 # BENCH_TASKS_DENSE_REPS=3 (timed runs at the best tile size, MPC and StarPU alternating).
@@ -87,6 +91,45 @@ for s in $scheds; do
     export STARPU_SCHED=$s STARPU_NCPU=2
     bench_exec "tasks-grain-mpc-$s" "$mpc_exe" --impl mpc --grain "${args[@]}"
     bench_exec "tasks-grain-starpu-$s" "$starpu_exe" --impl starpu --grain "${args[@]}"
+done
+
+# ---- scratch buffers and redux phases (benchmarks/tasks/scratch_redux.sh) --------------------
+# Each figure run by scratch_redux.sh in rounds, MPC (as built, with its scratch cache and redux
+# tree off, with only the tree off) and StarPU alternating; a row gives the minimum over the
+# rounds of each run's minimum over 7 chunks (the max: the worst round's).
+scratch=${BENCH_TASKS_SCRATCH-scratch4k scratch1m redux4k redux1m}
+scratch_rounds=${BENCH_TASKS_SCRATCH_ROUNDS:-3}
+[[ $BENCH_QUICK -eq 1 ]] && scratch_rounds=1
+export STARPU_SCHED=${BENCH_TASKS_SCRATCH_SCHED:-eager}
+for m in $scratch; do
+    bench_say "== scratch/redux $m ($STARPU_SCHED, workers $workers, $scratch_rounds rounds; $(uptime | sed 's/.*load/load/'))"
+    log=$BENCH_BUILD_DIR/bench-logs/tasks-scratch-$m.log
+    # shellcheck disable=SC2086  # the worker counts are words
+    if ! raw=$(SR_RAW=1 SR_METRIC=$m "$BENCH_ROOT/benchmarks/tasks/scratch_redux.sh" "$BENCH_BUILD_DIR" "$scratch_rounds" $workers 2>"$log"); then
+        bench_say "!! scratch_redux.sh $m failed; last lines of $log:"
+        tail -n 15 "$log" >&2
+        BENCH_FAILED=1
+    fi
+    BENCH_ROWS+=$(awk -F'\t' -v s="$STARPU_SCHED" '
+        BEGIN {
+            how["mpc"] = "as built"; how["starpu"] = "StarPU 1.3"
+            how["mpc-nocache"] = "MPC_TG_SCRATCH_CACHE=0 MPC_TG_REDUX_TREE=0"; how["mpc-notree"] = "MPC_TG_REDUX_TREE=0"
+        }
+        $1 == "ROW" {
+            k = $2 "\t" $3 "\t" $4
+            if (!(k in lo) || $5 < lo[k]) lo[k] = $5
+            if (!(k in hi) || $5 > hi[k]) hi[k] = $5
+        }
+        END {
+            for (k in lo) {
+                split(k, f, "\t")
+                unit = f[1] ~ /^redux/ ? "us/phase" : "us/task"
+                d = f[1] ~ /^redux/ ? "redux phases (4 tasks per worker) into a " : "tasks with one STARPU_SCRATCH vector of "
+                d = d (f[1] ~ /4k$/ ? "4 KiB" : "1 MiB") (f[1] ~ /^redux/ ? " vector" : "") ", min over rounds"
+                printf "ROW\t%s\t%s\t%s\t%.4f\t%s\t%.4f\t%.4f\t\"sched\": \"%s\"\t%s (%s)\n", f[1], f[2], f[3], lo[k], unit, lo[k], hi[k], s, d, how[f[3]]
+            }
+        }' <<<"$raw" | sort -t$'\t' -k2,2 -k3,3n -k4,4)
+    BENCH_ROWS+=$'\n'
 done
 
 # ---- dense factorisations -------------------------------------------------------------------

@@ -5,10 +5,12 @@
 # before them), MPC with only the tree off (mpc-notree), and Debian's StarPU 1.3 (skipped
 # without libstarpu-dev), from the same source.
 #
-#   [SR_METRIC=redux1m] benchmarks/tasks/scratch_redux.sh BUILD_DIR [ROUNDS] [WORKERS...]
+#   [SR_METRIC=redux1m] [SR_RAW=1] benchmarks/tasks/scratch_redux.sh BUILD_DIR [ROUNDS] [WORKERS...]
 #
-# The three run in turn, ROUNDS times (default 5), each run giving the minimum over 7 chunks;
-# printed: the minimum over the rounds per figure, then the load average.
+# The four run in turn, ROUNDS times (default 5), each run giving the minimum over 7 chunks;
+# printed: the minimum over the rounds per figure, then the load average. SR_RAW=1: instead,
+# every run's line (ROW metric workers impl min median us), for benchmarks/tasks/run.sh, which
+# runs this script as its scratch/redux row set. STARPU_SCHED is the caller's (unset: eager).
 set -euo pipefail
 build=$(cd "${1:?usage: scratch_redux.sh BUILD_DIR [ROUNDS] [WORKERS...]}" && pwd)
 rounds=${2:-5}
@@ -21,12 +23,12 @@ mkdir -p "$out"
 pc=$build/taskgraph/pkgconfig-build
 # shellcheck disable=SC2046  # pkg-config's output is a list of flags
 gcc -O2 -Wall -Wextra $(PKG_CONFIG_PATH=$pc pkg-config --cflags starpu-1.3) -o "$out/mpc" "$src" \
-    $(PKG_CONFIG_PATH=$pc pkg-config --libs starpu-1.3) -Wl,-rpath,"$build"
+    $(PKG_CONFIG_PATH=$pc pkg-config --libs starpu-1.3) -Wl,-rpath,"$build" >&2
 impls=(mpc mpc-nocache mpc-notree)
 metric=${SR_METRIC:-}
 if pkg-config --exists starpu-1.3 2>/dev/null; then
     # shellcheck disable=SC2046
-    gcc -O2 $(pkg-config --cflags starpu-1.3) -o "$out/starpu" "$src" $(pkg-config --libs starpu-1.3)
+    gcc -O2 $(pkg-config --cflags starpu-1.3) -o "$out/starpu" "$src" $(pkg-config --libs starpu-1.3) >&2
     impls+=(starpu)
 fi
 rows=$out/rows.txt
@@ -34,6 +36,8 @@ rows=$out/rows.txt
 for ((r = 0; r < rounds; r++)); do
     for w in "${workers[@]}"; do
         for impl in "${impls[@]}"; do
+            # The tree only changes redux phases.
+            [[ $impl == mpc-notree && -n $metric && $metric != *redux* ]] && continue
             case $impl in
             mpc) env STARPU_NCPU="$w" "$out/mpc" mpc 2000 "$metric" ;;
             mpc-nocache)
@@ -45,6 +49,10 @@ for ((r = 0; r < rounds; r++)); do
         done
     done
 done
+if [[ ${SR_RAW:-0} == 1 ]]; then
+    cat "$rows"
+    exit 0
+fi
 printf '%-10s %7s %-12s %12s\n' metric workers impl 'min us'
 awk -F'\t' '{k=$2" "$3" "$4; if (!(k in m) || $5 < m[k]) m[k]=$5} END {for (k in m) print k, m[k]}' "$rows" |
     sort -k1,1 -k2n -k3 | awk '{printf "%-10s %7s %-12s %12.3f\n", $1, $2, $3, $4}'

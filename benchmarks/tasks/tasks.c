@@ -1,7 +1,7 @@
 /* benchmarks/run tasks: the cost of the task-graph runtime, written as a StarPU 1.3 program and
  * built unchanged against MPC's starpu-1.3.pc and against Debian's StarPU 1.3.
  *
- *   tasks --impl NAME [--quick] [--cholesky] [--grain]
+ *   tasks --impl NAME [--quick] [--cholesky] [--grain [--grain-kernel loop|clock] [--grain-length L]]
  *
  * Figures (median of the timed runs after one warm-up, with the min and the max):
  *   indep     N empty tasks (a codelet with no buffer and an empty body) inserted, then
@@ -10,10 +10,11 @@
  *   cholesky  (with --cholesky, built with -DTASKS_HAVE_CBLAS) a tiled Cholesky factorisation
  *             (POTRF on diagonal tiles, TRSM, SYRK, GEMM through CBLAS; the sequential task
  *             flow of StarPU's example): GFlop/s, the result checked against the input.
- *   grain     (with --grain, instead of the others) the task-size efficiency: N independent tasks that busy-spin for
- *             L µs each (L = 1, 2, 4, ..., 256), efficiency = N L / (workers x elapsed), one
- *             row per L (percent), then grain90: the smallest L whose efficiency reaches 90%
- *             (0 when none does).
+ *   grain     (with --grain, instead of the others) the task-size efficiency: N independent tasks that each
+ *             compute for L µs (L = 1, 2, 4, ..., 256; --grain-length L: only that one),
+ *             efficiency = N L / (workers x elapsed), one row per L (percent), then grain90:
+ *             the smallest L whose efficiency reaches 90% (0 when none does). The kernel: see
+ *             spin() (--grain-kernel clock: the CPU-clock spin of the first measurements).
  * The policy and the number of workers come from STARPU_SCHED and STARPU_NCPU (run.sh sets
  * them). One tab-separated line per figure on stdout, the format benchmarks/lib.sh reads:
  *   ROW <metric> <workers> <impl> <value> <unit> <min> <max> <extra json keys> <description>
@@ -48,16 +49,58 @@ static double cpu_us(clockid_t clock)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Busy-spins for spin_us µs of the worker's CPU time (set before each batch of --grain): the
- * work of a task stays L µs when the machine is loaded and the worker is descheduled. */
+/* The --grain task body: spin_us µs of work. By default a chain of integer multiply-adds
+ * (an LCG step per iteration, which the compiler can neither vectorise nor fold), run for
+ * spin_us x iters_per_us iterations, the rate measured once on the program's thread before the
+ * runs (the fastest of 30 runs of 2^20 iterations: the undisturbed rate on a loaded machine).
+ * With --grain-kernel clock, the kernel of the first measurements: spin until the worker's CPU
+ * clock (CLOCK_THREAD_CPUTIME_ID) has advanced by spin_us; each read of that clock is a system
+ * call (0.3-1 µs of CPU on the KVM machine of RESULTS.md), so a task of L µs costs L plus
+ * about one to one and a half reads, which the efficiency N L / elapsed charges to the runtime
+ * (about 5-12% at L = 8 µs, for StarPU and MPC alike). */
 static double spin_us;
+static double iters_per_us;
+static int clock_kernel;
+static unsigned long long burn_sink;
+
+static void burn(long n)
+{
+	unsigned long long x = 88172645463325252ull;
+	long i;
+	for (i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ volatile("" : "+r"(x));
+	}
+	burn_sink += x;
+}
+
+static void calibrate_burn(void)
+{
+	const long n = 1L << 20;
+	double best = 0;
+	int r;
+	for (r = 0; r < 30; r++) {
+		double t0 = starpu_timing_now(), t;
+		burn(n);
+		t = starpu_timing_now() - t0;
+		if (r == 0 || t < best)
+			best = t;
+	}
+	iters_per_us = (double)n / (best > 0 ? best : 1.0);
+	fprintf(stderr, "grain kernel: %.1f iterations per us\n", iters_per_us);
+}
+
 static void spin(void *buffers[], void *arg)
 {
-	double end = cpu_us(CLOCK_THREAD_CPUTIME_ID) + spin_us;
 	(void)buffers;
 	(void)arg;
-	while (cpu_us(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
+	if (clock_kernel) {
+		double end = cpu_us(CLOCK_THREAD_CPUTIME_ID) + spin_us;
+		while (cpu_us(CLOCK_THREAD_CPUTIME_ID) < end)
+			;
+	} else {
+		burn((long)(spin_us * iters_per_us));
+	}
 }
 
 static struct starpu_codelet spin_cl = { .cpu_funcs = { spin }, .nbuffers = 0, .name = "spin" };
@@ -128,13 +171,15 @@ static void run_spin(long n, double *wall, double *cpu)
 
 /* The --grain rows: both efficiencies per task length, then for each the smallest length
  * whose median reaches 90%. */
-static void grain(const char *impl, int quick)
+static void grain(const char *impl, int quick, int only)
 {
 	int reps = quick ? 1 : 3, r, l, wall90 = 0, cpu90 = 0;
 	long n = quick ? 2000 : 10000;
 	double wall[16], cpu[16];
 	char metric[32];
-	for (l = 1; l <= 256; l *= 2) {
+	if (!clock_kernel)
+		calibrate_burn();
+	for (l = only > 0 ? only : 1; l <= (only > 0 ? only : 256); l *= 2) {
 		spin_us = l;
 		run_spin(n / 10, &wall[0], &cpu[0]); /* warm-up */
 		for (r = 0; r < reps; r++)
@@ -271,7 +316,7 @@ static double cholesky(unsigned nt, unsigned nb)
 int main(int argc, char **argv)
 {
 	const char *impl = "mpc";
-	int quick = 0, chol = 0, gr = 0, reps, r, i;
+	int quick = 0, chol = 0, gr = 0, only = 0, reps, r, i;
 	long n;
 	double v[16];
 	for (i = 1; i < argc; i++) {
@@ -281,10 +326,16 @@ int main(int argc, char **argv)
 			chol = 1;
 		else if (strcmp(argv[i], "--grain") == 0)
 			gr = 1;
+		else if (strcmp(argv[i], "--grain-kernel") == 0 && i + 1 < argc && strcmp(argv[i + 1], "clock") == 0)
+			clock_kernel = 1, i++;
+		else if (strcmp(argv[i], "--grain-kernel") == 0 && i + 1 < argc && strcmp(argv[i + 1], "loop") == 0)
+			clock_kernel = 0, i++;
+		else if (strcmp(argv[i], "--grain-length") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+			only = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--impl") == 0 && i + 1 < argc)
 			impl = argv[++i];
 		else {
-			fprintf(stderr, "usage: tasks --impl NAME [--quick] [--cholesky] [--grain]\n");
+			fprintf(stderr, "usage: tasks --impl NAME [--quick] [--cholesky] [--grain [--grain-kernel loop|clock] [--grain-length L]]\n");
 			return 2;
 		}
 	}
@@ -293,7 +344,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (gr) {
-		grain(impl, quick);
+		grain(impl, quick, only);
 		starpu_shutdown();
 		return 0;
 	}

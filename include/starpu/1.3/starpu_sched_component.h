@@ -10,8 +10,8 @@
  * serves before calling pop_task.
  *
  * Not provided (a program using them does not compile or link): combined and parallel workers,
- * the heteroprio component, composed recipes and starpu_sched_component_make_scheduler (hwloc),
- * starpu_initialize_prio_center_policy.
+ * the heteroprio component, starpu_sched_component_make_scheduler (declared by StarPU only with
+ * STARPU_HAVE_HWLOC, not defined here), starpu_initialize_prio_center_policy.
  * Misuse that StarPU asserts on (a NULL component, an edge added twice, a tree whose root
  * refuses a task or reaches no worker) is reported with a message naming the call. */
 #ifndef MPC_STARPU_SCHED_COMPONENT_H
@@ -351,6 +351,42 @@ int starpu_sched_component_is_stage(struct starpu_sched_component *component);
  * out of range stops the program with a message). */
 struct starpu_sched_component *starpu_sched_component_userchoice_create(struct starpu_sched_tree *tree, void *arg);
 int starpu_sched_component_is_userchoice(struct starpu_sched_component *component);
+
+/* ---- composed components (recipes) ------------------------------------------------------- */
+
+/** A list of (create, arg) pairs from which starpu_sched_component_composed_component_create
+ * builds a chain of components, each under the previous one. */
+struct starpu_sched_component_composed_recipe;
+
+/** An empty recipe (to fill with starpu_sched_component_composed_recipe_add). */
+struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_recipe_create(void)
+    STARPU_ATTRIBUTE_MALLOC;
+/** A recipe of one component: create_component(tree, arg). */
+struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_recipe_create_singleton(
+    struct starpu_sched_component *(*create_component)(struct starpu_sched_tree *tree, void *arg), void *arg)
+    STARPU_ATTRIBUTE_MALLOC;
+/** Adds create_component(tree, arg) under all the previous components of the recipe. */
+void starpu_sched_component_composed_recipe_add(struct starpu_sched_component_composed_recipe *recipe,
+                                                struct starpu_sched_component *(*create_component)(
+                                                    struct starpu_sched_tree *tree, void *arg),
+                                                void *arg);
+/** Frees the recipe (the components made from it are not affected). NULL: nothing. */
+void starpu_sched_component_composed_recipe_destroy(struct starpu_sched_component_composed_recipe *recipe);
+/** A component that behaves as the recipe's components linked each under the previous one: a
+ * task pushed into it enters the first, the last pushes to the composed component's children, a
+ * child pulling from it pulls from the last (which pulls up the chain) and then from the
+ * composed component's parents. Its estimated load and end are the first's; the workers it
+ * reaches are given to every component of the chain; destroying it destroys the chain. With one
+ * pair in the recipe, that component itself is returned. As in StarPU, the
+ * starpu_sched_component_is_* tests do not see through a composed component. An empty recipe,
+ * a create function returning NULL, or a worker component at the end of the chain stops the
+ * program with a message (StarPU asserts). (StarPU 1.3.10's own composed component recurses
+ * without end when a child is connected to it; this one does not.)
+ * starpu_sched_component_make_scheduler and struct starpu_sched_component_specs are declared
+ * by StarPU only when built with hwloc (STARPU_HAVE_HWLOC), which this starpu_config.h does not
+ * define. */
+struct starpu_sched_component *starpu_sched_component_composed_component_create(
+    struct starpu_sched_tree *tree, struct starpu_sched_component_composed_recipe *recipe) STARPU_ATTRIBUTE_MALLOC;
 
 /** A component's lock, taken while the worker counts as relaxed (nothing to relax here). */
 #define STARPU_COMPONENT_MUTEX_LOCK(m) STARPU_PTHREAD_MUTEX_LOCK((m))

@@ -216,10 +216,15 @@ TEST(Random, DrawsWorkersInProportionToTheirSpeed) {
 int g_pusher = -1;
 int pusher() { return g_pusher; }
 
-TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
+/// ws on 2 workers, pushes made as worker g_pusher (-1: the program).
+auto ws_of_two() {
     tg::policy_context ctx = context(2);
     ctx.current_worker = &pusher;
-    auto p = make_policy("ws", ctx);
+    return make_policy("ws", ctx);
+}
+
+TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
+    auto p = ws_of_two();
     fake_tasks f;
     g_pusher = 0;
     std::vector<tg::task*> t = {f.make(), f.make(), f.make()};
@@ -242,6 +247,51 @@ TEST(Ws, LocalTasksStayLocalAndIdleWorkersSteal) {
     tg::task* y = p->pop(0);
     EXPECT_TRUE((x == a && y == b) || (x == b && y == a));
     g_pusher = -1;
+}
+
+// A steal takes half of the victim's tasks (the oldest) into the thief's deque: the thief runs
+// the oldest at once and the rest from its own deque, newest first, without further steals.
+TEST(Ws, AStealTakesHalfOfTheVictimsTasks) {
+    auto p = ws_of_two();
+    fake_tasks f;
+    g_pusher = 0;
+    std::vector<tg::task*> t;
+    for (int i = 0; i < 10; ++i) {
+        t.push_back(f.make());
+        p->push(t.back());
+    }
+    g_pusher = -1;
+    EXPECT_EQ(p->pop(1), t[0]) << "the thief runs the oldest task it stole";
+    for (int i = 9; i >= 5; --i) {
+        EXPECT_EQ(p->pop(0), t[static_cast<std::size_t>(i)]) << "the victim keeps its 5 newest tasks";
+    }
+    for (int i = 4; i >= 1; --i) {
+        EXPECT_EQ(p->pop(1), t[static_cast<std::size_t>(i)]) << "the thief's deque holds the other 4 it stole";
+    }
+    EXPECT_EQ(p->pop(0), nullptr);
+    EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_FALSE(p->may_have_work(0));
+    // At most deque_queue::steal_batch_max tasks move at once: the victim keeps all the others.
+    const int cap = static_cast<int>(tg::modular::deque_queue::steal_batch_max);
+    const int many = 4 * cap;
+    std::vector<tg::task*> m;
+    g_pusher = 0;
+    for (int i = 0; i < many; ++i) {
+        m.push_back(f.make());
+        p->push(m.back());
+    }
+    g_pusher = -1;
+    EXPECT_EQ(p->pop(1), m[0]);
+    for (int i = many - 1; i >= cap; --i) {
+        ASSERT_EQ(p->pop(0), m[static_cast<std::size_t>(i)]) << "the victim's own task " << i;
+    }
+    // Then the victim steals from the thief (half of its cap - 1 tasks, the oldest first).
+    EXPECT_EQ(p->pop(0), m[1]);
+    int left = 0;
+    while (p->pop(1) != nullptr || p->pop(0) != nullptr) {
+        ++left;
+    }
+    EXPECT_EQ(left, cap - 2);
 }
 
 TEST(Lws, StealsFromTheNearestWorkerFirst) {

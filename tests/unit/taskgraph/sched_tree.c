@@ -6,6 +6,14 @@
  *   heft:   heft -> one fifo (at most 4 tasks) per worker -> worker
  *   mct:    prio -> mct -> one fifo (at most 2 tasks) per worker -> worker
  *   ws:     work_stealing -> worker
+ * and the same shapes with the top made from a recipe (starpu_sched_component_composed_*):
+ *   composed-heft:  a recipe of one pair (heft), which gives the heft component itself
+ *   composed-eager: composed(fifo, eager) -> one fifo (at most 2 tasks) per worker -> worker
+ *   composed-mct:   composed(prio, mct) -> one fifo (at most 2 tasks) per worker -> worker
+ *   composed-ws:    composed(fifo, work_stealing) -> worker
+ * (StarPU 1.3.10's composed component of two or more pairs recurses without end when a child
+ * is connected to it: with SCHED_TREE_NO_COMPOSED=1, which user_sched.sh sets for Debian's
+ * StarPU, those three are skipped.)
  * Checked for each: a 400-task graph of read/read-write accesses on 8 variables gives exactly
  * the sequential replay's values; every task ran once and went through pre_exec_hook; under
  * random with several workers, each worker ran some of 200 independent tasks (random places
@@ -21,8 +29,9 @@
 #define NDEP 400
 #define NIND 200
 
-enum kind { EAGER, RANDOM, HEFT, MCT, WS, NKINDS };
-static const char *kind_name[NKINDS] = {"eager", "random", "heft", "mct", "ws"};
+enum kind { EAGER, RANDOM, HEFT, MCT, WS, C_HEFT, C_EAGER, C_MCT, C_WS, NKINDS };
+static const char *kind_name[NKINDS] = {"eager",          "random",       "heft",        "mct",      "ws",
+                                        "composed-heft", "composed-eager", "composed-mct", "composed-ws"};
 static int g_kind;
 static int g_pre;                       /* pre_exec_hook calls */
 static int g_ran;                       /* kernels run */
@@ -49,9 +58,46 @@ static void workers_under(struct starpu_sched_tree *t, struct starpu_sched_compo
     }
 }
 
+/* The recipe's pairs: create functions of StarPU's signature around the predefined components. */
+static struct starpu_sched_component *make_fifo(struct starpu_sched_tree *t, void *arg) {
+    (void)arg;
+    return starpu_sched_component_fifo_create(t, NULL);
+}
+static struct starpu_sched_component *make_prio(struct starpu_sched_tree *t, void *arg) {
+    return starpu_sched_component_prio_create(t, arg);
+}
+static struct starpu_sched_component *make_eager(struct starpu_sched_tree *t, void *arg) {
+    return starpu_sched_component_eager_create(t, arg);
+}
+static struct starpu_sched_component *make_mct(struct starpu_sched_tree *t, void *arg) {
+    return starpu_sched_component_mct_create(t, arg);
+}
+static struct starpu_sched_component *make_ws(struct starpu_sched_tree *t, void *arg) {
+    return starpu_sched_component_work_stealing_create(t, arg);
+}
+static struct starpu_sched_component *make_heft(struct starpu_sched_tree *t, void *arg) {
+    return starpu_sched_component_heft_create(t, arg);
+}
+
+static int g_single_ok; /* the one-pair recipe gave the heft component itself */
+
+/* composed(first, second): a recipe of two pairs, destroyed once used. */
+static struct starpu_sched_component *composed(struct starpu_sched_tree *t,
+                                               struct starpu_sched_component *(*first)(struct starpu_sched_tree *, void *),
+                                               struct starpu_sched_component *(*second)(struct starpu_sched_tree *, void *)) {
+    struct starpu_sched_component_composed_recipe *r = starpu_sched_component_composed_recipe_create();
+    struct starpu_sched_component *c;
+    starpu_sched_component_composed_recipe_add(r, first, NULL);
+    starpu_sched_component_composed_recipe_add(r, second, NULL);
+    c = starpu_sched_component_composed_component_create(t, r);
+    starpu_sched_component_composed_recipe_destroy(r);
+    return c;
+}
+
 static void init_tree(unsigned ctx) {
     struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
     struct starpu_sched_component *top, *decision;
+    struct starpu_sched_component_composed_recipe *r;
     switch (g_kind) {
     case EAGER:
         top = starpu_sched_component_fifo_create(t, NULL);
@@ -73,8 +119,27 @@ static void init_tree(unsigned ctx) {
         starpu_sched_component_connect(top, decision);
         workers_under(t, decision, 2, ctx);
         break;
-    default:
+    case WS:
         top = decision = starpu_sched_component_work_stealing_create(t, NULL);
+        workers_under(t, decision, -1, ctx);
+        break;
+    case C_HEFT:
+        r = starpu_sched_component_composed_recipe_create_singleton(make_heft, NULL);
+        top = decision = starpu_sched_component_composed_component_create(t, r);
+        starpu_sched_component_composed_recipe_destroy(r);
+        g_single_ok = starpu_sched_component_is_heft(top);
+        workers_under(t, decision, 4, ctx);
+        break;
+    case C_EAGER:
+        top = decision = composed(t, make_fifo, make_eager);
+        workers_under(t, decision, 2, ctx);
+        break;
+    case C_MCT:
+        top = decision = composed(t, make_prio, make_mct);
+        workers_under(t, decision, 2, ctx);
+        break;
+    default:
+        top = decision = composed(t, make_fifo, make_ws);
         workers_under(t, decision, -1, ctx);
         break;
     }
@@ -194,6 +259,9 @@ static int run_kind(int kind) {
     if (kind == RANDOM && with_work != (int)nw) {
         return fail("a worker got none of the independent tasks");
     }
+    if (kind == C_HEFT && !g_single_ok) {
+        return fail("a recipe of one pair did not give that component itself");
+    }
     starpu_shutdown();
     return 0;
 }
@@ -201,7 +269,11 @@ static int run_kind(int kind) {
 int main(void) {
     int k;
     unsigned nw = 0;
+    const char *no_composed = getenv("SCHED_TREE_NO_COMPOSED");
     for (k = 0; k < NKINDS; k++) {
+        if (k > C_HEFT && no_composed != NULL && no_composed[0] == '1') {
+            continue;
+        }
         if (run_kind(k) != 0) {
             return 1;
         }
@@ -214,6 +286,7 @@ int main(void) {
             starpu_shutdown();
         }
     }
-    printf("sched_tree: eager, random, heft, mct and ws trees on %u workers (%d tasks each): OK\n", nw, NDEP + NIND);
+    printf("sched_tree: eager, random, heft, mct and ws trees, and composed ones%s, on %u workers (%d tasks each): OK\n",
+           no_composed != NULL && no_composed[0] == '1' ? " (one-pair recipe only)" : "", nw, NDEP + NIND);
     return 0;
 }

@@ -247,6 +247,51 @@ TEST(ComponentMisuse, SeveralDecisions) {
         "userchoice component: task third chose child 2 .starpu_task::sched_data. of 2");
 }
 
+// Composed components: the links a composed component keeps (its children are the chain's
+// bottom's too, but only the composed component is their parent), and the misuse StarPU
+// asserts on.
+starpu_sched_component* make_fifo(starpu_sched_tree* t, void*) { return starpu_sched_component_fifo_create(t, nullptr); }
+starpu_sched_component* make_eager(starpu_sched_tree* t, void*) { return starpu_sched_component_eager_create(t, nullptr); }
+starpu_sched_component* make_none(starpu_sched_tree*, void*) { return nullptr; }
+
+TEST(Composed, LinksAndDestruction) {
+    starpu_sched_component_composed_recipe* r = starpu_sched_component_composed_recipe_create_singleton(make_fifo, nullptr);
+    starpu_sched_component* one = starpu_sched_component_composed_component_create(nullptr, r);
+    EXPECT_TRUE(starpu_sched_component_is_fifo(one)) << "a one-pair recipe gives that component";
+    starpu_sched_component_destroy(one);
+    starpu_sched_component_composed_recipe_add(r, make_eager, nullptr);
+    starpu_sched_component* c = starpu_sched_component_composed_component_create(nullptr, r);
+    starpu_sched_component_composed_recipe_destroy(r);  // the component does not need it any more
+    EXPECT_FALSE(starpu_sched_component_is_fifo(c));
+    EXPECT_FALSE(starpu_sched_component_is_eager(c));
+    starpu_sched_component* a = starpu_sched_component_fifo_create(nullptr, nullptr);
+    starpu_sched_component* b = starpu_sched_component_fifo_create(nullptr, nullptr);
+    starpu_sched_component_connect(c, a);
+    starpu_sched_component_connect(c, b);
+    EXPECT_EQ(c->nchildren, 2u);
+    ASSERT_EQ(a->nparents, 1u);
+    EXPECT_EQ(a->parents[0], c);
+    EXPECT_EQ(c->nparents, 0u);
+    starpu_sched_component_destroy(a);  // unlinked from the composed component (and its chain)
+    EXPECT_EQ(c->nchildren, 1u);
+    EXPECT_EQ(c->children[0], b);
+    starpu_sched_component_destroy_rec(c);  // b, then the composed component and its chain
+    starpu_sched_component_composed_recipe_destroy(nullptr);
+}
+
+TEST(ComponentMisuse, ComposedRecipes) {
+    starpu_sched_component_composed_recipe* empty = starpu_sched_component_composed_recipe_create();
+    EXPECT_DEATH(starpu_sched_component_composed_component_create(nullptr, empty),
+                 "starpu_sched_component_composed_component_create: NULL or empty recipe");
+    EXPECT_DEATH(starpu_sched_component_composed_component_create(nullptr, nullptr), "NULL or empty recipe");
+    EXPECT_DEATH(starpu_sched_component_composed_recipe_add(empty, nullptr, nullptr),
+                 "starpu_sched_component_composed_recipe_add: NULL recipe or create function");
+    starpu_sched_component_composed_recipe_add(empty, make_fifo, nullptr);
+    starpu_sched_component_composed_recipe_add(empty, make_none, nullptr);
+    EXPECT_DEATH(starpu_sched_component_composed_component_create(nullptr, empty), "a create function of the recipe returned NULL");
+    starpu_sched_component_composed_recipe_destroy(empty);
+}
+
 TEST(ComponentMisuse, WorkerWithChildren) {
     EXPECT_DEATH(
         {

@@ -38,6 +38,9 @@ for prog in $progs; do
   # shellcheck disable=SC2046
   "$cc" -std=gnu11 -Wall -Wextra -o "$scratch/starpu-$prog" "$src/$prog.c" $(pkg-config --cflags --libs starpu-1.3) -lpthread ||
     fail "$prog.c does not build against StarPU"
-  run StarPU "$scratch/starpu-$prog" "$prog" HOME="$scratch" STARPU_HOME="$scratch" STARPU_SILENT=1 STARPU_NOPENCL=0
+  # SCHED_TREE_NO_COMPOSED: StarPU 1.3.10's composed components of two or more pairs crash when a
+  # child is connected (sched_tree.c checks only the one-pair recipe there).
+  run StarPU "$scratch/starpu-$prog" "$prog" HOME="$scratch" STARPU_HOME="$scratch" STARPU_SILENT=1 STARPU_NOPENCL=0 \
+    SCHED_TREE_NO_COMPOSED=1
 done
 echo "user_sched.sh: OK"
