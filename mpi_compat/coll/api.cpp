@@ -364,8 +364,14 @@ int start(call& k, MPI_Request* req) noexcept {
     if (nonblocking && req == nullptr) {
         return k.fail(MPI_ERR_ARG, "null request pointer");
     }
-    if (!nonblocking && a.c->local_only && shm::flat_runs(a) && !algorithm_forced(a.k)) {
-        return shm::flat(a);  // small blocking calls on small communicators: no sequence number
+    if (!nonblocking && a.c->local_only && !algorithm_forced(a.k)) {
+        // small blocking calls on small communicators (flat) or on one VP: no sequence number
+        if (shm::flat_runs(a)) {
+            return shm::flat(a);
+        }
+        if (shm::one_vp_runs(a)) {
+            return shm::one_vp(a);
+        }
     }
     // An intercommunicator's sequence is kept on the local group's view (see inter.cpp).
     a.seq = a.c->is_inter ? next_seq(a.c->local_view(*a.self), a.rank) : a.size > 1 ? next_seq(*a.c, a.rank) : 0;
@@ -382,12 +388,14 @@ int start(call& k, MPI_Request* req) noexcept {
 // not, returns false and takes the general path, which reports the errors. (The general path's
 // checks and dispatch were about 250 instructions per call before the flat path's 80.)
 
-/// The communicator part of the check: the caller, its communicator, its rank there and the size.
+/// The communicator part of the check: the caller, its communicator, its rank there, the size,
+/// and whether the call runs on one VP (shm::one_vp) rather than flat.
 struct fast_call {
     task* self;
     const comm* c;
     int rank;
     int size;
+    bool one_vp;
 
     void fill(args& a, kind what) const noexcept {
         a.k = what;
@@ -420,10 +428,12 @@ const datatype* fast_type(MPI_Datatype t, int count) noexcept {
         return false;
     }
     const int n = c->fast_size;
-    if (n < 2 || !c->local_only || !shm::flat_ready(*c) || n > sched::nr_vps() || algorithm_forced(what)) {
+    const int vps = sched::nr_vps();
+    if (n < 2 || !c->local_only || algorithm_forced(what) ||
+        !(vps == 1 ? shm::state_ready(*c) : n <= vps && shm::flat_ready(*c))) {
         return false;
     }
-    *f = {self, c, self->world_rank, n};
+    *f = {self, c, self->world_rank, n, vps == 1};
     return true;
 }
 
@@ -432,7 +442,7 @@ bool fast_barrier(MPI_Comm h, int* err) noexcept {
     if (!fast_comm(h, kind::barrier, &f)) {
         return false;
     }
-    *err = shm::flat_barrier(*f.c, f.rank, f.size);
+    *err = f.one_vp ? shm::one_vp_barrier(*f.c, f.rank, f.size) : shm::flat_barrier(*f.c, f.rank, f.size);
     return true;
 }
 
@@ -463,7 +473,9 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     const int opi = static_cast<int>(static_cast<unsigned>(op) & 0xffffffU);
     if (shm::basic_elem e; opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
         const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-        *err = shm::flat_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, static_cast<std::size_t>(count), e, opi);
+        const auto n = static_cast<std::size_t>(count);
+        *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, n, e, opi)
+                        : shm::flat_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, n, e, opi);
         return true;
     }
     args a;
@@ -480,7 +492,7 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     v.stride = dt->extent();
     v.dt = dt;
     v.span = static_cast<std::size_t>(v.n * v.stride);
-    *err = shm::flat(a);
+    *err = f.one_vp ? shm::one_vp(a) : shm::flat(a);
     return true;
 }
 
@@ -501,7 +513,7 @@ bool fast_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, int*
     a.rbuf = buf;
     a.rcount = count;
     a.rtype = dt;
-    *err = shm::flat(a);
+    *err = f.one_vp ? shm::one_vp(a) : shm::flat(a);
     return true;
 }
 

@@ -36,7 +36,8 @@ state* state::create(int n) noexcept {
     std::size_t cell_total = sizeof(cell) * static_cast<std::size_t>(n) * n_slots;
     s->seqs = static_cast<member_seq*>(std::aligned_alloc(64, seq_bytes));
     s->cell_mem = static_cast<cell*>(std::aligned_alloc(64, cell_total));
-    if (s->seqs == nullptr || s->cell_mem == nullptr) {
+    s->vp.e = static_cast<vp_entry*>(std::calloc(static_cast<std::size_t>(n), sizeof(vp_entry)));
+    if (s->seqs == nullptr || s->cell_mem == nullptr || s->vp.e == nullptr) {
         destroy(s);
         return nullptr;
     }
@@ -70,6 +71,7 @@ void state::destroy(state* s) noexcept {
     std::free(s->seqs);
     std::free(s->cell_mem);
     std::free(s->flat);
+    std::free(s->vp.e);
     for (slot& sl : s->slots) {
         destroy_remote(sl.remote);
     }
@@ -693,22 +695,12 @@ int flat_barrier(const comm& c, int rank, int size) noexcept {
 
 namespace {
 
-/// out = x_0 op (x_1 op (... op x_{size-1})) over the halves of call k, n elements of T: the
-/// order of reduce_halves().
-template <class T>
-void fold_halves(const state& st, int size, std::uint64_t k, int op, std::size_t n, void* out) noexcept {
-    T acc[flat_bytes / sizeof(T)];
-    std::memcpy(acc, half_of(st, size - 1, k).data, n * sizeof(T));
-    for (int r = size - 2; r >= 0; --r) {
-        const unsigned char* x = half_of(st, r, k).data;
-        for (std::size_t i = 0; i < n; ++i) {
-            T v;
-            std::memcpy(&v, x + i * sizeof(T), sizeof(T));
-            acc[i] = op_max_min_sum(op, v, acc[i]);
-        }
-    }
-    std::memcpy(out, acc, n * sizeof(T));
-}
+/// fold_basic() over the halves of call k: the order of reduce_halves().
+struct halves_of {
+    const state* st;
+    std::uint64_t k;
+    const void* operator()(int r) const noexcept { return half_of(*st, r, k).data; }
+};
 
 }  // namespace
 
@@ -717,16 +709,10 @@ int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void
     state& st = state_of(c);
     const std::uint64_t k = st.seqs[rank].flat_next++;
     wait_writable(st, size, k, "MPI_Allreduce");
-    const std::size_t elem = e == basic_elem::f64 || e == basic_elem::i64 ? 8 : 4;
-    std::memcpy(half_of(st, rank, k).data, in, n * elem);
+    std::memcpy(half_of(st, rank, k).data, in, n * basic_size(e));
     publish(st, rank, size, k, false);
     wait_all(st, size, k, "MPI_Allreduce");
-    switch (e) {
-        case basic_elem::f64: fold_halves<double>(st, size, k, op, n, out); break;
-        case basic_elem::f32: fold_halves<float>(st, size, k, op, n, out); break;
-        case basic_elem::i32: fold_halves<std::int32_t>(st, size, k, op, n, out); break;
-        case basic_elem::i64: fold_halves<std::int64_t>(st, size, k, op, n, out); break;
-    }
+    fold_basic(e, size, op, n, halves_of{&st, k}, out);
     return MPI_SUCCESS;
 }
 
