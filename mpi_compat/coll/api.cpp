@@ -388,11 +388,12 @@ int start(call& k, MPI_Request* req) noexcept {
 // not, returns false and takes the general path, which reports the errors. (The general path's
 // checks and dispatch were about 250 instructions per call before the flat path's 80.)
 
-/// The communicator part of the check: the caller, its communicator, its rank there, the size,
-/// and whether the call runs on one VP (shm::one_vp) rather than flat.
+/// The communicator part of the check: the caller, its communicator's state, its rank there,
+/// the size, and where the call goes (shm::state::fast: flat or one VP).
 struct fast_call {
     task* self;
     const comm* c;
+    shm::state* st;
     int rank;
     int size;
     bool one_vp;
@@ -421,28 +422,28 @@ const datatype* fast_type(MPI_Datatype t, int count) noexcept {
     return dt;
 }
 
-[[gnu::always_inline]] inline bool fast_comm(MPI_Comm h, kind what, fast_call* f) noexcept {
+/// The state's fast mode for `what` says everything else (size, VPs, forced algorithms), set
+/// once when the state was made.
+[[gnu::always_inline]] inline bool fast_comm(MPI_Comm h, shm::fast_kind what, fast_call* f) noexcept {
     task* self = current();
     const comm* c = h == MPI_COMM_WORLD ? &world().world : lookup_comm(h);
-    if (self == nullptr || c == nullptr) {
+    if (self == nullptr || c == nullptr || c->fast_size == 0 || !c->local_only) {
         return false;
     }
-    const int n = c->fast_size;
-    const int vps = sched::nr_vps();
-    if (n < 2 || !c->local_only || algorithm_forced(what) ||
-        !(vps == 1 ? shm::state_ready(*c) : n <= vps && shm::flat_ready(*c))) {
+    shm::state* st = shm::state_if_ready(*c);
+    if (st == nullptr || st->fast[what] == shm::fast_mode::none) {
         return false;
     }
-    *f = {self, c, self->world_rank, n, vps == 1};
+    *f = {self, c, st, self->world_rank, c->fast_size, st->fast[what] == shm::fast_mode::one_vp};
     return true;
 }
 
 bool fast_barrier(MPI_Comm h, int* err) noexcept {
     fast_call f;
-    if (!fast_comm(h, kind::barrier, &f)) {
+    if (!fast_comm(h, shm::fk_barrier, &f)) {
         return false;
     }
-    *err = f.one_vp ? shm::one_vp_barrier(*f.c, f.rank, f.size) : shm::flat_barrier(*f.c, f.rank, f.size);
+    *err = f.one_vp ? shm::one_vp_barrier(*f.st, f.rank, f.size) : shm::flat_barrier(*f.st, f.rank, f.size);
     return true;
 }
 
@@ -466,7 +467,7 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     }
     const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, kind::allreduce, &f)) {
+    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, shm::fk_allreduce, &f)) {
         return false;
     }
     // MAX, MIN and SUM (predefined: checked above) of the common types: folded inline.
@@ -474,8 +475,8 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     if (shm::basic_elem e; opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
         const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
         const auto n = static_cast<std::size_t>(count);
-        *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, n, e, opi)
-                        : shm::flat_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, n, e, opi);
+        *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi)
+                        : shm::flat_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi);
         return true;
     }
     args a;
@@ -504,7 +505,7 @@ bool fast_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, int*
     }
     const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (dt == nullptr || !fast_comm(h, kind::bcast, &f) || root < 0 || root >= f.size) {
+    if (dt == nullptr || !fast_comm(h, shm::fk_bcast, &f) || root < 0 || root >= f.size) {
         return false;
     }
     args a;

@@ -57,6 +57,15 @@ state* state::create(int n) noexcept {
             new (&s->flat[i]) flat_member();
         }
     }
+    const int vps = sched::nr_vps();
+    const fast_mode mode = n < 2                                 ? fast_mode::none
+                           : vps == 1                            ? fast_mode::one_vp
+                           : n <= vps && s->flat != nullptr      ? fast_mode::flat
+                                                                 : fast_mode::none;
+    const kind kinds[n_fast_kinds] = {kind::barrier, kind::bcast, kind::allreduce};
+    for (int i = 0; i < n_fast_kinds; ++i) {
+        s->fast[i] = algorithm_forced(kinds[i]) ? fast_mode::none : mode;
+    }
     for (int k = 0; k < n_slots; ++k) {
         s->slots[k].gen.store(static_cast<std::uint64_t>(k), std::memory_order_relaxed);
         s->slots[k].cells = s->cell_mem + static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
@@ -685,8 +694,7 @@ bool flat_runs(const args& a) noexcept {
     }
 }
 
-int flat_barrier(const comm& c, int rank, int size) noexcept {
-    state& st = state_of(c);
+int flat_barrier(state& st, int rank, int size) noexcept {
     const std::uint64_t k = st.seqs[rank].flat_next++;
     publish(st, rank, size, k, false);
     wait_all(st, size, k, "MPI_Barrier");
@@ -704,9 +712,8 @@ struct halves_of {
 
 }  // namespace
 
-int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
+int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
                          int op) noexcept {
-    state& st = state_of(c);
     const std::uint64_t k = st.seqs[rank].flat_next++;
     wait_writable(st, size, k, "MPI_Allreduce");
     std::memcpy(half_of(st, rank, k).data, in, n * basic_size(e));
@@ -718,7 +725,7 @@ int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void
 
 int flat(args& a) noexcept {
     if (a.k == kind::barrier) {
-        return flat_barrier(*a.c, a.rank, a.size);
+        return flat_barrier(state_of(*a.c), a.rank, a.size);
     }
     state& st = state_of(*a.c);
     const std::uint64_t k = st.seqs[a.rank].flat_next++;

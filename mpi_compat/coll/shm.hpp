@@ -130,9 +130,16 @@ struct slot {
     remote_call* remote = nullptr;
 };
 
+/// What the blocking fast paths (api.cpp) run on a communicator of this process, per fast kind.
+enum class fast_mode : std::uint8_t { none, flat, one_vp };
+enum fast_kind : int { fk_barrier, fk_bcast, fk_allreduce, n_fast_kinds };
+
 /// Per-communicator state (made on the first collective, freed with the communicator).
 struct state {
     int n = 0;
+    /// Fixed at creation from what never changes in a run (the size, the VPs, MPC_COLL_FLAT_MAX,
+    /// the forced algorithms): one load tells the fast paths where a call goes.
+    fast_mode fast[n_fast_kinds] = {};
     member_seq* seqs = nullptr;
     slot slots[n_slots];
     cell* cell_mem = nullptr;
@@ -162,13 +169,13 @@ bool flat_runs(const args& a) noexcept;
 /// Runs call a flat; it takes no sequence number (flat calls count among themselves).
 int flat(args& a) noexcept;
 /// flat() of a barrier (member `rank` of c's `size`), for the fast path that builds no args.
-int flat_barrier(const comm& c, int rank, int size) noexcept;
+int flat_barrier(state& st, int rank, int size) noexcept;
 /// The element types the Allreduce fast path folds inline (op.cpp's arithmetic).
 enum class basic_elem : unsigned char { f64, f32, i32, i64 };
 /// flat() of an Allreduce of n elements (n x size <= flat_bytes) of e under MPI_MAX (op 1),
 /// MPI_MIN (2) or MPI_SUM (3), from `in` (which may be `out`: in place) to `out`; the same
 /// result, bit for bit, as flat() through the general path.
-int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
+int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
                          int op) noexcept;
 /// Whether blocking call a runs on one VP (one_vp(); the same answer on every member: the VP
 /// count, the kind, the communicator and the data size). Forced algorithms are the caller's
@@ -177,21 +184,13 @@ bool one_vp_runs(const args& a) noexcept;
 /// Runs call a on one VP (see vp_ctl): kinds barrier, bcast, reduce, allreduce.
 int one_vp(args& a) noexcept;
 /// one_vp() of a barrier, for the fast path.
-int one_vp_barrier(const comm& c, int rank, int size) noexcept;
+int one_vp_barrier(state& st, int rank, int size) noexcept;
 /// one_vp() of flat_allreduce_basic()'s Allreduce: the same result, bit for bit.
-int one_vp_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n,
+int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n,
                            basic_elem e, int op) noexcept;
-/// Whether c's state exists (a communicator that made a collective call already): the
-/// one-VP fast paths check this instead of building the state.
-inline bool state_ready(const comm& c) noexcept { return c.coll_shm.load(std::memory_order_acquire) != nullptr; }
-
-/// Whether c's state exists and has the flat path's lines (a communicator of at most
-/// flat_limit() members that made a collective call already): the blocking fast paths
-/// (api.cpp) check this instead of building the state.
-inline bool flat_ready(const comm& c) noexcept {
-    const auto* s = static_cast<const state*>(c.coll_shm.load(std::memory_order_acquire));
-    return s != nullptr && s->flat != nullptr;
-}
+/// c's state if it exists (a communicator that made a collective call already), else null:
+/// the blocking fast paths (api.cpp) check this instead of building the state.
+inline state* state_if_ready(const comm& c) noexcept { return static_cast<state*>(c.coll_shm.load(std::memory_order_acquire)); }
 
 // ---- non-blocking small calls (shm_nb.cpp) ---------------------------------------------------
 // Ibarrier, and Ibcast, Ireduce and Iallreduce of small data, on communicators of 2 to

@@ -111,8 +111,7 @@ bool one_vp_runs(const args& a) noexcept {
     }
 }
 
-int one_vp_barrier(const comm& c, int rank, int size) noexcept {
-    state& st = state_of(c);
+int one_vp_barrier(state& st, int rank, int size) noexcept {
     const std::uint64_t k = st.seqs[rank].vp_next++;
     if (arrive(st, rank, size, k, {}, "MPI_Barrier")) {
         finish(st, rank, size, k);
@@ -120,9 +119,8 @@ int one_vp_barrier(const comm& c, int rank, int size) noexcept {
     return MPI_SUCCESS;
 }
 
-int one_vp_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n,
+int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n,
                            basic_elem e, int op) noexcept {
-    state& st = state_of(c);
     const std::uint64_t k = st.seqs[rank].vp_next++;
     if (arrive(st, rank, size, k, {in, out, nullptr, nullptr}, "MPI_Allreduce")) {
         const vp_entry* en = st.vp.e;
@@ -138,7 +136,7 @@ int one_vp_allreduce_basic(const comm& c, int rank, int size, const void* in, vo
 
 int one_vp(args& a) noexcept {
     if (a.k == kind::barrier) {
-        return one_vp_barrier(*a.c, a.rank, a.size);
+        return one_vp_barrier(state_of(*a.c), a.rank, a.size);
     }
     state& st = state_of(*a.c);
     const std::uint64_t k = st.seqs[a.rank].vp_next++;
