@@ -3,11 +3,14 @@
 /// one at a time on it, so a call needs no cross-core handshake: each member leaves what it
 /// brings in its entry and parks, handing the VP straight to the next ready member; the last
 /// to arrive runs the whole call for everybody and readies the others.
+#include <time.h>
+
 #include <cstring>
 
 #include "lib/spinlock.hpp"
 #include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/coll/shm_detail.hpp"
+#include "scheduler/detail.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::mpi::coll::shm {
@@ -36,21 +39,31 @@ bool completed(const vp_ctl& ctl, std::uint64_t k) noexcept { return ctl.done.lo
 bool arrive(state& st, int rank, int size, std::uint64_t k, const vp_entry& mine, const char* what) noexcept {
     vp_ctl& ctl = st.vp;
     vp_entry& e = ctl.e[rank];
+    sched::vp* v = sched::detail::this_vp();
+    sched::ult* me = v != nullptr ? v->current : nullptr;
     e = mine;
-    e.waiter = sched::self();
+    e.waiter = me;
     arrival x{&ctl, static_cast<std::uint32_t>(size)};
-    if (e.waiter != nullptr) {
-        sched::park_publish(&count_in, &x, what);
+    if (me != nullptr) {
+        // parks unless last; the VP switches to its next ready ULT (the inline form, as
+        // request::wait_slow: this is the whole cost of a call besides the switch)
+        sched::detail::park_publish_current(v, me, &count_in, &x, what);
     } else {
         count_in(&x, nullptr);
     }
     if (x.last) {
         return true;
     }
-    // Resumed by the last member (or a plain thread): it publishes `done` after readying the
-    // parked members, so one woken by a plain thread may see it a moment late.
-    while (!completed(ctl, k)) {
-        cpu_relax();
+    // Resumed by the last member, or a plain thread of the rank (MPI_THREAD_MULTIPLE) polling,
+    // backing off to short sleeps as request::wait_slow does. The last member publishes `done`
+    // after readying the parked ones, so one woken by a plain thread may see it a moment late.
+    for (unsigned spins = 0; !completed(ctl, k); ++spins) {
+        if (spins < 1000 || me != nullptr) {
+            cpu_relax();
+        } else {
+            struct timespec ts = {0, spins < 10000 ? 1000 : 50000};
+            nanosleep(&ts, nullptr);
+        }
     }
     return false;
 }
@@ -62,7 +75,7 @@ void finish(state& st, int rank, int size, std::uint64_t k) noexcept {
     for (int r = 0; r < size; ++r) {
         // Read before `done`: a plain thread released by it may enter the next call.
         if (r != rank && ctl.e[r].waiter != nullptr) {
-            sched::wake(ctl.e[r].waiter);
+            sched::detail::make_ready(ctl.e[r].waiter);
         }
     }
     ctl.done.store(k + 1, std::memory_order_release);
