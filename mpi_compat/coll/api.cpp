@@ -508,6 +508,11 @@ bool fast_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, int*
     if (dt == nullptr || !fast_comm(h, shm::fk_bcast, &f) || root < 0 || root >= f.size) {
         return false;
     }
+    if (f.one_vp) {
+        const auto bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->size());
+        *err = shm::one_vp_bcast_bytes(*f.st, f.rank, f.size, root, buf, bytes);
+        return true;
+    }
     args a;
     f.fill(a, kind::bcast);
     a.root = root;

@@ -104,9 +104,9 @@ struct flat_ctl {
 
 /// What member r brought to the current one-VP call.
 struct vp_entry {
-    const void* in = nullptr;  ///< Allreduce fast path: input
-    void* out = nullptr;       ///< Allreduce fast path: output
-    const args* a = nullptr;   ///< the general path's call (Bcast, Reduce, Allreduce)
+    const void* in = nullptr;  ///< reductions: the input's base; Bcast fast path: the root's bytes
+    void* out = nullptr;       ///< reductions: the output's base; Bcast fast path: the member's bytes
+    const args* a = nullptr;   ///< the general path's call; null on the Bcast fast path
     sched::ult* waiter = nullptr;  ///< the member's ULT, parked; null: a plain thread (polls)
 };
 
@@ -188,6 +188,9 @@ int one_vp_barrier(state& st, int rank, int size) noexcept;
 /// one_vp() of flat_allreduce_basic()'s Allreduce: the same result, bit for bit.
 int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n,
                            basic_elem e, int op) noexcept;
+/// one_vp() of a Bcast of `bytes` contiguous bytes at buf (a contiguous predefined type), for
+/// the fast path that builds no args.
+int one_vp_bcast_bytes(state& st, int rank, int size, int root, void* buf, std::size_t bytes) noexcept;
 /// c's state if it exists (a communicator that made a collective call already), else null:
 /// the blocking fast paths (api.cpp) check this instead of building the state.
 inline state* state_if_ready(const comm& c) noexcept { return static_cast<state*>(c.coll_shm.load(std::memory_order_acquire)); }

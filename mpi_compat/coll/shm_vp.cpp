@@ -81,19 +81,34 @@ void finish(state& st, int rank, int size, std::uint64_t k) noexcept {
     ctl.done.store(k + 1, std::memory_order_release);
 }
 
+/// The last member of a Bcast of `bytes` (packed) copies the root's data to every other member:
+/// byte images on the fast path (no args), typed buffers on the general one, in any mix.
+void bcast_all(const vp_ctl& ctl, int root, int size, std::size_t bytes) noexcept {
+    const vp_entry& from = ctl.e[root];
+    for (int r = 0; r < size; ++r) {
+        if (r == root) {
+            continue;
+        }
+        const vp_entry& to = ctl.e[r];
+        if (from.a == nullptr && to.a == nullptr) {
+            std::memcpy(to.out, from.in, bytes);
+        } else if (from.a == nullptr) {
+            unpack_from(from.in, bytes, to.a->rbuf, to.a->rcount, *to.a->rtype);
+        } else if (to.a == nullptr) {
+            pack_into(to.out, from.a->rbuf, from.a->rcount, *from.a->rtype);
+        } else {
+            copy_typed(from.a->rbuf, from.a->rcount, *from.a->rtype, to.a->rbuf, to.a->rcount, *to.a->rtype);
+        }
+    }
+}
+
 /// The last member runs call a (kind bcast, reduce or allreduce) for every member. Reductions
 /// take every member's input and output from its entry (members on the Allreduce fast path
 /// bring no args), in rank order: acc = x_{n-1}, then acc = x_r op acc for r = n-2 ... 0.
 void run_general(const vp_ctl& ctl, const args& a) noexcept {
     const red_view& v = a.red;
     if (a.k == kind::bcast) {
-        const args& root = *ctl.e[a.root].a;
-        for (int r = 0; r < a.size; ++r) {
-            if (r != a.root) {
-                const args& m = *ctl.e[r].a;
-                copy_typed(root.rbuf, root.rcount, *root.rtype, m.rbuf, m.rcount, *m.rtype);
-            }
-        }
+        bcast_all(ctl, a.root, a.size, packed_bytes(a.rcount, a.rtype));
         return;
     }
     alignas(16) unsigned char acc[flat_bytes];
@@ -142,6 +157,15 @@ int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* 
         for (int r = 0; r < size; ++r) {
             std::memcpy(en[r].out, acc, n * basic_size(e));
         }
+        finish(st, rank, size, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int one_vp_bcast_bytes(state& st, int rank, int size, int root, void* buf, std::size_t bytes) noexcept {
+    const std::uint64_t k = st.seqs[rank].vp_next++;
+    if (arrive(st, rank, size, k, {buf, buf, nullptr, nullptr}, "MPI_Bcast")) {
+        bcast_all(st.vp, root, size, bytes);
         finish(st, rank, size, k);
     }
     return MPI_SUCCESS;
