@@ -64,7 +64,8 @@ state* state::create(int n) noexcept {
                                                                  : fast_mode::none;
     const kind kinds[n_fast_kinds] = {kind::barrier, kind::bcast, kind::allreduce};
     for (int i = 0; i < n_fast_kinds; ++i) {
-        s->fast[i] = algorithm_forced(kinds[i]) ? fast_mode::none : mode;
+        const bool too_many = mode == fast_mode::one_vp && kinds[i] == kind::bcast && n > vp_bcast_max;
+        s->fast[i] = algorithm_forced(kinds[i]) || too_many ? fast_mode::none : mode;
     }
     for (int k = 0; k < n_slots; ++k) {
         s->slots[k].gen.store(static_cast<std::uint64_t>(k), std::memory_order_relaxed);

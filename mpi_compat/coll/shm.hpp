@@ -102,6 +102,11 @@ struct flat_ctl {
 // between ULTs of the VP it is an uncontended read-modify-write on a line that stays in the
 // core. Non-blocking calls never run here (their order is that of the sequence numbers).
 
+/// The most members a one-VP Bcast has: past it the slots' Bcast, whose root leaves its data
+/// and runs ahead while readers that find it there do not park, is ahead (64 ranks on one VP:
+/// 7.3 us against 11.6-25 us; 8 ranks: 0.72 against 0.54; benchmarks/RESULTS.md).
+inline constexpr int vp_bcast_max = 32;
+
 /// What member r brought to the current one-VP call.
 struct vp_entry {
     const void* in = nullptr;  ///< reductions: the input's base; Bcast fast path: the root's bytes

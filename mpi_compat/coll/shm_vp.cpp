@@ -132,7 +132,7 @@ bool one_vp_runs(const args& a) noexcept {
     }
     switch (a.k) {
         case kind::barrier: return true;
-        case kind::bcast: return packed_bytes(a.rcount, a.rtype) <= flat_bytes;
+        case kind::bcast: return a.size <= vp_bcast_max && packed_bytes(a.rcount, a.rtype) <= flat_bytes;
         case kind::reduce:
         case kind::allreduce: return !a.red_pack && a.red.dense && a.red.span <= flat_bytes;
         default: return false;
