@@ -198,7 +198,9 @@ int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* 
 int one_vp_bcast_bytes(state& st, int rank, int size, int root, void* buf, std::size_t bytes) noexcept;
 /// c's state if it exists (a communicator that made a collective call already), else null:
 /// the blocking fast paths (api.cpp) check this instead of building the state.
-inline state* state_if_ready(const comm& c) noexcept { return static_cast<state*>(c.coll_shm.load(std::memory_order_acquire)); }
+inline state* state_if_ready(const comm& c) noexcept {
+    return static_cast<state*>(c.coll_shm.load(std::memory_order_acquire));
+}
 
 // ---- non-blocking small calls (shm_nb.cpp) ---------------------------------------------------
 // Ibarrier, and Ibcast, Ireduce and Iallreduce of small data, on communicators of 2 to

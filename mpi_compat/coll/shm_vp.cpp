@@ -178,7 +178,8 @@ int one_vp(args& a) noexcept {
     state& st = state_of(*a.c);
     const std::uint64_t k = st.seqs[a.rank].vp_next++;
     const bool red = a.k != kind::bcast;
-    const vp_entry mine{red ? input_base(a) : nullptr, red ? output_base(a) : nullptr, &a, nullptr};
+    const bool out = red && (a.k != kind::reduce || a.rank == a.root);  // a Reduce's other members may pass no buffer
+    const vp_entry mine{red ? input_base(a) : nullptr, out ? output_base(a) : nullptr, &a, nullptr};
     const char* what = a.k == kind::bcast ? "MPI_Bcast" : a.k == kind::reduce ? "MPI_Reduce" : "MPI_Allreduce";
     if (arrive(st, a.rank, a.size, k, mine, what)) {
         run_general(st.vp, a);

@@ -46,7 +46,10 @@ static void ref_double(MPI_Op op, const int *ranks, int n, int it, double *out) 
         double acc = dval(ranks[n - 1], it, i);
         for (int k = n - 2; k >= 0; --k) {
             double x = dval(ranks[k], it, i);
-            acc = op == MPI_SUM ? x + acc : op == MPI_PROD ? x * acc : op == MPI_MAX ? (x > acc ? x : acc) : (x < acc ? x : acc);
+            acc = op == MPI_SUM    ? x + acc
+                  : op == MPI_PROD ? x * acc
+                  : op == MPI_MAX  ? (x > acc ? x : acc)
+                                   : (x < acc ? x : acc);
         }
         out[i] = acc;
     }
