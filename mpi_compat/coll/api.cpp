@@ -364,8 +364,14 @@ int start(call& k, MPI_Request* req) noexcept {
     if (nonblocking && req == nullptr) {
         return k.fail(MPI_ERR_ARG, "null request pointer");
     }
-    if (!nonblocking && a.c->local_only && shm::flat_runs(a) && !algorithm_forced(a.k)) {
-        return shm::flat(a);  // small blocking calls on small communicators: no sequence number
+    if (!nonblocking && a.c->local_only && !algorithm_forced(a.k)) {
+        // small blocking calls on small communicators (flat) or on one VP: no sequence number
+        if (shm::flat_runs(a)) {
+            return shm::flat(a);
+        }
+        if (shm::one_vp_runs(a)) {
+            return shm::one_vp(a);
+        }
     }
     // An intercommunicator's sequence is kept on the local group's view (see inter.cpp).
     a.seq = a.c->is_inter ? next_seq(a.c->local_view(*a.self), a.rank) : a.size > 1 ? next_seq(*a.c, a.rank) : 0;
@@ -382,12 +388,15 @@ int start(call& k, MPI_Request* req) noexcept {
 // not, returns false and takes the general path, which reports the errors. (The general path's
 // checks and dispatch were about 250 instructions per call before the flat path's 80.)
 
-/// The communicator part of the check: the caller, its communicator, its rank there and the size.
+/// The communicator part of the check: the caller, its communicator's state, its rank there,
+/// the size, and where the call goes (shm::state::fast: flat or one VP).
 struct fast_call {
     task* self;
     const comm* c;
+    shm::state* st;
     int rank;
     int size;
+    bool one_vp;
 
     void fill(args& a, kind what) const noexcept {
         a.k = what;
@@ -413,26 +422,28 @@ const datatype* fast_type(MPI_Datatype t, int count) noexcept {
     return dt;
 }
 
-[[gnu::always_inline]] inline bool fast_comm(MPI_Comm h, kind what, fast_call* f) noexcept {
+/// The state's fast mode for `what` says everything else (size, VPs, forced algorithms), set
+/// once when the state was made.
+[[gnu::always_inline]] inline bool fast_comm(MPI_Comm h, shm::fast_kind what, fast_call* f) noexcept {
     task* self = current();
     const comm* c = h == MPI_COMM_WORLD ? &world().world : lookup_comm(h);
-    if (self == nullptr || c == nullptr) {
+    if (self == nullptr || c == nullptr || c->fast_size == 0 || !c->local_only) {
         return false;
     }
-    const int n = c->fast_size;
-    if (n < 2 || !c->local_only || !shm::flat_ready(*c) || n > sched::nr_vps() || algorithm_forced(what)) {
+    shm::state* st = shm::state_if_ready(*c);
+    if (st == nullptr || st->fast[what] == shm::fast_mode::none) {
         return false;
     }
-    *f = {self, c, self->world_rank, n};
+    *f = {self, c, st, self->world_rank, c->fast_size, st->fast[what] == shm::fast_mode::one_vp};
     return true;
 }
 
 bool fast_barrier(MPI_Comm h, int* err) noexcept {
     fast_call f;
-    if (!fast_comm(h, kind::barrier, &f)) {
+    if (!fast_comm(h, shm::fk_barrier, &f)) {
         return false;
     }
-    *err = shm::flat_barrier(*f.c, f.rank, f.size);
+    *err = f.one_vp ? shm::one_vp_barrier(*f.st, f.rank, f.size) : shm::flat_barrier(*f.st, f.rank, f.size);
     return true;
 }
 
@@ -456,14 +467,16 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     }
     const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, kind::allreduce, &f)) {
+    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, shm::fk_allreduce, &f)) {
         return false;
     }
     // MAX, MIN and SUM (predefined: checked above) of the common types: folded inline.
     const int opi = static_cast<int>(static_cast<unsigned>(op) & 0xffffffU);
     if (shm::basic_elem e; opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
         const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-        *err = shm::flat_allreduce_basic(*f.c, f.rank, f.size, in, rbuf, static_cast<std::size_t>(count), e, opi);
+        const auto n = static_cast<std::size_t>(count);
+        *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi)
+                        : shm::flat_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi);
         return true;
     }
     args a;
@@ -480,7 +493,7 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     v.stride = dt->extent();
     v.dt = dt;
     v.span = static_cast<std::size_t>(v.n * v.stride);
-    *err = shm::flat(a);
+    *err = f.one_vp ? shm::one_vp(a) : shm::flat(a);
     return true;
 }
 
@@ -492,8 +505,13 @@ bool fast_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, int*
     }
     const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (dt == nullptr || !fast_comm(h, kind::bcast, &f) || root < 0 || root >= f.size) {
+    if (dt == nullptr || !fast_comm(h, shm::fk_bcast, &f) || root < 0 || root >= f.size) {
         return false;
+    }
+    if (f.one_vp) {
+        const auto bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->size());
+        *err = shm::one_vp_bcast_bytes(*f.st, f.rank, f.size, root, buf, bytes);
+        return true;
     }
     args a;
     f.fill(a, kind::bcast);
@@ -501,7 +519,7 @@ bool fast_bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm h, int*
     a.rbuf = buf;
     a.rcount = count;
     a.rtype = dt;
-    *err = shm::flat(a);
+    *err = f.one_vp ? shm::one_vp(a) : shm::flat(a);
     return true;
 }
 

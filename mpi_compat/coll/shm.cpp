@@ -36,7 +36,8 @@ state* state::create(int n) noexcept {
     std::size_t cell_total = sizeof(cell) * static_cast<std::size_t>(n) * n_slots;
     s->seqs = static_cast<member_seq*>(std::aligned_alloc(64, seq_bytes));
     s->cell_mem = static_cast<cell*>(std::aligned_alloc(64, cell_total));
-    if (s->seqs == nullptr || s->cell_mem == nullptr) {
+    s->vp.e = static_cast<vp_entry*>(std::calloc(static_cast<std::size_t>(n), sizeof(vp_entry)));
+    if (s->seqs == nullptr || s->cell_mem == nullptr || s->vp.e == nullptr) {
         destroy(s);
         return nullptr;
     }
@@ -56,6 +57,16 @@ state* state::create(int n) noexcept {
             new (&s->flat[i]) flat_member();
         }
     }
+    const int vps = sched::nr_vps();
+    const fast_mode mode = n < 2                                 ? fast_mode::none
+                           : vps == 1                            ? fast_mode::one_vp
+                           : n <= vps && s->flat != nullptr      ? fast_mode::flat
+                                                                 : fast_mode::none;
+    const kind kinds[n_fast_kinds] = {kind::barrier, kind::bcast, kind::allreduce};
+    for (int i = 0; i < n_fast_kinds; ++i) {
+        const bool too_many = mode == fast_mode::one_vp && kinds[i] == kind::bcast && n > vp_bcast_max;
+        s->fast[i] = algorithm_forced(kinds[i]) || too_many ? fast_mode::none : mode;
+    }
     for (int k = 0; k < n_slots; ++k) {
         s->slots[k].gen.store(static_cast<std::uint64_t>(k), std::memory_order_relaxed);
         s->slots[k].cells = s->cell_mem + static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
@@ -70,6 +81,7 @@ void state::destroy(state* s) noexcept {
     std::free(s->seqs);
     std::free(s->cell_mem);
     std::free(s->flat);
+    std::free(s->vp.e);
     for (slot& sl : s->slots) {
         destroy_remote(sl.remote);
     }
@@ -683,8 +695,7 @@ bool flat_runs(const args& a) noexcept {
     }
 }
 
-int flat_barrier(const comm& c, int rank, int size) noexcept {
-    state& st = state_of(c);
+int flat_barrier(state& st, int rank, int size) noexcept {
     const std::uint64_t k = st.seqs[rank].flat_next++;
     publish(st, rank, size, k, false);
     wait_all(st, size, k, "MPI_Barrier");
@@ -693,46 +704,29 @@ int flat_barrier(const comm& c, int rank, int size) noexcept {
 
 namespace {
 
-/// out = x_0 op (x_1 op (... op x_{size-1})) over the halves of call k, n elements of T: the
-/// order of reduce_halves().
-template <class T>
-void fold_halves(const state& st, int size, std::uint64_t k, int op, std::size_t n, void* out) noexcept {
-    T acc[flat_bytes / sizeof(T)];
-    std::memcpy(acc, half_of(st, size - 1, k).data, n * sizeof(T));
-    for (int r = size - 2; r >= 0; --r) {
-        const unsigned char* x = half_of(st, r, k).data;
-        for (std::size_t i = 0; i < n; ++i) {
-            T v;
-            std::memcpy(&v, x + i * sizeof(T), sizeof(T));
-            acc[i] = op_max_min_sum(op, v, acc[i]);
-        }
-    }
-    std::memcpy(out, acc, n * sizeof(T));
-}
+/// fold_basic() over the halves of call k: the order of reduce_halves().
+struct halves_of {
+    const state* st;
+    std::uint64_t k;
+    const void* operator()(int r) const noexcept { return half_of(*st, r, k).data; }
+};
 
 }  // namespace
 
-int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
+int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
                          int op) noexcept {
-    state& st = state_of(c);
     const std::uint64_t k = st.seqs[rank].flat_next++;
     wait_writable(st, size, k, "MPI_Allreduce");
-    const std::size_t elem = e == basic_elem::f64 || e == basic_elem::i64 ? 8 : 4;
-    std::memcpy(half_of(st, rank, k).data, in, n * elem);
+    std::memcpy(half_of(st, rank, k).data, in, n * basic_size(e));
     publish(st, rank, size, k, false);
     wait_all(st, size, k, "MPI_Allreduce");
-    switch (e) {
-        case basic_elem::f64: fold_halves<double>(st, size, k, op, n, out); break;
-        case basic_elem::f32: fold_halves<float>(st, size, k, op, n, out); break;
-        case basic_elem::i32: fold_halves<std::int32_t>(st, size, k, op, n, out); break;
-        case basic_elem::i64: fold_halves<std::int64_t>(st, size, k, op, n, out); break;
-    }
+    fold_basic(e, size, op, n, halves_of{&st, k}, out);
     return MPI_SUCCESS;
 }
 
 int flat(args& a) noexcept {
     if (a.k == kind::barrier) {
-        return flat_barrier(*a.c, a.rank, a.size);
+        return flat_barrier(state_of(*a.c), a.rank, a.size);
     }
     state& st = state_of(*a.c);
     const std::uint64_t k = st.seqs[a.rank].flat_next++;

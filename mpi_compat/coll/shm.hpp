@@ -51,6 +51,7 @@ struct alignas(64) cell {
 struct alignas(64) member_seq {
     std::uint64_t next = 0;       ///< calls started by this member on the communicator (its own line)
     std::uint64_t flat_next = 0;  ///< flat calls made by this member (see flat())
+    std::uint64_t vp_next = 0;    ///< one-VP calls made by this member (see one_vp())
 };
 
 // ---- flat small collectives ----------------------------------------------------------------------
@@ -88,6 +89,38 @@ struct flat_ctl {
     sched::wait_queue q;
 };
 
+// ---- one-VP small collectives (shm_vp.cpp) ------------------------------------------------------
+// With one VP (`mpc_run -c 1`) every member of a communicator of this process is a ULT of that
+// VP, and they run one at a time: blocking Barrier, and Bcast, Reduce and Allreduce of data that
+// would run flat, are combined by the member that arrives last, with no spinning and no line
+// moving between cores. Member r's k-th one-VP call (the same call on every member) leaves
+// what it brings (buffers, its args, itself) in its entry, counts itself in and parks (its VP
+// switches straight to the next ready member); the last to arrive runs the whole call for
+// everybody (the reduction in rank order, x_0 op (x_1 op (... op x_{n-1})), as flat() and the
+// slots: the same bits whatever the order of arrival), readies the others, and carries on.
+// The count is an atomic only for the ranks' plain threads (MPI_THREAD_MULTIPLE), which poll:
+// between ULTs of the VP it is an uncontended read-modify-write on a line that stays in the
+// core. Non-blocking calls never run here (their order is that of the sequence numbers).
+
+/// The most members a one-VP Bcast has: past it the slots' Bcast, whose root leaves its data
+/// and runs ahead while readers that find it there do not park, is ahead (64 ranks on one VP:
+/// 7.3 us against 11.6-25 us; 8 ranks: 0.72 against 0.54; benchmarks/RESULTS.md).
+inline constexpr int vp_bcast_max = 32;
+
+/// What member r brought to the current one-VP call.
+struct vp_entry {
+    const void* in = nullptr;  ///< reductions: the input's base; Bcast fast path: the root's bytes
+    void* out = nullptr;       ///< reductions: the output's base; Bcast fast path: the member's bytes
+    const args* a = nullptr;   ///< the general path's call; null on the Bcast fast path
+    sched::ult* waiter = nullptr;  ///< the member's ULT, parked; null: a plain thread (polls)
+};
+
+struct vp_ctl {
+    alignas(64) std::atomic<std::uint32_t> arrived{0};  ///< members in the current call
+    std::atomic<std::uint64_t> done{0};                 ///< one-VP calls completed
+    vp_entry* e = nullptr;                              ///< n entries
+};
+
 struct slot {
     alignas(64) std::atomic<std::uint64_t> gen{0};  ///< the call this slot serves
     alignas(64) std::atomic<std::uint32_t> count{0};  ///< arrivals
@@ -102,14 +135,22 @@ struct slot {
     remote_call* remote = nullptr;
 };
 
+/// What the blocking fast paths (api.cpp) run on a communicator of this process, per fast kind.
+enum class fast_mode : std::uint8_t { none, flat, one_vp };
+enum fast_kind : int { fk_barrier, fk_bcast, fk_allreduce, n_fast_kinds };
+
 /// Per-communicator state (made on the first collective, freed with the communicator).
 struct state {
     int n = 0;
+    /// Fixed at creation from what never changes in a run (the size, the VPs, MPC_COLL_FLAT_MAX,
+    /// the forced algorithms): one load tells the fast paths where a call goes.
+    fast_mode fast[n_fast_kinds] = {};
     member_seq* seqs = nullptr;
     slot slots[n_slots];
     cell* cell_mem = nullptr;
     flat_member* flat = nullptr;  ///< n entries when n <= flat_limit()
     flat_ctl ctl;
+    vp_ctl vp;
     /// The communicator split by process (hier.hpp), when it spans processes: made by the first
     /// hierarchical call here, freed with the state (destroy_state).
     std::atomic<hier::levels*> hier{nullptr};
@@ -133,20 +174,32 @@ bool flat_runs(const args& a) noexcept;
 /// Runs call a flat; it takes no sequence number (flat calls count among themselves).
 int flat(args& a) noexcept;
 /// flat() of a barrier (member `rank` of c's `size`), for the fast path that builds no args.
-int flat_barrier(const comm& c, int rank, int size) noexcept;
+int flat_barrier(state& st, int rank, int size) noexcept;
 /// The element types the Allreduce fast path folds inline (op.cpp's arithmetic).
 enum class basic_elem : unsigned char { f64, f32, i32, i64 };
 /// flat() of an Allreduce of n elements (n x size <= flat_bytes) of e under MPI_MAX (op 1),
 /// MPI_MIN (2) or MPI_SUM (3), from `in` (which may be `out`: in place) to `out`; the same
 /// result, bit for bit, as flat() through the general path.
-int flat_allreduce_basic(const comm& c, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
+int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
                          int op) noexcept;
-/// Whether c's state exists and has the flat path's lines (a communicator of at most
-/// flat_limit() members that made a collective call already): the blocking fast paths
-/// (api.cpp) check this instead of building the state.
-inline bool flat_ready(const comm& c) noexcept {
-    const auto* s = static_cast<const state*>(c.coll_shm.load(std::memory_order_acquire));
-    return s != nullptr && s->flat != nullptr;
+/// Whether blocking call a runs on one VP (one_vp(); the same answer on every member: the VP
+/// count, the kind, the communicator and the data size). Forced algorithms are the caller's
+/// business.
+bool one_vp_runs(const args& a) noexcept;
+/// Runs call a on one VP (see vp_ctl): kinds barrier, bcast, reduce, allreduce.
+int one_vp(args& a) noexcept;
+/// one_vp() of a barrier, for the fast path.
+int one_vp_barrier(state& st, int rank, int size) noexcept;
+/// one_vp() of flat_allreduce_basic()'s Allreduce: the same result, bit for bit.
+int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n,
+                           basic_elem e, int op) noexcept;
+/// one_vp() of a Bcast of `bytes` contiguous bytes at buf (a contiguous predefined type), for
+/// the fast path that builds no args.
+int one_vp_bcast_bytes(state& st, int rank, int size, int root, void* buf, std::size_t bytes) noexcept;
+/// c's state if it exists (a communicator that made a collective call already), else null:
+/// the blocking fast paths (api.cpp) check this instead of building the state.
+inline state* state_if_ready(const comm& c) noexcept {
+    return static_cast<state*>(c.coll_shm.load(std::memory_order_acquire));
 }
 
 // ---- non-blocking small calls (shm_nb.cpp) ---------------------------------------------------

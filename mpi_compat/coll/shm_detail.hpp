@@ -2,9 +2,12 @@
 /// The slot helpers of shm.cpp that the non-blocking small calls (shm_nb.cpp) share.
 #pragma once
 
+#include <cstring>
+
 #include "mpi_compat/coll/pieces.hpp"
 #include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/match.hpp"
+#include "mpi_compat/op.hpp"
 
 namespace mpc::mpi::coll::shm::detail {
 
@@ -22,6 +25,38 @@ bool view_fits_cell(const red_view& v) noexcept;
 /// acc = x0 op (x1 op ... op x(size-1)) over the members' cells (every element).
 void reduce_cells(const slot& s, const red_view& v, int size, void* acc_base) noexcept;
 
+// ---- the inline folds of the Allreduce fast paths (flat and one-VP) ---------------------------------
+
+inline std::size_t basic_size(basic_elem e) noexcept { return e == basic_elem::f64 || e == basic_elem::i64 ? 8 : 4; }
+
+/// out = x_0 op (x_1 op (... op x_{size-1})), n elements of T (n x sizeof(T) <= flat_bytes),
+/// x_r at src(r): the order of reduce_cells() and of the flat path's reduce_halves(), so the
+/// same bits. out may be one of the inputs.
+template <class T, class Src>
+void fold_typed(int size, int op, std::size_t n, const Src& src, void* out) noexcept {
+    T acc[flat_bytes / sizeof(T)];
+    std::memcpy(acc, src(size - 1), n * sizeof(T));
+    for (int r = size - 2; r >= 0; --r) {
+        const auto* x = static_cast<const unsigned char*>(src(r));
+        for (std::size_t i = 0; i < n; ++i) {
+            T v;
+            std::memcpy(&v, x + i * sizeof(T), sizeof(T));
+            acc[i] = op_max_min_sum(op, v, acc[i]);
+        }
+    }
+    std::memcpy(out, acc, n * sizeof(T));
+}
+
+/// fold_typed() of the element type e (op: 1 MAX, 2 MIN, 3 SUM).
+template <class Src>
+void fold_basic(basic_elem e, int size, int op, std::size_t n, const Src& src, void* out) noexcept {
+    switch (e) {
+        case basic_elem::f64: fold_typed<double>(size, op, n, src, out); break;
+        case basic_elem::f32: fold_typed<float>(size, op, n, src, out); break;
+        case basic_elem::i32: fold_typed<std::int32_t>(size, op, n, src, out); break;
+        case basic_elem::i64: fold_typed<std::int64_t>(size, op, n, src, out); break;
+    }
+}
 
 // ---- the eager non-blocking calls (shm_nb.cpp), shared with their between-process form (hier_nb.cpp)
 

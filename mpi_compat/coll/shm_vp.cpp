@@ -1,0 +1,191 @@
+/// \file
+/// One-VP small collectives (shm.hpp, vp_ctl): with one VP, the members of a communicator run
+/// one at a time on it, so a call needs no cross-core handshake: each member leaves what it
+/// brings in its entry and parks, handing the VP straight to the next ready member; the last
+/// to arrive runs the whole call for everybody and readies the others.
+#include <time.h>
+
+#include <cstring>
+
+#include "lib/spinlock.hpp"
+#include "mpi_compat/coll/shm.hpp"
+#include "mpi_compat/coll/shm_detail.hpp"
+#include "scheduler/detail.hpp"
+#include "scheduler/sched.hpp"
+
+namespace mpc::mpi::coll::shm {
+
+using namespace detail;
+
+namespace {
+
+/// park_publish()'s argument: counts the member in; the last one does not park.
+struct arrival {
+    vp_ctl* ctl;
+    std::uint32_t n;
+    bool last = false;
+};
+
+bool count_in(void* p, sched::ult* /*self*/) noexcept {
+    auto* x = static_cast<arrival*>(p);
+    x->last = x->ctl->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == x->n;
+    return !x->last;  // park unless last
+}
+
+bool completed(const vp_ctl& ctl, std::uint64_t k) noexcept { return ctl.done.load(std::memory_order_acquire) > k; }
+
+/// Member `rank` arrives at its call k with `mine`; returns true for the last member, which
+/// must then run the call and finish(); the others return once it has.
+bool arrive(state& st, int rank, int size, std::uint64_t k, const vp_entry& mine, const char* what) noexcept {
+    vp_ctl& ctl = st.vp;
+    vp_entry& e = ctl.e[rank];
+    sched::vp* v = sched::detail::this_vp();
+    sched::ult* me = v != nullptr ? v->current : nullptr;
+    e = mine;
+    e.waiter = me;
+    arrival x{&ctl, static_cast<std::uint32_t>(size)};
+    if (me != nullptr) {
+        // parks unless last; the VP switches to its next ready ULT (the inline form, as
+        // request::wait_slow: this is the whole cost of a call besides the switch)
+        sched::detail::park_publish_current(v, me, &count_in, &x, what);
+    } else {
+        count_in(&x, nullptr);
+    }
+    if (x.last) {
+        return true;
+    }
+    // Resumed by the last member, or a plain thread of the rank (MPI_THREAD_MULTIPLE) polling,
+    // backing off to short sleeps as request::wait_slow does. The last member publishes `done`
+    // after readying the parked ones, so one woken by a plain thread may see it a moment late.
+    for (unsigned spins = 0; !completed(ctl, k); ++spins) {
+        if (spins < 1000 || me != nullptr) {
+            cpu_relax();
+        } else {
+            struct timespec ts = {0, spins < 10000 ? 1000 : 50000};
+            nanosleep(&ts, nullptr);
+        }
+    }
+    return false;
+}
+
+/// The last member, the call done: readies every parked member and opens call k + 1.
+void finish(state& st, int rank, int size, std::uint64_t k) noexcept {
+    vp_ctl& ctl = st.vp;
+    ctl.arrived.store(0, std::memory_order_relaxed);  // nobody arrives at k + 1 before `done`
+    for (int r = 0; r < size; ++r) {
+        // Read before `done`: a plain thread released by it may enter the next call.
+        if (r != rank && ctl.e[r].waiter != nullptr) {
+            sched::detail::make_ready(ctl.e[r].waiter);
+        }
+    }
+    ctl.done.store(k + 1, std::memory_order_release);
+}
+
+/// The last member of a Bcast of `bytes` (packed) copies the root's data to every other member:
+/// byte images on the fast path (no args), typed buffers on the general one, in any mix.
+void bcast_all(const vp_ctl& ctl, int root, int size, std::size_t bytes) noexcept {
+    const vp_entry& from = ctl.e[root];
+    for (int r = 0; r < size; ++r) {
+        if (r == root) {
+            continue;
+        }
+        const vp_entry& to = ctl.e[r];
+        if (from.a == nullptr && to.a == nullptr) {
+            std::memcpy(to.out, from.in, bytes);
+        } else if (from.a == nullptr) {
+            unpack_from(from.in, bytes, to.a->rbuf, to.a->rcount, *to.a->rtype);
+        } else if (to.a == nullptr) {
+            pack_into(to.out, from.a->rbuf, from.a->rcount, *from.a->rtype);
+        } else {
+            copy_typed(from.a->rbuf, from.a->rcount, *from.a->rtype, to.a->rbuf, to.a->rcount, *to.a->rtype);
+        }
+    }
+}
+
+/// The last member runs call a (kind bcast, reduce or allreduce) for every member. Reductions
+/// take every member's input and output from its entry (members on the Allreduce fast path
+/// bring no args), in rank order: acc = x_{n-1}, then acc = x_r op acc for r = n-2 ... 0.
+void run_general(const vp_ctl& ctl, const args& a) noexcept {
+    const red_view& v = a.red;
+    if (a.k == kind::bcast) {
+        bcast_all(ctl, a.root, a.size, packed_bytes(a.rcount, a.rtype));
+        return;
+    }
+    alignas(16) unsigned char acc[flat_bytes];
+    void* acc_base = at(acc, v.shift);
+    copy_range(v, ctl.e[a.size - 1].in, acc_base, 0, v.n);
+    for (int r = a.size - 2; r >= 0; --r) {
+        reduce_range(v, ctl.e[r].in, acc_base, 0, v.n);
+    }
+    for (int r = 0; r < a.size; ++r) {
+        if (a.k == kind::allreduce || r == a.root) {
+            copy_range(v, acc_base, ctl.e[r].out, 0, v.n);
+        }
+    }
+}
+
+}  // namespace
+
+bool one_vp_runs(const args& a) noexcept {
+    if (a.size < 2 || sched::nr_vps() != 1 || a.c->is_inter) {
+        return false;
+    }
+    switch (a.k) {
+        case kind::barrier: return true;
+        case kind::bcast: return a.size <= vp_bcast_max && packed_bytes(a.rcount, a.rtype) <= flat_bytes;
+        case kind::reduce:
+        case kind::allreduce: return !a.red_pack && a.red.dense && a.red.span <= flat_bytes;
+        default: return false;
+    }
+}
+
+int one_vp_barrier(state& st, int rank, int size) noexcept {
+    const std::uint64_t k = st.seqs[rank].vp_next++;
+    if (arrive(st, rank, size, k, {}, "MPI_Barrier")) {
+        finish(st, rank, size, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n,
+                           basic_elem e, int op) noexcept {
+    const std::uint64_t k = st.seqs[rank].vp_next++;
+    if (arrive(st, rank, size, k, {in, out, nullptr, nullptr}, "MPI_Allreduce")) {
+        const vp_entry* en = st.vp.e;
+        alignas(16) unsigned char acc[flat_bytes];
+        fold_basic(e, size, op, n, [en](int r) { return en[r].in; }, acc);
+        for (int r = 0; r < size; ++r) {
+            std::memcpy(en[r].out, acc, n * basic_size(e));
+        }
+        finish(st, rank, size, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int one_vp_bcast_bytes(state& st, int rank, int size, int root, void* buf, std::size_t bytes) noexcept {
+    const std::uint64_t k = st.seqs[rank].vp_next++;
+    if (arrive(st, rank, size, k, {buf, buf, nullptr, nullptr}, "MPI_Bcast")) {
+        bcast_all(st.vp, root, size, bytes);
+        finish(st, rank, size, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int one_vp(args& a) noexcept {
+    if (a.k == kind::barrier) {
+        return one_vp_barrier(state_of(*a.c), a.rank, a.size);
+    }
+    state& st = state_of(*a.c);
+    const std::uint64_t k = st.seqs[a.rank].vp_next++;
+    const bool red = a.k != kind::bcast;
+    const bool out = red && (a.k != kind::reduce || a.rank == a.root);  // a Reduce's other members may pass no buffer
+    const vp_entry mine{red ? input_base(a) : nullptr, out ? output_base(a) : nullptr, &a, nullptr};
+    const char* what = a.k == kind::bcast ? "MPI_Bcast" : a.k == kind::reduce ? "MPI_Reduce" : "MPI_Allreduce";
+    if (arrive(st, a.rank, a.size, k, mine, what)) {
+        run_general(st.vp, a);
+        finish(st, a.rank, a.size, k);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace mpc::mpi::coll::shm
