@@ -71,14 +71,11 @@ struct fast_args {
 [[gnu::always_inline]] inline bool fast_check(const void* buf, int count, MPI_Datatype type, int peer, int tag,
                                               MPI_Comm cm, bool is_recv, fast_args* fa) noexcept {
     task* self = current();
-    const comm* c = cm == MPI_COMM_WORLD ? &world().world : lookup_comm(cm);
-    const auto u = static_cast<unsigned>(type);
-    const unsigned index = u & 0xffffffU;
-    if (self == nullptr || c == nullptr || (u >> 24) != MPC_HANDLE_KIND_DATATYPE ||
-        index >= MPC_DATATYPE_PREDEFINED_COUNT || count < 0) {
+    const comm* c = fast_lookup_comm(cm);
+    const datatype* dt = fast_block_type(type);
+    if (self == nullptr || c == nullptr || count < 0) {
         return false;
     }
-    const datatype* dt = detail::fast_p2p_type[index].load(std::memory_order_acquire);
     const bool peer_ok = static_cast<unsigned>(peer) < static_cast<unsigned>(c->fast_size) ||
                          (is_recv && peer == MPI_ANY_SOURCE && c->fast_size != 0);
     const bool tag_ok = tag >= 0 || (is_recv && tag == MPI_ANY_TAG);

@@ -66,6 +66,12 @@ struct world_state {
 
 world_state& world() noexcept;
 
+/// The communicator behind a handle, MPI_COMM_WORLD without the table (the fast paths'
+/// lookup); nullptr for an invalid or freed handle.
+[[gnu::always_inline]] inline const comm* fast_lookup_comm(MPI_Comm h) noexcept {
+    return h == MPI_COMM_WORLD ? &world().world : lookup_comm(h);
+}
+
 /// Whether world rank wr lives in this process.
 inline bool is_local(const world_state& w, int wr) noexcept {
     return static_cast<unsigned>(wr - w.first_local) < static_cast<unsigned>(w.nlocal);

@@ -410,13 +410,8 @@ struct fast_call {
 /// The data part: count >= 1 elements of a contiguous predefined type that fit the flat lines
 /// (its datatype), else null.
 const datatype* fast_type(MPI_Datatype t, int count) noexcept {
-    const auto u = static_cast<unsigned>(t);
-    const unsigned index = u & 0xffffffU;
-    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE || index >= MPC_DATATYPE_PREDEFINED_COUNT || count < 1) {
-        return nullptr;
-    }
-    const datatype* dt = detail::fast_p2p_type[index].load(std::memory_order_acquire);
-    if (dt == nullptr || static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->extent()) > shm::flat_bytes) {
+    const datatype* dt = fast_block_type(t);
+    if (dt == nullptr || count < 1 || static_cast<std::size_t>(count) * static_cast<std::size_t>(dt->extent()) > shm::flat_bytes) {
         return nullptr;
     }
     return dt;
@@ -426,7 +421,7 @@ const datatype* fast_type(MPI_Datatype t, int count) noexcept {
 /// once when the state was made.
 [[gnu::always_inline]] inline bool fast_comm(MPI_Comm h, shm::fast_kind what, fast_call* f) noexcept {
     task* self = current();
-    const comm* c = h == MPI_COMM_WORLD ? &world().world : lookup_comm(h);
+    const comm* c = fast_lookup_comm(h);
     if (self == nullptr || c == nullptr || c->fast_size == 0 || !c->local_only) {
         return false;
     }

@@ -226,6 +226,18 @@ const datatype* init_predefined() noexcept;
 [[gnu::visibility("hidden")]] extern std::atomic<const datatype*> fast_p2p_type[MPC_DATATYPE_PREDEFINED_COUNT];
 }  // namespace detail
 
+/// The type behind a handle when it is a predefined type in one contiguous block
+/// (detail::fast_p2p_type), else nullptr, for any other handle, valid or not: the blocking fast
+/// paths' type check (p2p.hpp, coll/api.cpp).
+[[gnu::always_inline]] inline const datatype* fast_block_type(MPI_Datatype t) noexcept {
+    const auto u = static_cast<unsigned>(t);
+    const unsigned index = u & 0xffffffU;
+    if ((u >> 24) != MPC_HANDLE_KIND_DATATYPE || index >= MPC_DATATYPE_PREDEFINED_COUNT) {
+        return nullptr;
+    }
+    return detail::fast_p2p_type[index].load(std::memory_order_acquire);
+}
+
 /// The predefined type with handle index `index` (1 .. MPC_DATATYPE_PREDEFINED_COUNT-1), or
 /// nullptr for 0 (MPI_DATATYPE_NULL) and out-of-range indices. Never freed. Inline: every
 /// communication call resolves its datatype.
