@@ -7,7 +7,7 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_UCX_RNDV_THRESH", ::mpc::config::knob_type::size, "0",
      "UCX transport: messages of at least this many bytes are forced to the rendezvous protocol "
      "(UCP_AM_SEND_FLAG_RNDV); 0 leaves the choice to UCX (UCX_RNDV_THRESH)"},
-    {"MPC_NET_UCX_BATCH", ::mpc::config::knob_type::size, "7936",
+    {"MPC_NET_UCX_BATCH", ::mpc::config::knob_type::size, "32768",
      "UCX transport: bytes of a batch of small messages to one process (envelope and data of each); a "
      "message of at most a quarter of that, sent to a process that got one since the last progress, is "
      "packed into its batch, which the next progress sends as one active message (eager); 0: every "

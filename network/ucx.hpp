@@ -21,9 +21,10 @@
 /// - **Aggregation** (ucx_batch.cpp, MPC_NET_UCX_BATCH): a small message to a peer that already
 ///   got one since the last progress() is not sent at once but packed, envelope and data, into
 ///   that peer's batch, one active message sent by the next progress() (or when the batch is
-///   full, or before a message that is not batched): a window of small sends costs one system
-///   call and one TCP segment instead of one each. The first message after a progress() leaves
-///   at once, so a ping-pong waits for nothing. A batched send completes when it is copied.
+///   full, or before a message that is not batched): a window of small sends costs about one
+///   system call and TCP segment per 8 KiB of batch (UCX's fragments) instead of one per
+///   message. The first message after a progress() leaves at once, so a ping-pong waits for
+///   nothing. A batched send completes when it is copied.
 /// - **Failure.** Endpoints use UCP_ERR_HANDLING_MODE_PEER: a peer that dies is marked dead,
 ///   the owner's peer-failed callback runs (from progress()), its pending sends complete with an
 ///   error, and shutdown closes its endpoint with FORCE. Shutdown waits a bounded time

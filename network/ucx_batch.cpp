@@ -3,8 +3,11 @@
 ///
 /// A batch is a buffer of records, each the payload's length (8 bytes: an envelope's size is the
 /// engine's business, a control message's answer for one), the envelope and the payload padded to 8 bytes,
-/// sent as one active message of its own id (am_batch_id), without header, forced eager (one
-/// fragment at the default size: UCX's TCP segments are 8 KiB). Per peer, under its batch lock:
+/// sent as one active message of its own id (am_batch_id), without header, forced eager: a batch
+/// larger than one of UCX's 8 KiB TCP segments leaves in fragments (up to four at the
+/// default 32 KiB) that UCX reassembles for the handler (UCP_AM_FLAG_WHOLE_MSG: one more copy on
+/// the receiving side), which still beats a send per message for 4 KiB ones (RESULTS.md, "Two
+/// nodes over TCP: 4 KiB messages in batches"). Per peer, under its batch lock:
 /// the batch being filled and the progress epoch of the last message sent to it. Every message
 /// to a peer leaves under that lock, and one that is not batched first flushes the peer's batch,
 /// so messages leave in the order of the calls (a rank's sends are sequential: MPI's order

@@ -175,9 +175,10 @@ TEST(Ucx, ThousandMixedMessagesArriveInOrder) {
 }
 
 // Sends without progress in between: every small message after the first to the parent goes
-// into a batch (ucx_batch.cpp), the others (4 KiB or more, rendezvous) flush it first. Order,
-// envelopes and bytes must come out as sent; a batched message's payload length is its own,
-// whatever the envelope's size field says (control messages use it for answers).
+// into a batch (ucx_batch.cpp; up to 8136 bytes with the default 32 KiB batches, which leave in
+// several fragments), the others (larger, rendezvous) flush it first. Order, envelopes and bytes
+// must come out as sent; a batched message's payload length is its own, whatever the envelope's
+// size field says (control messages use it for answers).
 TEST(Ucx, MixedMessagesSentWithoutProgressArriveInOrderThroughBatches) {
     constexpr std::uint32_t n = 1000;
     auto len_of = [](std::uint32_t i) {
