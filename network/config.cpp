@@ -49,9 +49,10 @@ MPC_CONFIG_TABLE(net, {
      "the most operations in flight for which idle VPs poll (MPC_NET_BUSY_SPIN_US): with more (a window "
      "of messages) they sleep and leave the core to the kernel's network processing"},
     {"MPC_NET_PROGRESS_US", ::mpc::config::knob_type::integer, "1000",
-     "while some VP is awake, the event watcher of a multi-process job looks this often (microseconds) "
-     "whether any VP polled the transports meanwhile; if none did (every awake VP computes) it progresses "
-     "them itself, so that non-blocking operations between processes go on while every rank computes; "
+     "while some VP is awake, the event watcher of a multi-process job looks whether any VP polled the "
+     "transports meanwhile; if none did (every awake VP computes) it progresses them itself, so that "
+     "non-blocking operations between processes go on while every rank computes. It looks this many "
+     "microseconds after a look that found work, and backs off up to 16 times that while looks find none; "
      "0: never (the watcher then takes over only when every VP sleeps); at most 10000000"},
     {"MPC_BOOTSTRAP_FD", ::mpc::config::knob_type::integer, "-1",
      "set by mpc_run -p for each process it starts: the socket to the launcher (-1: no launcher socket; "
