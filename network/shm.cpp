@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -140,6 +141,12 @@ status shm_transport::init(const shm_options& opts) noexcept {
     if (efd_ < 0) {
         return sys_error("eventfd");
     }
+    // Yama's ptrace_scope 1 (Ubuntu's default) lets a process read another's memory (CMA) and
+    // take its file descriptors (pidfd_getfd) only when it descends from it or was declared its
+    // tracer; the job's processes are siblings, so each declares every process a possible tracer
+    // of itself (as Open MPI's shared-memory transport does). The kernel's usual checks (same
+    // user, not setuid) still apply. Without Yama the call fails (EINVAL): nothing to do.
+    (void)::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     shm_address a{};
     a.magic = address_magic;
     a.token = token;
