@@ -26,7 +26,16 @@
 # Environment: BENCH_ALLOC_ONLY="glibc jemalloc tcmalloc mimalloc mpc mpc-tasks" (a subset) runs
 # only those; BENCH_ALLOC_THREADS="1 2" sets the thread counts, BENCH_ALLOC_TASK_THREADS="1 2"
 # those of the tasks variant (among BENCH_ALLOC_THREADS); BENCH_ALLOC_WORKLOADS="larson ..."
-# the workloads.
+# the workloads; BENCH_ALLOC_ROUNDS=R (default 5, 1 with --quick) the rounds.
+#
+# Rounds: the host of a virtual machine moves its virtual CPUs between a fast and a slow state
+# within minutes (RESULTS.md, "Scripted runs at the end of the session"), so allocators run one
+# after the other can be judged in different states. Each workload and thread count therefore
+# runs R rounds; a round runs every allocator once, in an order rotated from round to round,
+# each as the median of ceil(11 / R) runs (at least 3). The table shows, per allocator, the
+# median over the rounds (min .. max over all runs); the targets are judged on the ratios of
+# each round (ours against glibc, against the best peer OF THAT ROUND, RSS against mimalloc's of
+# that round), their median over the rounds, with the range printed beside it.
 # shellcheck source=SCRIPTDIR/../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 bench_parse_args "$@"
@@ -48,6 +57,13 @@ mkdir -p "$out" "$BENCH_BUILD_DIR/bench-logs"
 
 args=()
 [[ $BENCH_QUICK -eq 1 ]] && args+=(--quick)
+rounds=${BENCH_ALLOC_ROUNDS:-$((BENCH_QUICK == 1 ? 1 : 5))}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || bench_die "BENCH_ALLOC_ROUNDS must be a positive integer (got '$rounds')"
+if [[ $rounds -gt 1 ]]; then
+    reps=$(((11 + rounds - 1) / rounds))
+    [[ $BENCH_QUICK -eq 1 ]] && reps=$(((3 + rounds - 1) / rounds))
+    args+=(--reps "$((reps < 3 ? 3 : reps))")
+fi
 # A run that hangs or crawls (an allocator gone wrong) is killed after this many seconds.
 limit_s=$((BENCH_QUICK == 1 ? 30 : 120))
 cflags=(-std=c11 -O2 -pthread -Wall -Wextra)
@@ -174,12 +190,17 @@ bench_say "benchmarks: alloc on $(bench_machine)"
 bench_say "benchmarks: glibc $(version_of libc6), jemalloc $(version_of libjemalloc2)," \
     "tcmalloc_minimal $(version_of libtcmalloc-minimal4), mimalloc $(version_of libmimalloc2.0)"
 
-# run_one IMPL WORKLOAD THREADS
+# run_one IMPL WORKLOAD THREADS ROUND: its rows go to ROUND_ROWS, tagged with the round.
+ROUND_ROWS=""
 run_one() {
-    local impl=$1 w=$2 t=$3 env_args=(-u LD_PRELOAD)
+    local impl=$1 w=$2 t=$3 r=$4 env_args=(-u LD_PRELOAD) kept=$BENCH_ROWS
     [[ -n ${preload[$impl]} ]] && env_args=("LD_PRELOAD=${preload[$impl]}")
-    bench_exec "alloc-$w-$impl-${t}t" "$(command -v timeout)" -k 5 "$limit_s" env "${env_args[@]}" "$out/$w" \
+    BENCH_ROWS=""
+    bench_exec "alloc-$w-$impl-${t}t-r$r" "$(command -v timeout)" -k 5 "$limit_s" env "${env_args[@]}" "$out/$w" \
         --threads "$t" --impl "$impl" --expect "$impl" "${args[@]}"
+    ROUND_ROWS+=$(awk -v r="$r" '/^ROW	/ { print r "\t" $0 }' <<<"$BENCH_ROWS")
+    ROUND_ROWS+=$'\n'
+    BENCH_ROWS=$kept
 }
 
 # run_tasks WORKLOAD THREADS: the tasks variant (libmpc linked, not preloaded).
@@ -195,8 +216,11 @@ for w in "${built[@]}"; do
     h=$(handoff_probe)
     [[ -n $h ]] && handoffs+=("$h") && bench_say "benchmarks: core-to-core hand-off $h us before $w"
     for t in "${thread_counts[@]}"; do
-        for impl in "${impls[@]}"; do
-            run_one "$impl" "$w" "$t"
+        n=${#impls[@]}
+        for ((r = 1; r <= rounds; r++)); do
+            for ((i = 0; i < n; i++)); do  # round r starts at the (r-1)-th allocator
+                run_one "${impls[$(((i + r - 1) % n))]}" "$w" "$t" "$r"
+            done
         done
         if tasks_wanted "$w" "$t"; then
             run_tasks "$w" "$t"
@@ -207,6 +231,29 @@ done
 handoff_after=$(handoff_probe)
 [[ -n $handoff_after ]] && handoffs+=("$handoff_after")
 
+# One row per allocator for the table: the median over the rounds of each round's median; min and
+# max over every run of every round.
+BENCH_ROWS+=$(printf '%s\n' "$ROUND_ROWS" | awk -F'\t' -v R="$rounds" '
+    $2 == "ROW" {
+        k = $3 SUBSEP $4 SUBSEP $5 SUBSEP $10
+        if (!(k in cnt)) { order[++nk] = k; unit[k] = $7; mn[k] = $8; mx[k] = $9; what[k] = $11
+                           m[k] = $3; th[k] = $4; im[k] = $5; ex[k] = $10 }
+        v[k, ++cnt[k]] = $6
+        if ($8 + 0 < mn[k] + 0) mn[k] = $8
+        if ($9 + 0 > mx[k] + 0) mx[k] = $9
+    }
+    END {
+        for (i = 1; i <= nk; i++) {
+            k = order[i]; c = cnt[k]
+            for (a = 1; a <= c; a++) s[a] = v[k, a]
+            for (a = 2; a <= c; a++) { x = s[a]; for (b = a - 1; b >= 1 && s[b] + 0 > x + 0; b--) s[b + 1] = s[b]; s[b + 1] = x }
+            med = c % 2 ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+            printf "ROW\t%s\t%s\t%s\t%.4f\t%s\t%s\t%s\t%s\t%s%s\n", m[k], th[k], im[k], med, unit[k], mn[k], mx[k], ex[k],
+                what[k], (R > 1 ? sprintf("; median of %d rounds", c) : "")
+        }
+    }')
+BENCH_ROWS+=$'\n'
+
 status=0
 bench_report alloc || status=$?
 if [[ ${#handoffs[@]} -gt 0 ]]; then
@@ -215,41 +262,65 @@ if [[ ${#handoffs[@]} -gt 0 ]]; then
             printf "; they differ: the host moved the virtual CPUs during the run, 2-thread figures mix both states" }')"
 fi
 
-# The targets of issue 4, from the same figures: for each workload and thread count, ours
+# The targets of issue 4, judged round by round: for each workload, thread count and round, ours
 # against glibc (2x, with more than one thread), against the best of jemalloc, tcmalloc and
-# mimalloc (within 10%), and its peak RSS against mimalloc's (+10% at most).
-printf '%s\n' "$BENCH_ROWS" | awk -F'\t' -v skip="${skipped[mpc]:-}" -v wl="${built[*]}" -v tl="${thread_counts[*]}" '
-    $1 == "ROW" && $9 == "" { v[$2, $3, $4] = $5; unit[$2] = $6 }  # rows without a variant
-    function get(metric, t, impl) { return (metric SUBSEP t SUBSEP impl) in v ? v[metric, t, impl] : "" }
+# mimalloc in that round (within 10%), and its peak RSS against mimalloc's (+10% at most); the
+# verdict is on the median of the rounds' ratios, the range beside it.
+printf '%s\n' "$ROUND_ROWS" | awk -F'\t' -v skip="${skipped[mpc]:-}" -v wl="${built[*]}" -v tl="${thread_counts[*]}" \
+    -v R="$rounds" '
+    $2 == "ROW" && $10 == "" { v[$3, $4, $5, $1] = $6; unit[$3] = $7 }  # rows without a variant
+    function get(metric, t, impl, r) { return (metric SUBSEP t SUBSEP impl SUBSEP r) in v ? v[metric, t, impl, r] : "" }
     function verdict(c) { return c ? "**yes**" : "no" }
     function num(x) { return sprintf(x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.2f", x) }
     function missing(bar) { return "not measured (bar: " bar ")" }
+    function add(name, x) { q[name, ++qn[name]] = x }
+    function med(name,   c, a, b, x, s) {  # median of list name; lo/hi set as side effects
+        c = qn[name]
+        for (a = 1; a <= c; a++) s[a] = q[name, a]
+        for (a = 2; a <= c; a++) { x = s[a]; for (b = a - 1; b >= 1 && s[b] + 0 > x + 0; b--) s[b + 1] = s[b]; s[b + 1] = x }
+        lo = s[1]; hi = s[c]
+        return c % 2 ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+    }
+    function judged(name, bar, ge,   m) {
+        m = med(name)
+        return verdict(ge ? m >= bar : m <= bar) sprintf(qn[name] > 1 ? ": %.2fx (%.2f-%.2fx in %d rounds)" : ": %.2fx",
+            m, lo, hi, qn[name])
+    }
     END {
         nw = split(wl, ws, " "); nt = split(tl, ts, " ")
-        printf "\nTargets (issue 4)%s:\n\n", skip == "" ? "" : "; mpc not measured: " skip
+        printf "\nTargets (issue 4)%s%s:\n\n", skip == "" ? "" : "; mpc not measured: " skip,
+            (R > 1 ? "; each ratio is taken within one round, the verdict on their median" : "")
         printf "| workload | threads | throughput >= 2x glibc | throughput >= 90%% of best of jemalloc/tcmalloc/mimalloc | peak RSS <= mimalloc + 10%% |\n"
         printf "|---|---:|---|---|---|\n"
+        split("jemalloc tcmalloc mimalloc", ps, " ")
         for (i = 1; i <= nw; i++) {
-            w = ws[i]; r = w "_rss"; u = unit[w]
+            w = ws[i]; rw = w "_rss"
             for (j = 1; j <= nt; j++) {
-                t = ts[j]
-                m = get(w, t, "mpc"); g = get(w, t, "glibc"); mr = get(r, t, "mpc"); mi = get(r, t, "mimalloc")
-                best = ""; bname = ""
-                split("jemalloc tcmalloc mimalloc", ps, " ")
-                for (k = 1; k <= 3; k++) {
-                    p = get(w, t, ps[k])
-                    if (p != "" && (best == "" || p + 0 > best + 0)) { best = p; bname = ps[k] }
+                t = ts[j]; delete qn; delete q; delete won; bests = 0; seen_g = seen_b = seen_m = seen_mi = 0
+                for (r = 1; r <= R; r++) {
+                    m = get(w, t, "mpc", r); g = get(w, t, "glibc", r)
+                    mr = get(rw, t, "mpc", r); mi = get(rw, t, "mimalloc", r)
+                    best = ""; bname = ""
+                    for (k = 1; k <= 3; k++) {
+                        p = get(w, t, ps[k], r)
+                        if (p != "" && (best == "" || p + 0 > best + 0)) { best = p; bname = ps[k] }
+                    }
+                    if (m != "" && g != "" && g > 0) add("g", m / g)
+                    if (m != "" && best != "" && best > 0) { add("b", m / best); won[bname]++; bests++ }
+                    if (mr != "" && mi != "" && mi > 0) add("r", mr / mi)
+                    seen_g = seen_g || g != ""; seen_b = seen_b || best != ""; seen_m = seen_m || m != ""
+                    seen_mi = seen_mi || mi != ""
                 }
                 if (t + 0 < 2) c1 = "- (one thread)"
-                else if (g == "") c1 = "no glibc figure"
-                else if (m == "") c1 = missing(">= " num(2 * g) " " u)
-                else c1 = verdict(m >= 2 * g) sprintf(": %s vs %s %s (%.2fx)", num(m), num(g), u, m / g)
-                if (best == "") c2 = "no peer figure"
-                else if (m == "") c2 = missing(">= " num(0.9 * best) " " u ", 90% of " bname)
-                else c2 = verdict(m >= 0.9 * best) sprintf(": %s vs %s %s %s (%.2fx)", num(m), bname, num(best), u, m / best)
-                if (mi == "") c3 = "no mimalloc figure"
-                else if (mr == "") c3 = missing("<= " num(1.1 * mi) " MiB")
-                else c3 = verdict(mr <= 1.1 * mi) sprintf(": %s vs %s MiB (%.2fx)", num(mr), num(mi), mr / mi)
+                else if (qn["g"] > 0) c1 = judged("g", 2, 1)
+                else c1 = !seen_g ? "no glibc figure" : missing("2x glibc")
+                if (qn["b"] > 0) {
+                    who = ""
+                    for (k = 1; k <= 3; k++) if (won[ps[k]] > 0) who = who (who == "" ? "" : ", ") ps[k] (R > 1 ? " x" won[ps[k]] : "")
+                    c2 = judged("b", 0.9, 1) " (best: " who ")"
+                } else c2 = !seen_b ? "no peer figure" : missing("90% of the best peer")
+                if (qn["r"] > 0) c3 = judged("r", 1.1, 0)
+                else c3 = !seen_mi ? "no mimalloc figure" : missing("mimalloc + 10%")
                 printf "| %s | %s | %s | %s | %s |\n", w, t, c1, c2, c3
             }
         }
