@@ -68,7 +68,7 @@ heap* heap::create_in(slice& s) noexcept {
     std::uintptr_t map_at = round_up(start + sizeof(heap), 64);
     std::uintptr_t spans_lo = round_up(map_at + max_spans * sizeof(std::uint32_t), span_size);
     std::size_t bytes = spans_lo - start;
-    if (spans_lo >= s.stack_lo ||
+    if (spans_lo >= s.stack_lo || s.hi > remote_addr_limit ||  // (never: slices end below 2^47)
         ::mprotect(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE) != 0) {
         return nullptr;
     }
@@ -320,7 +320,9 @@ void heap::relink_reclaimed() noexcept {
     span* r = reclaim_.exchange(nullptr, std::memory_order_acquire);
     while (r != nullptr) {
         span* nx = r->reclaim_next;
-        r->remote.fetch_and(~remote_queued, std::memory_order_relaxed);  // off the stack
+        // Off the stack. Release: a remote free that queues r again (its swap acquires this
+        // word, or a later owner's swap of it) writes reclaim_next after the read above.
+        r->remote.fetch_and(~remote_queued, std::memory_order_release);
         if (!r->in_avail) {
             push_front(r->cls, r);  // full of returned blocks, recently touched: use them first
         }
@@ -382,20 +384,23 @@ void heap::free_local_small(span* s, void* p) noexcept {
 }
 
 void heap::take_remote(span* s) noexcept {
-    // The blocks, not the flags.
-    void* r = reinterpret_cast<void*>(s->remote.fetch_and(remote_flags, std::memory_order_acquire) & ~remote_flags);
+    // The blocks and their count, not the flags.
+    std::uintptr_t w = s->remote.fetch_and(remote_flags, std::memory_order_acquire);
+    void* r = reinterpret_cast<void*>(w & remote_ptr_mask);
     if (r == nullptr) {
         return;
     }
-    std::uint32_t n = 1;
-    void* last = r;
+    s->used -= remote_count(w);
+    if (s->free == nullptr) {  // alloc_small's case: the stack becomes the free list, unwalked
+        s->free = r;
+        return;
+    }
+    void* last = r;  // (collect_remote(): append the local list to the stack's last block)
     for (void* b = *static_cast<void**>(r); b != nullptr; b = *static_cast<void**>(b)) {
         last = b;
-        ++n;
     }
     *static_cast<void**>(last) = s->free;
     s->free = r;
-    s->used -= n;
 }
 
 std::size_t heap::collect_remote() noexcept {
@@ -590,10 +595,11 @@ void heap::free_slow(heap* h, heap* current, void* p) noexcept {
         std::uintptr_t old = s->remote.load(std::memory_order_relaxed);
         std::uintptr_t now = 0;
         do {
-            *static_cast<std::uintptr_t*>(p) = old & ~remote_flags;
-            now = reinterpret_cast<std::uintptr_t>(p) | ((old & remote_flags) != 0 ? remote_queued : 0);
-        } while (!s->remote.compare_exchange_weak(old, now, std::memory_order_release, std::memory_order_relaxed));
-        if ((old & remote_full) != 0) {
+            *static_cast<std::uintptr_t*>(p) = old & remote_ptr_mask;
+            now = ((old & ~remote_ptr_mask & ~remote_flags) + remote_one) | reinterpret_cast<std::uintptr_t>(p) |
+                  ((old & remote_flags) != 0 ? remote_queued : 0);
+        } while (!s->remote.compare_exchange_weak(old, now, std::memory_order_acq_rel, std::memory_order_relaxed));
+        if ((old & remote_full) != 0) {  // (acquire: after the owner's last read of reclaim_next)
             span* top = h->reclaim_.load(std::memory_order_relaxed);
             do {
                 s->reclaim_next = top;

@@ -64,7 +64,8 @@ struct span {
     span* next;           ///< avail_ list
     span* prev;
     // Second cache line: what other tasks write (remote frees), apart from the owner's line.
-    /// Blocks freed by other tasks (a stack; blocks are 8-byte aligned) with two flags in the
+    /// Blocks freed by other tasks (a stack; blocks are 8-byte aligned; the count of blocks on
+    /// it in the top 16 bits, above the 48 bits of a user-space address) with two flags in the
     /// low bits: remote_full (the owner took the span out of avail_ while no remote block was
     /// pending) and remote_queued (a remote free found it full and pushed it on heap::reclaim_;
     /// it is on that stack, or about to be, exactly while the flag is set, so it is never pushed
@@ -82,8 +83,19 @@ struct span {
 inline constexpr std::uintptr_t remote_full = 1;
 inline constexpr std::uintptr_t remote_queued = 2;
 inline constexpr std::uintptr_t remote_flags = remote_full | remote_queued;
+/// The remote word's count of blocks: its top 16 bits (a span holds at most span_size / 8 blocks).
+inline constexpr int remote_count_shift = 48;
+inline constexpr std::uintptr_t remote_one = std::uintptr_t{1} << remote_count_shift;
+inline constexpr std::uintptr_t remote_ptr_mask = (remote_one - 1) & ~remote_flags;
+/// Heaps must lie below this address for their blocks to fit in the remote word.
+inline constexpr std::uintptr_t remote_addr_limit = remote_one;
+static_assert(span_size / 8 < (std::uintptr_t{1} << (64 - remote_count_shift)), "the count fits in the top bits");
 /// True if the remote word holds blocks (not only flags).
-inline bool remote_blocks(std::uintptr_t w) noexcept { return (w & ~remote_flags) != 0; }
+inline bool remote_blocks(std::uintptr_t w) noexcept { return (w & remote_ptr_mask) != 0; }
+/// The blocks on the remote stack of word w.
+inline std::uint32_t remote_count(std::uintptr_t w) noexcept {
+    return static_cast<std::uint32_t>(w >> remote_count_shift);
+}
 
 
 namespace detail {
