@@ -162,8 +162,9 @@ private:
 /// worker queue is full (bounded queues), the task waits here, in submission or priority
 /// order, until a queue makes room (can_push) or an idle worker pulls it.
 ///
-/// The choice is made again when a worker runs dry: an idle worker whose queue is empty looks
-/// at the next task of the other workers' queues (most loaded first) and takes it when it
+/// The choice is made again when a worker runs dry: an idle worker about to park (it found its
+/// queue empty and spun; policy::pop_idle) looks at the next task of the other workers' queues
+/// (most loaded first) and takes it, and the next ones in a batch, when it
 /// would now end sooner there by the same measure (its own load + length + transfer, against
 /// what is left of the owner's running task + length + transfer; equal expectations: the
 /// worker with fewer tasks, as for a push). Predictions go wrong (a model's mean, no model at
@@ -202,7 +203,7 @@ public:
     }
     task* pull(int worker) noexcept override {
         if (held_n_.load(std::memory_order_relaxed) == 0) {
-            return worker >= 0 && worker < static_cast<int>(children_.size()) ? rebalance(worker) : nullptr;
+            return nullptr;
         }
         spin_guard g(lock_);
         task* t = held_.take();
@@ -366,11 +367,15 @@ private:
         return ft < fv || (ft == fv && h.count(static_cast<std::size_t>(s.thief)) <
                                            h.count(static_cast<std::size_t>(s.victim)) - 1);
     }
-    /// An idle worker's queue is empty and nothing is held: the next task of another worker's
+public:
+    /// An idle worker about to park (policy::pop_idle): the next task of another worker's
     /// queue (the most loaded first) if HEFT now places it on this worker. Lock-free when the
     /// other queues are empty.
-    task* rebalance(int thief) noexcept {
+    task* rebalance(int thief) noexcept override {
         const std::size_t n = children_.size();
+        if (thief < 0 || thief >= static_cast<int>(n)) {
+            return nullptr;
+        }
         bool any = false;
         for (std::size_t v = 0; v < n && !any; ++v) {
             any = static_cast<int>(v) != thief && children_[v]->queued() != 0;
@@ -405,16 +410,37 @@ private:
             tried.set(static_cast<std::size_t>(v));
             sv.victim = v;
             sv.victim_left = running_left(static_cast<std::size_t>(v), &now);
-            if (task* t = children_[static_cast<std::size_t>(v)]->steal_if(&better_on_thief, &sv); t != nullptr) {
+            // The first task taken runs now; the next ones, while HEFT still moves them (the
+            // thief's load grows with each), go to the thief's queue: one visit of the switch
+            // for up to steal_batch_max tasks (with no model: until the counts are even).
+            task* first = nullptr;
+            component& mine = *children_[static_cast<std::size_t>(thief)];
+            for (long k = 0; k < steal_batch_max && (first == nullptr || mine.accepts()); ++k) {
+                task* t = children_[static_cast<std::size_t>(v)]->steal_if(&better_on_thief, &sv);
+                if (t == nullptr) {
+                    break;
+                }
                 double& l = load_[static_cast<std::size_t>(v)];
                 l = l > t->predicted_us ? l - t->predicted_us : 0.0;
                 ntasks_[static_cast<std::size_t>(v)].fetch_sub(1, std::memory_order_relaxed);
                 account(t, thief);
                 rebalanced_.fetch_add(1, std::memory_order_relaxed);
-                return t;
+                if (first == nullptr) {
+                    first = t;
+                } else {
+                    mine.push(t);
+                }
+                sv.thief_ahead = ahead(static_cast<std::size_t>(thief), &now);
+            }
+            if (first != nullptr) {
+                return first;
             }
         }
     }
+
+private:
+    /// The most tasks one rebalance() moves (as a ws steal).
+    static constexpr long steal_batch_max = 32;
     int give(task* t, int w) noexcept {
         account(t, w);
         children_[static_cast<std::size_t>(w)]->push(t);

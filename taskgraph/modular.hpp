@@ -55,6 +55,8 @@ public:
         (void)arg;
         return nullptr;
     }
+    /// The root's answer to policy::pop_idle (an idle worker about to park); nullptr by default.
+    virtual task* rebalance(int /*worker*/) noexcept { return nullptr; }
     virtual void notify_start(task* t, int worker) noexcept {
         if (parent != nullptr) {
             parent->notify_start(t, worker);
@@ -256,6 +258,13 @@ public:
     }
     bool may_have_work(int worker) const noexcept override {
         return leaves_[static_cast<std::size_t>(worker)]->can_pull(worker);
+    }
+    task* pop_idle(int worker) noexcept override {
+        task* t = root_->rebalance(worker);
+        if (t != nullptr && measures_) {
+            leaves_[static_cast<std::size_t>(worker)]->notify_start(t, worker);
+        }
+        return t;
     }
     bool measures() const noexcept override { return measures_; }
     void done(task* t, int worker, double us) noexcept override {

@@ -326,6 +326,9 @@ void worker_main(void* p) noexcept {
         w->sleeping.store(1, std::memory_order_seq_cst);
         mpc::full_fence();
         task* t = next_task(*w);
+        if (t == nullptr) {
+            t = g_rt.pol->pop_idle(w->id);  // the policy's last look (HEFT's other queues)
+        }
         bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
         if (t != nullptr || stop) {
             if (w->sleeping.exchange(0, std::memory_order_seq_cst) == 0) {

@@ -80,6 +80,7 @@ TEST(Dm, EachTaskToTheWorkerThatFinishesItFirst) {
     EXPECT_EQ(p->pop(0), t[0]);
     EXPECT_EQ(p->pop(1), t[2]);
     EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_EQ(p->pop_idle(1), nullptr);
     EXPECT_FALSE(p->may_have_work(1));
     EXPECT_TRUE(p->may_have_work(0));
     // t0 and t2 done: loads 20 (t1, t3) and 0; the next: 20+10 = 0+30, a tie, to the worker
@@ -191,14 +192,42 @@ TEST(Dm, IdleWorkerTakesQueuedTasksItWouldEndSooner) {
             EXPECT_EQ(p->pop(1), t[static_cast<std::size_t>(i)]) << name;
             p->done(t[static_cast<std::size_t>(i)], 1, 1.0);
         }
-        EXPECT_EQ(p->pop(1), t[0]) << name << ": two tasks wait on worker 0, none on 1";
+        EXPECT_EQ(p->pop(1), nullptr) << name << ": pop leaves the other queues alone";
+        EXPECT_EQ(p->pop_idle(1), t[0]) << name << ": two tasks wait on worker 0, none on 1";
         EXPECT_EQ(t[0]->sched_worker, 1);
-        EXPECT_EQ(p->pop(1), nullptr) << name << ": worker 0's last task stays there";
+        EXPECT_EQ(p->pop_idle(1), nullptr) << name << ": worker 0's last task stays there";
         EXPECT_EQ(p->pop(0), t[2]) << name;
         p->done(t[0], 1, 1.0);
         p->done(t[2], 0, 1.0);
         // The counts are back to 0 and 0: the next push goes to worker 0 again (a tie).
         EXPECT_EQ(p->push(f.make()), 0) << name;
+    }
+}
+
+// One visit of an idle worker moves a batch: with no model, until the counts are even; the
+// first task runs now, the others wait in the thief's queue in their order.
+TEST(Dm, IdleWorkerTakesABatch) {
+    for (const char* name : {"dm", "dmda", "dmdas"}) {
+        tg::policy_context ctx = context(2, &no_model);
+        auto p = make_policy(name, ctx);
+        fake_tasks f;
+        std::vector<tg::task*> t;
+        for (int i = 0; i < 12; ++i) {
+            t.push_back(f.make());
+            ASSERT_EQ(p->push(t.back()), i % 2) << name;  // a tie, then fewer on worker 1
+        }
+        for (int i = 1; i < 12; i += 2) {  // worker 1 runs its six, worker 0 none
+            ASSERT_EQ(p->pop(1), t[static_cast<std::size_t>(i)]) << name;
+            p->done(t[static_cast<std::size_t>(i)], 1, 1.0);
+        }
+        // 0 against 6: three move (0 < 5, 1 < 4, 2 < 3), then 3 against 3.
+        EXPECT_EQ(p->pop_idle(1), t[0]) << name;
+        EXPECT_EQ(p->pop(1), t[2]) << name;
+        EXPECT_EQ(p->pop(1), t[4]) << name;
+        EXPECT_EQ(p->pop(1), nullptr) << name;
+        for (int i : {6, 8, 10}) {
+            EXPECT_EQ(p->pop(0), t[static_cast<std::size_t>(i)]) << name;
+        }
     }
 }
 
@@ -220,7 +249,8 @@ TEST(Dm, IdleWorkerTakesATaskThatWouldWaitBehindARunningOne) {
     EXPECT_EQ(p->push(queued), 0) << "worker 0 started first: it is free first";
     // Worker 1 ends its task: now it would run `queued` at once, worker 0 after `busy`.
     p->done(other, 1, 1000.0);
-    EXPECT_EQ(p->pop(1), queued);
+    EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_EQ(p->pop_idle(1), queued);
     EXPECT_EQ(queued->sched_worker, 1);
     EXPECT_DOUBLE_EQ(queued->predicted_us, 1000.0);
     // Each worker now runs one 1 ms task and has nothing queued: worker 0's ends first.
@@ -247,7 +277,8 @@ TEST(Modular, BoundedQueuesHoldTasksAboveUntilThereIsRoom) {
     EXPECT_EQ(p->pop(0), t[2]);  // room again: t[3] goes down to worker 0
     EXPECT_EQ(t[3]->sched_worker, 0);
     EXPECT_EQ(p->pop(1), t[1]);
-    EXPECT_EQ(p->pop(1), nullptr) << "t[3] would end later on worker 1 (30 + 30 against 10 + 10)";
+    EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_EQ(p->pop_idle(1), nullptr) << "t[3] would end later on worker 1 (30 + 30 against 10 + 10)";
     EXPECT_FALSE(p->may_have_work(1));
     EXPECT_EQ(p->pop(0), t[3]);
     EXPECT_EQ(p->pop(0), nullptr);
