@@ -5,6 +5,7 @@
 #include "taskgraph/modular.hpp"
 
 #include <algorithm>
+#include <bitset>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -160,16 +161,35 @@ private:
 /// such worker, so that it gets measured (StarPU calibrates the same way). When every eligible
 /// worker queue is full (bounded queues), the task waits here, in submission or priority
 /// order, until a queue makes room (can_push) or an idle worker pulls it.
+///
+/// The choice is made again when a worker runs dry: an idle worker about to park (it found its
+/// queue empty and spun; policy::pop_idle) looks at the next task of the other workers' queues
+/// (most loaded first) and takes it, and the next ones in a batch, when it
+/// would now end sooner there by the same measure (its own load + length + transfer, against
+/// what is left of the owner's running task + length + transfer; equal expectations: the
+/// worker with fewer tasks, as for a push). Predictions go wrong (a model's mean, no model at
+/// all, a VP that the OS descheduled): without this, the last tasks of one queue run while the
+/// other workers idle. A task placed well stays: a faster worker's queue is not raided by a
+/// slower one.
 class heft_switch final : public component {
 public:
     heft_switch(std::vector<component*> children, const policy_context& ctx, const heft_options& o)
         : children_(std::move(children)),
           load_(children_.size(), 0.0),
-          ntasks_(children_.size(), 0),
+          ntasks_(new std::atomic<long>[children_.size()]),
           running_(children_.size()),
           expected_(ctx.expected_us != nullptr ? ctx.expected_us : &task_expected_us),
           transfer_(ctx.transfer_us != nullptr ? ctx.transfer_us : &zero_transfer),
-          o_(o) {}
+          same_length_(ctx.expected_us == nullptr),
+          o_(o) {
+        for (std::size_t w = 0; w < children_.size(); ++w) {
+            ntasks_[w].store(0, std::memory_order_relaxed);
+        }
+    }
+    ~heft_switch() override {
+        MPC_LOG(debug, tg, "heft: idle workers took %llu tasks from other workers' queues",
+                static_cast<unsigned long long>(rebalanced_.load(std::memory_order_relaxed)));
+    }
 
     int push(task* t) noexcept override {
         spin_guard g(lock_);
@@ -226,13 +246,20 @@ public:
         if (t->sched_worker < 0 || t->sched_worker >= static_cast<int>(load_.size())) {
             return;
         }
+        if (t->predicted_us <= 0) {
+            // Nothing was added to the load for t, and notify_start set no running entry for it
+            // (that of the worker's previous task was cleared by its notify_done): only the
+            // count changes, without the lock the program's pushes take.
+            ntasks_[static_cast<std::size_t>(t->sched_worker)].fetch_sub(1, std::memory_order_relaxed);
+            return;
+        }
         spin_guard g(lock_);
         if (worker >= 0 && worker < static_cast<int>(running_.size())) {
             running_[static_cast<std::size_t>(worker)] = {};
         }
         double& l = load_[static_cast<std::size_t>(t->sched_worker)];
         l = l > t->predicted_us ? l - t->predicted_us : 0.0;
-        --ntasks_[static_cast<std::size_t>(t->sched_worker)];
+        ntasks_[static_cast<std::size_t>(t->sched_worker)].fetch_sub(1, std::memory_order_relaxed);
     }
 
 private:
@@ -245,14 +272,16 @@ private:
         int uncal = -1;  // least loaded worker where t's model is not calibrated
         double uncal_ahead = 0;
         auto fewer = [this](std::size_t w, int than) {
-            return than < 0 || ntasks_[w] < ntasks_[static_cast<std::size_t>(than)];
+            return than < 0 || count(w) < count(static_cast<std::size_t>(than));
         };
+        // The runtime's model has one CPU architecture: one lookup serves every worker.
+        const double len0 = same_length_ ? expected_(t, 0) : 0.0;
         for (std::size_t w = 0; w < children_.size(); ++w) {
             if (!children_[w]->accepts()) {
                 continue;
             }
             const double a = ahead(w, &now);
-            double len = expected_(t, static_cast<int>(w));
+            double len = same_length_ ? len0 : expected_(t, static_cast<int>(w));
             if (std::isnan(len)) {
                 if (uncal < 0 || a < uncal_ahead || (a == uncal_ahead && fewer(w, uncal))) {
                     uncal = static_cast<int>(w);
@@ -289,8 +318,129 @@ private:
         t->predicted_us = std::isnan(len) ? 0.0 : len;
         t->sched_worker = w;
         load_[static_cast<std::size_t>(w)] += t->predicted_us;
-        ++ntasks_[static_cast<std::size_t>(w)];
+        ntasks_[static_cast<std::size_t>(w)].fetch_add(1, std::memory_order_relaxed);
     }
+    long count(std::size_t w) const noexcept { return ntasks_[w].load(std::memory_order_relaxed); }
+    /// Expected µs left of worker w's running task (0: none, or no prediction). Under lock_.
+    double running_left(std::size_t w, std::uint64_t* now) const noexcept {
+        const running& r = running_[w];
+        if (r.start_ns == 0 || r.predicted_us <= 0) {
+            return 0.0;
+        }
+        if (*now == 0) {
+            *now = detail::now_ns();
+        }
+        const double elapsed = static_cast<double>(*now - r.start_ns) / 1000.0;
+        return r.predicted_us - std::min(elapsed, r.predicted_us);
+    }
+    /// What steal_if() evaluates for a queued task t of worker `victim`, for worker `thief`.
+    struct steal_view {
+        heft_switch* self;
+        int thief;
+        int victim;
+        double thief_ahead;
+        double victim_left;  ///< what is left of the victim's running task
+    };
+    /// HEFT again for t, the next task of v's queue: true when it would end sooner on the
+    /// thief (see the class comment). Under lock_ and v's queue lock.
+    static bool better_on_thief(const task* t, void* arg) noexcept {
+        const steal_view& s = *static_cast<const steal_view*>(arg);
+        heft_switch& h = *s.self;
+        const double lt = h.expected_(t, s.thief);
+        const double lv = h.same_length_ ? lt : h.expected_(t, s.victim);
+        const bool nt = std::isnan(lt);
+        const bool nv = std::isnan(lv);
+        if (nt != nv) {
+            return nt;  // the worker where t is uncalibrated keeps it or gets it: it measures it
+        }
+        double ft = s.thief_ahead;
+        double fv = s.victim_left;
+        if (!nt) {
+            ft = h.o_.alpha * (ft + lt);
+            fv = h.o_.alpha * (fv + lv);
+            if (h.o_.data_aware) {
+                ft += h.o_.beta * h.transfer_(t, s.thief);
+                fv += h.o_.beta * h.transfer_(t, s.victim);
+            }
+        }
+        // The victim's count includes t; as a push now would see it: without t.
+        return ft < fv || (ft == fv && h.count(static_cast<std::size_t>(s.thief)) <
+                                           h.count(static_cast<std::size_t>(s.victim)) - 1);
+    }
+public:
+    /// An idle worker about to park (policy::pop_idle): the next task of another worker's
+    /// queue (the most loaded first) if HEFT now places it on this worker. Lock-free when the
+    /// other queues are empty.
+    task* rebalance(int thief) noexcept override {
+        const std::size_t n = children_.size();
+        if (thief < 0 || thief >= static_cast<int>(n)) {
+            return nullptr;
+        }
+        bool any = false;
+        for (std::size_t v = 0; v < n && !any; ++v) {
+            any = static_cast<int>(v) != thief && children_[v]->queued() != 0;
+        }
+        if (!any) {
+            return nullptr;
+        }
+        spin_guard g(lock_);
+        if (held_n_.load(std::memory_order_relaxed) != 0) {
+            return nullptr;  // pushed meanwhile: the caller's next pull takes it from held_
+        }
+        std::uint64_t now = 0;
+        steal_view sv{this, thief, -1, ahead(static_cast<std::size_t>(thief), &now), 0.0};
+        std::bitset<max_workers> tried;  // n <= max_workers (policy_context::nworkers)
+        tried.set(static_cast<std::size_t>(thief));
+        for (;;) {
+            int v = -1;  // the most loaded untried worker with queued tasks
+            double va = 0;
+            for (std::size_t w = 0; w < n; ++w) {
+                if (w >= tried.size() || tried.test(w) || children_[w]->queued() == 0) {
+                    continue;
+                }
+                const double a = ahead(w, &now);
+                if (v < 0 || a > va || (a == va && count(w) > count(static_cast<std::size_t>(v)))) {
+                    v = static_cast<int>(w);
+                    va = a;
+                }
+            }
+            if (v < 0) {
+                return nullptr;
+            }
+            tried.set(static_cast<std::size_t>(v));
+            sv.victim = v;
+            sv.victim_left = running_left(static_cast<std::size_t>(v), &now);
+            // The first task taken runs now; the next ones, while HEFT still moves them (the
+            // thief's load grows with each), go to the thief's queue: one visit of the switch
+            // for up to steal_batch_max tasks (with no model: until the counts are even).
+            task* first = nullptr;
+            component& mine = *children_[static_cast<std::size_t>(thief)];
+            for (long k = 0; k < steal_batch_max && (first == nullptr || mine.accepts()); ++k) {
+                task* t = children_[static_cast<std::size_t>(v)]->steal_if(&better_on_thief, &sv);
+                if (t == nullptr) {
+                    break;
+                }
+                double& l = load_[static_cast<std::size_t>(v)];
+                l = l > t->predicted_us ? l - t->predicted_us : 0.0;
+                ntasks_[static_cast<std::size_t>(v)].fetch_sub(1, std::memory_order_relaxed);
+                account(t, thief);
+                rebalanced_.fetch_add(1, std::memory_order_relaxed);
+                if (first == nullptr) {
+                    first = t;
+                } else {
+                    mine.push(t);
+                }
+                sv.thief_ahead = ahead(static_cast<std::size_t>(thief), &now);
+            }
+            if (first != nullptr) {
+                return first;
+            }
+        }
+    }
+
+private:
+    /// The most tasks one rebalance() moves (as a ws steal).
+    static constexpr long steal_batch_max = 32;
     int give(task* t, int w) noexcept {
         account(t, w);
         children_[static_cast<std::size_t>(w)]->push(t);
@@ -300,7 +450,9 @@ private:
     spinlock lock_;
     std::vector<component*> children_;
     std::vector<double> load_;   ///< under lock_: expected µs of work given to each worker
-    std::vector<long> ntasks_;   ///< under lock_: tasks given to each worker and not finished
+    /// Tasks given to each worker and not finished: added under lock_, taken off by
+    /// notify_done (without the lock for a task with no prediction).
+    std::unique_ptr<std::atomic<long>[]> ntasks_;
     struct running {
         std::uint64_t start_ns = 0;  ///< 0: none
         double predicted_us = 0;
@@ -308,7 +460,9 @@ private:
     std::vector<running> running_;  ///< under lock_: each worker's task in progress
     double (*expected_)(const task*, int);
     double (*transfer_)(const task*, int);
+    bool same_length_;  ///< expected_ does not depend on the worker (the runtime's models: one arch)
     heft_options o_;
+    std::atomic<std::uint64_t> rebalanced_{0};  ///< tasks an idle worker took from another's queue
     prio_order held_;  ///< priority order; with equal priorities it is the submission order
     std::atomic<long> held_n_{0};
 };

@@ -44,6 +44,19 @@ public:
     virtual bool can_pull(int worker) const noexcept = 0;
     virtual int can_push(component* /*child*/) noexcept { return -1; }
     virtual bool accepts() const noexcept { return true; }
+    /// Tasks waiting in this component (a queue's size; 0 for the others). A lock-free hint.
+    virtual long queued() const noexcept { return 0; }
+    /// For a deciding parent that holds its own lock: removes and returns the task a thief
+    /// would take from this queue (steal()'s end) if want(t, arg) accepts it, evaluated under
+    /// the queue's lock; nullptr otherwise (and for components that are not queues). Calls
+    /// nothing of the parent (can_push): the caller does what a freed slot asks for.
+    virtual task* steal_if(bool (*want)(const task* t, void* arg), void* arg) noexcept {
+        (void)want;
+        (void)arg;
+        return nullptr;
+    }
+    /// The root's answer to policy::pop_idle (an idle worker about to park); nullptr by default.
+    virtual task* rebalance(int /*worker*/) noexcept { return nullptr; }
     virtual void notify_start(task* t, int worker) noexcept {
         if (parent != nullptr) {
             parent->notify_start(t, worker);
@@ -62,6 +75,7 @@ struct fifo_order {
     void put(task* t) noexcept { q.push_back(t); }
     task* take() noexcept { return q.pop_front(); }
     task* steal() noexcept { return q.pop_front(); }
+    task* peek_steal() const noexcept { return q.front(); }
     sched::detail::fifo<task> q;
 };
 
@@ -77,6 +91,7 @@ struct prio_order {
         return t;
     }
     task* steal() noexcept { return take(); }
+    task* peek_steal() const noexcept { return heap.empty() ? nullptr : heap.top(); }
     struct lower {
         bool operator()(const task* a, const task* b) const noexcept {
             return a->priority != b->priority ? a->priority < b->priority : a->seq > b->seq;
@@ -91,6 +106,7 @@ struct deque_order {
     void put(task* t) { d.push_front(t); }
     task* take() noexcept { return pop(true); }
     task* steal() noexcept { return pop(false); }
+    task* peek_steal() const noexcept { return d.empty() ? nullptr : d.back(); }
     task* pop(bool front) noexcept {
         if (d.empty()) {
             return nullptr;
@@ -180,6 +196,20 @@ public:
         return size_.load(std::memory_order_relaxed) != 0 || (parent != nullptr && parent->can_pull(worker));
     }
     bool accepts() const noexcept override { return limit_ == 0 || size_.load(std::memory_order_acquire) < limit_; }
+    long queued() const noexcept override { return size(); }
+    task* steal_if(bool (*want)(const task* t, void* arg), void* arg) noexcept override {
+        if (size_.load(std::memory_order_relaxed) == 0) {
+            return nullptr;
+        }
+        spin_guard g(lock_);
+        task* t = q_.peek_steal();
+        if (t == nullptr || !want(t, arg)) {
+            return nullptr;
+        }
+        q_.steal();
+        size_.fetch_sub(1, std::memory_order_acq_rel);
+        return t;
+    }
     long size() const noexcept { return size_.load(std::memory_order_relaxed); }
     int owner() const noexcept { return owner_; }
 
@@ -228,6 +258,13 @@ public:
     }
     bool may_have_work(int worker) const noexcept override {
         return leaves_[static_cast<std::size_t>(worker)]->can_pull(worker);
+    }
+    task* pop_idle(int worker) noexcept override {
+        task* t = root_->rebalance(worker);
+        if (t != nullptr && measures_) {
+            leaves_[static_cast<std::size_t>(worker)]->notify_start(t, worker);
+        }
+        return t;
     }
     bool measures() const noexcept override { return measures_; }
     void done(task* t, int worker, double us) noexcept override {

@@ -62,6 +62,10 @@ public:
     virtual task* pop(int worker) noexcept = 0;
     /// Cheap hint (no lock) that pop(worker) may find work; used while spinning before sleep.
     virtual bool may_have_work(int worker) const noexcept = 0;
+    /// `worker` found nothing with pop() and spun for MPC_TG_SPIN_US: the last look before it
+    /// parks, for work that pop() leaves where it is (HEFT's tasks queued on other workers).
+    /// Kept off pop() so that a worker running dry between tiny tasks does not pay for it.
+    virtual task* pop_idle(int /*worker*/) noexcept { return nullptr; }
     /// Whether the policy wants done() for every task (the runtime then times every task).
     virtual bool measures() const noexcept { return false; }
     /// t, popped by `worker`, ran for `us` µs (called before t completes; `us` is 0 when the

@@ -60,18 +60,22 @@ MPC_CONFIG_TABLE(tg, {
 namespace mpc::tg {
 namespace {
 
+/// A worker's record. Its first line is read by the pushers on every push (sleeping, in
+/// kick) and by the worker on every pop (npinned): written only when the worker parks or a task
+/// is pinned to it. The per-task counters the worker writes have their own line, so that a
+/// push does not miss on a line the worker has just written, nor the worker after a push.
 struct alignas(64) worker {
     int id = 0;
     int vp = 0;
     std::atomic<int> sleeping{0};  ///< 1: announced it is about to park
     bool kicked = false;           ///< under idle.lock
     detail::gate idle;
-    std::uint64_t executed = 0;
-    std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
     // Tasks only this worker may run (task_desc::worker), ahead of the policy's.
     spinlock pinned_lock;
     sched::detail::fifo<task> pinned;
     std::atomic<long> npinned{0};
+    alignas(64) std::uint64_t executed = 0;
+    std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
 };
 
 struct runtime {
@@ -96,7 +100,9 @@ struct runtime {
     std::atomic<bool> stopping{false};
     std::uint64_t spin_ns = 0;
     sched::key worker_key = -1;  ///< ULT-local: the worker record of a worker ULT
-    std::atomic<std::uint64_t> seq{0};
+    /// Written by every submission (seq) or push (wake_cursor): a line of their own, away from
+    /// the fields above that the workers read for every task (pol, workers, stopping...).
+    alignas(64) std::atomic<std::uint64_t> seq{0};
     std::atomic<unsigned> wake_cursor{0};
 
     /// Waiters for the in-flight count (wait_for_all, wait_for_n_submitted) and for the workers'
@@ -104,10 +110,11 @@ struct runtime {
     /// only when it brings the count down to the highest threshold a waiter registered
     /// (notify_at; -1: nobody waits). A waiter stores its threshold before reading the count and
     /// an ending task decrements before reading the threshold, both sequentially consistent, so
-    /// one of them sees the other.
-    detail::gate all_done;
-    std::atomic<long> inflight{0};
+    /// one of them sees the other. The count, written by every submission and every task's end,
+    /// has its own line too (with the threshold, which an ending task reads).
+    alignas(64) std::atomic<long> inflight{0};
     std::atomic<long> notify_at{-1};
+    alignas(64) detail::gate all_done;
     int alive = 0;  ///< worker ULTs not yet ended
 };
 
@@ -319,6 +326,9 @@ void worker_main(void* p) noexcept {
         w->sleeping.store(1, std::memory_order_seq_cst);
         mpc::full_fence();
         task* t = next_task(*w);
+        if (t == nullptr) {
+            t = g_rt.pol->pop_idle(w->id);  // the policy's last look (HEFT's other queues)
+        }
         bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
         if (t != nullptr || stop) {
             if (w->sleeping.exchange(0, std::memory_order_seq_cst) == 0) {

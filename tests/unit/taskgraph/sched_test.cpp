@@ -75,10 +75,12 @@ TEST(Dm, EachTaskToTheWorkerThatFinishesItFirst) {
     EXPECT_EQ(chosen, (std::vector<int>{0, 0, 1, 0}));
     EXPECT_DOUBLE_EQ(t[0]->predicted_us, 10.0);
     EXPECT_DOUBLE_EQ(t[2]->predicted_us, 30.0);
-    // Worker 0's queue in FIFO order, worker 1 has its one task; nobody takes another's.
+    // Worker 0's queue in FIFO order, worker 1 has its one task. Worker 1 does not take t1
+    // from worker 0's queue: it would end it at 30 + 30, worker 0 at 10 + 10.
     EXPECT_EQ(p->pop(0), t[0]);
     EXPECT_EQ(p->pop(1), t[2]);
     EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_EQ(p->pop_idle(1), nullptr);
     EXPECT_FALSE(p->may_have_work(1));
     EXPECT_TRUE(p->may_have_work(0));
     // t0 and t2 done: loads 20 (t1, t3) and 0; the next: 20+10 = 0+30, a tie, to the worker
@@ -168,6 +170,93 @@ TEST(Dmdas, WorkerQueuesSortedByPriority) {
     }
 }
 
+double no_model(const tg::task* /*t*/, int /*w*/) { return 0.0; }
+double same_speed(const tg::task* /*t*/, int /*w*/) { return 1000.0; }
+
+// Tasks with no prediction: spread by count; a worker whose queue runs dry takes the next
+// task of a queue that holds more than one task more than it (a VP the OS descheduled, or
+// tasks longer than others), but never the last one (a tie: the owner keeps it).
+TEST(Dm, IdleWorkerTakesQueuedTasksItWouldEndSooner) {
+    for (const char* name : {"dm", "dmda", "dmdas"}) {
+        tg::policy_context ctx = context(2, &no_model);
+        auto p = make_policy(name, ctx);
+        fake_tasks f;
+        std::vector<tg::task*> t = {f.make(), f.make(), f.make(), f.make()};
+        std::vector<int> chosen;
+        for (tg::task* x : t) {
+            chosen.push_back(p->push(x));
+        }
+        EXPECT_EQ(chosen, (std::vector<int>{0, 1, 0, 1})) << name;
+        // Worker 1 runs both of its tasks while worker 0 runs nothing.
+        for (int i : {1, 3}) {
+            EXPECT_EQ(p->pop(1), t[static_cast<std::size_t>(i)]) << name;
+            p->done(t[static_cast<std::size_t>(i)], 1, 1.0);
+        }
+        EXPECT_EQ(p->pop(1), nullptr) << name << ": pop leaves the other queues alone";
+        EXPECT_EQ(p->pop_idle(1), t[0]) << name << ": two tasks wait on worker 0, none on 1";
+        EXPECT_EQ(t[0]->sched_worker, 1);
+        EXPECT_EQ(p->pop_idle(1), nullptr) << name << ": worker 0's last task stays there";
+        EXPECT_EQ(p->pop(0), t[2]) << name;
+        p->done(t[0], 1, 1.0);
+        p->done(t[2], 0, 1.0);
+        // The counts are back to 0 and 0: the next push goes to worker 0 again (a tie).
+        EXPECT_EQ(p->push(f.make()), 0) << name;
+    }
+}
+
+// One visit of an idle worker moves a batch: with no model, until the counts are even; the
+// first task runs now, the others wait in the thief's queue in their order.
+TEST(Dm, IdleWorkerTakesABatch) {
+    for (const char* name : {"dm", "dmda", "dmdas"}) {
+        tg::policy_context ctx = context(2, &no_model);
+        auto p = make_policy(name, ctx);
+        fake_tasks f;
+        std::vector<tg::task*> t;
+        for (int i = 0; i < 12; ++i) {
+            t.push_back(f.make());
+            ASSERT_EQ(p->push(t.back()), i % 2) << name;  // a tie, then fewer on worker 1
+        }
+        for (int i = 1; i < 12; i += 2) {  // worker 1 runs its six, worker 0 none
+            ASSERT_EQ(p->pop(1), t[static_cast<std::size_t>(i)]) << name;
+            p->done(t[static_cast<std::size_t>(i)], 1, 1.0);
+        }
+        // 0 against 6: three move (0 < 5, 1 < 4, 2 < 3), then 3 against 3.
+        EXPECT_EQ(p->pop_idle(1), t[0]) << name;
+        EXPECT_EQ(p->pop(1), t[2]) << name;
+        EXPECT_EQ(p->pop(1), t[4]) << name;
+        EXPECT_EQ(p->pop(1), nullptr) << name;
+        for (int i : {6, 8, 10}) {
+            EXPECT_EQ(p->pop(0), t[static_cast<std::size_t>(i)]) << name;
+        }
+    }
+}
+
+// With a model (every task 1 ms on either worker): a task queued behind worker 0's running
+// task would end at 1 ms + what is left of that task there, at 1 ms on idle worker 1, which
+// takes it; the loads follow the task.
+TEST(Dm, IdleWorkerTakesATaskThatWouldWaitBehindARunningOne) {
+    tg::policy_context ctx = context(2, &same_speed);
+    auto p = make_policy("dmda", ctx);
+    fake_tasks f;
+    tg::task* busy = f.make();
+    EXPECT_EQ(p->push(busy), 0);
+    EXPECT_EQ(p->pop(0), busy);  // worker 0 runs a 1 ms task
+    // Worker 1 also gets one, then the queue of worker 0 fills while 1 is busy.
+    tg::task* other = f.make();
+    EXPECT_EQ(p->push(other), 1);
+    EXPECT_EQ(p->pop(1), other);
+    tg::task* queued = f.make();
+    EXPECT_EQ(p->push(queued), 0) << "worker 0 started first: it is free first";
+    // Worker 1 ends its task: now it would run `queued` at once, worker 0 after `busy`.
+    p->done(other, 1, 1000.0);
+    EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_EQ(p->pop_idle(1), queued);
+    EXPECT_EQ(queued->sched_worker, 1);
+    EXPECT_DOUBLE_EQ(queued->predicted_us, 1000.0);
+    // Each worker now runs one 1 ms task and has nothing queued: worker 0's ends first.
+    EXPECT_EQ(p->push(f.make()), 0);
+}
+
 // Bounded worker queues: tasks that find every queue full wait in the deciding switch; a pull
 // that makes room lets it push one down (can_push), and an idle worker takes waiting ones.
 TEST(Modular, BoundedQueuesHoldTasksAboveUntilThereIsRoom) {
@@ -188,7 +277,8 @@ TEST(Modular, BoundedQueuesHoldTasksAboveUntilThereIsRoom) {
     EXPECT_EQ(p->pop(0), t[2]);  // room again: t[3] goes down to worker 0
     EXPECT_EQ(t[3]->sched_worker, 0);
     EXPECT_EQ(p->pop(1), t[1]);
-    EXPECT_EQ(p->pop(1), nullptr) << "dm does not steal";
+    EXPECT_EQ(p->pop(1), nullptr);
+    EXPECT_EQ(p->pop_idle(1), nullptr) << "t[3] would end later on worker 1 (30 + 30 against 10 + 10)";
     EXPECT_FALSE(p->may_have_work(1));
     EXPECT_EQ(p->pop(0), t[3]);
     EXPECT_EQ(p->pop(0), nullptr);
@@ -651,11 +741,22 @@ TEST_F(Models, DmPlacesByCalibratedModelsInTheRuntime) {
         tg::model_record(m, tg::arch_cpu, 1, 0, 1000.0);
     }
     std::atomic<int> where[4] = {-1, -1, -1, -1};
+    std::atomic<int> short_started{0};
     std::vector<probe> probes;
     for (int i = 0; i < 4; ++i) {
-        probes.push_back(probe{[&where, i](void**) {
+        probes.push_back(probe{[&where, &short_started, i](void**) {
             where[i].store(tg::current_worker());
-            sched::sleep_for(1ms);
+            if (i != 0) {
+                short_started.fetch_add(1);
+                sched::sleep_for(1ms);
+                return;
+            }
+            // The long task lasts until the short ones have started (5 s at most: they were
+            // queued behind it), so that its worker, idle earlier than predicted, cannot take
+            // a queued short task from the other worker (which dm does when that ends it sooner).
+            for (int k = 0; k < 5000 && short_started.load() < 3; ++k) {
+                sched::sleep_for(1ms);
+            }
         }});
     }
     long v = 0;
