@@ -247,8 +247,19 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
     if (fast_check(buf, count, type, dest, tag, cm, false, &fa)) [[likely]] {
         world_state& w = world();
         // In world order the destination is its world rank and we are ours.
-        if (is_local(w, dest) && w.tasks[static_cast<std::size_t>(dest)]->engine.deliver_posted(
-                                     fa.c->context, fa.self->world_rank, tag, buf, fa.bytes)) [[likely]] {
+        if (is_local(w, dest)) [[likely]] {
+            if (w.tasks[static_cast<std::size_t>(dest)]->engine.deliver_posted(fa.c->context, fa.self->world_rank,
+                                                                             tag, buf, fa.bytes)) [[likely]] {
+                return MPI_SUCCESS;
+            }
+        } else {
+            // Another process: straight to the transport, without the general path's second
+            // check of the arguments (what start_send() would do for these arguments).
+            request r;
+            r.kind = req_kind::send;
+            remote::send(fa.c->context, fa.self->world_rank, fa.self->world_rank, dest, tag,
+                         typed_buf{buf, count, fa.type, fa.bytes, true}, &r, false);
+            r.wait("MPI_Send");
             return MPI_SUCCESS;
         }
     }

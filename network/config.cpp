@@ -28,6 +28,10 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_SHM_MEMBARRIER", ::mpc::config::knob_type::boolean, "1",
      "shared-memory transport: a process about to sleep issues membarrier(GLOBAL_EXPEDITED) so that its "
      "senders publish messages without a fence each (where the kernel offers it); 0: a fence per message"},
+    {"MPC_NET_SHM_PIDFD", ::mpc::config::knob_type::boolean, "1",
+     "shared-memory transport: use pidfd_open and pidfd_getfd (Linux 5.6) for a peer process's liveness and "
+     "its eventfd where the kernel has them; 0, or a kernel without them: a pipe that the peers open through "
+     "/proc/<pid>/fd wakes a sleeping process, /proc/<pid>/stat tells whether a peer ended"},
     {"MPC_NET_SHM_SPLIT", ::mpc::config::knob_type::size, "131072",
      "shared-memory transport: rendezvous messages of at least this many bytes are copied by both "
      "processes at once (the receiver reads chunks, the sender writes others); 0: the receiver alone"},

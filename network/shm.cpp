@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -26,6 +27,15 @@
 #include "lib/log.hpp"
 #include "network/shm_detail.hpp"
 
+// Older C libraries' headers (RHEL 8's glibc 2.28) lack these; the numbers are the same on
+// every architecture (the unified numbering of system calls added since Linux 5.1).
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
 namespace mpc::net {
 
 using namespace shm_detail;
@@ -33,6 +43,73 @@ using namespace shm_detail;
 namespace {
 
 constexpr std::uint64_t address_magic = 0x4d50'4353'484d'4144ULL;
+constexpr std::uint32_t wake_eventfd = 0;
+constexpr std::uint32_t wake_pipe = 1;
+
+/// Whether this process can use pidfds (shm.hpp, "Without pidfd"): MPC_NET_SHM_PIDFD allows it
+/// and pidfd_open and pidfd_getfd work on this process itself (taking a copy of `fd`). Kernels
+/// before 5.3 lack pidfd_open, before 5.6 pidfd_getfd (ENOSYS); seccomp filters may refuse them.
+bool pidfd_works(int fd) noexcept {
+    auto on = config::get_bool("MPC_NET_SHM_PIDFD");
+    if (!on || !*on) {
+        MPC_LOG(debug, net, "shm transport without pidfd (MPC_NET_SHM_PIDFD=0): wake-ups through a pipe");
+        return false;
+    }
+    const int self = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    int copy = -1;
+    if (self >= 0) {
+        copy = static_cast<int>(::syscall(SYS_pidfd_getfd, self, fd, 0));
+    }
+    const int err = errno;
+    if (copy >= 0) {
+        ::close(copy);
+    }
+    if (self >= 0) {
+        ::close(self);
+    }
+    if (copy < 0) {
+        MPC_LOG(debug, net, "shm transport without pidfd (%s: %s): wake-ups through a pipe",
+                self < 0 ? "pidfd_open" : "pidfd_getfd", std::strerror(err));
+        return false;
+    }
+    return true;
+}
+
+/// The state letter and start time (clock ticks after boot) of process pid, from
+/// /proc/<pid>/stat (readable for any process); false when there is no such process.
+bool proc_stat(pid_t pid, char* state, unsigned long long* start) noexcept {
+    char path[48];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    char buf[1024];
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) {
+        return false;
+    }
+    buf[n] = '\0';
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so fields count from
+    // the last ')'. The state is field 3, the start time field 22.
+    const char* f = std::strrchr(buf, ')');
+    if (f == nullptr || f[1] != ' ' || f[2] == '\0') {
+        return false;
+    }
+    f += 2;
+    *state = *f;
+    for (int i = 3; i < 22; ++i) {
+        f = std::strchr(f, ' ');
+        if (f == nullptr) {
+            return false;
+        }
+        ++f;
+    }
+    char* end = nullptr;
+    *start = std::strtoull(f, &end, 10);
+    return end != f;
+}
 
 /// Registers this process for global expedited membarrier (shm.hpp, "Sleep"): true when the
 /// kernel has it and MPC_NET_SHM_MEMBARRIER allows it.
@@ -141,6 +218,17 @@ status shm_transport::init(const shm_options& opts) noexcept {
     if (efd_ < 0) {
         return sys_error("eventfd");
     }
+    pidfd_ = pidfd_works(efd_);
+    if (!pidfd_) {  // a pipe, which peers can open through /proc (shm.hpp, "Without pidfd")
+        ::close(efd_);
+        efd_ = -1;
+        int fds[2];
+        if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) {
+            return sys_error("pipe2 for the shared-memory transport's wake-ups");
+        }
+        efd_ = fds[0];
+        wake_wfd_ = fds[1];
+    }
     // Yama's ptrace_scope 1 (Ubuntu's default) lets a process read another's memory (CMA) and
     // take its file descriptors (pidfd_getfd) only when it descends from it or was declared its
     // tracer; the job's processes are siblings, so each declares every process a possible tracer
@@ -158,6 +246,7 @@ status shm_transport::init(const shm_options& opts) noexcept {
     a.index = opts.index;
     a.rings = static_cast<std::uint32_t>(opts.max_peers);
     a.slots = slots_;
+    a.wake = pidfd_ ? wake_eventfd : wake_pipe;
     try {
         address_.resize(sizeof a);
         polled_.reserve(static_cast<std::size_t>(opts.max_peers));
@@ -216,7 +305,7 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
     }
     std::memcpy(&a, addr, sizeof a);
     if (a.magic != address_magic || a.index != id || a.rings <= static_cast<std::uint32_t>(opts_.index) ||
-        a.rings > (1u << 20) || a.slots != slots_ ||
+        a.rings > (1u << 20) || a.slots != slots_ || a.wake > wake_pipe ||
         a.seg_bytes < xfer_area(static_cast<int>(a.rings)) + xfer_area_bytes(static_cast<int>(a.rings))) {
         return {errc::invalid_argument, "not a matching address made by shm_transport::address()"};
     }
@@ -229,10 +318,16 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
     }
     p->id = id;
     p->pid = a.pid;
-    p->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, a.pid, 0));
-    if (p->pidfd < 0) {
+    if (pidfd_) {
+        p->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, a.pid, 0));
+        if (p->pidfd < 0) {
+            free_peer(p);
+            return no_shm(id, "pidfd_open");
+        }
+    } else if (char state = 0; !proc_stat(a.pid, &state, &p->start_time)) {
         free_peer(p);
-        return no_shm(id, "pidfd_open");
+        errno = ESRCH;
+        return no_shm(id, "its /proc/<pid>/stat");
     }
     // The CMA probe: read the peer's probe word (ptrace permission, as every fetch needs).
     std::uint64_t word = 0;
@@ -242,12 +337,26 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
         free_peer(p);
         return no_shm(id, "process_vm_readv of the probe word");
     }
-    p->efd = static_cast<int>(::syscall(SYS_pidfd_getfd, p->pidfd, a.efd, 0));
-    if (p->efd < 0) {
-        free_peer(p);
-        return no_shm(id, "pidfd_getfd of its eventfd");
-    }
     char path[64];
+    if (a.wake == wake_pipe) {
+        // Read-write: while we hold a read end too, a write never raises SIGPIPE (the process gone).
+        std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(a.pid), static_cast<int>(a.efd));
+        p->efd = ::open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        if (p->efd < 0) {
+            free_peer(p);
+            return no_shm(id, "opening its wake-up pipe");
+        }
+    } else if (p->pidfd < 0) {
+        free_peer(p);
+        errno = ENOSYS;
+        return no_shm(id, "its eventfd needs pidfd_getfd, which this process does without");
+    } else {
+        p->efd = static_cast<int>(::syscall(SYS_pidfd_getfd, p->pidfd, a.efd, 0));
+        if (p->efd < 0) {
+            free_peer(p);
+            return no_shm(id, "pidfd_getfd of its eventfd");
+        }
+    }
     std::snprintf(path, sizeof path, "/proc/%d/fd/%d", static_cast<int>(a.pid), static_cast<int>(a.memfd));
     int fd = ::open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
@@ -351,8 +460,8 @@ bool shm_transport::full_barrier_with_senders() noexcept {
 }
 
 bool shm_transport::arm() noexcept {
-    std::uint64_t v = 0;
-    while (::read(efd_, &v, sizeof v) > 0) {  // consume earlier wake-ups
+    char drained[256];  // an eventfd's counter (8 bytes), or what senders wrote into the pipe
+    while (::read(efd_, drained, sizeof drained) > 0) {  // consume earlier wake-ups
     }
     auto* h = reinterpret_cast<seg_header*>(seg_);
     h->sleeping.store(1, std::memory_order_relaxed);
@@ -375,14 +484,23 @@ std::string shm_transport::route(int id) const {
     return find(id) != nullptr ? std::string("shared memory (CMA for large messages)") : std::string();
 }
 
-/// True (and marks it failed) when the peer process has ended (its pidfd is readable).
+/// True (and marks it failed) when the peer process has ended: its pidfd is readable, or
+/// without pidfd, /proc/<pid>/stat is gone, shows a zombie, or names another process (the pid
+/// reused).
 bool shm_transport::peer_dead(peer& p) noexcept {
-    struct pollfd pf = {p.pidfd, POLLIN, 0};
-    if (::poll(&pf, 1, 0) == 1 && (pf.revents & (POLLIN | POLLHUP)) != 0) {
-        p.failed.store(true, std::memory_order_release);
-        return true;
+    bool dead = false;
+    if (p.pidfd >= 0) {
+        struct pollfd pf = {p.pidfd, POLLIN, 0};
+        dead = ::poll(&pf, 1, 0) == 1 && (pf.revents & (POLLIN | POLLHUP)) != 0;
+    } else {
+        char state = 0;
+        unsigned long long start = 0;
+        dead = !proc_stat(p.pid, &state, &start) || state == 'Z' || state == 'X' || start != p.start_time;
     }
-    return false;
+    if (dead) {
+        p.failed.store(true, std::memory_order_release);
+    }
+    return dead;
 }
 
 status shm_transport::shutdown() noexcept {
@@ -410,6 +528,10 @@ status shm_transport::shutdown() noexcept {
     if (efd_ >= 0) {
         ::close(efd_);
         efd_ = -1;
+    }
+    if (wake_wfd_ >= 0) {
+        ::close(wake_wfd_);
+        wake_wfd_ = -1;
     }
     return {};
 }

@@ -31,12 +31,21 @@
 ///   `unsupported` and the caller uses another transport for that peer.
 /// - **Sleep.** arm() sets a `sleeping` word in this process's segment (then re-checks the
 ///   rings); a sender that sees it after publishing writes to the receiver's eventfd (its copy,
-///   from pidfd_getfd: an eventfd cannot be reopened through /proc). Store (message) then load
+///   from pidfd_getfd: an eventfd cannot be reopened through /proc; see "Without pidfd"). Store (message) then load
 ///   (`sleeping`) on one side against store then load on the other needs a full barrier on
 ///   both: the sleeper's is a membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED), which makes every
 ///   registered process's running threads pass a barrier, so the senders need none (a fence per
 ///   message costs about 8% of the 64-byte bandwidth: it waits for the transfer of the ring's
 ///   line). Where the kernel lacks it (or MPC_NET_SHM_MEMBARRIER=0), both sides fence.
+///
+/// - **Without pidfd** (kernels before 5.6, as RHEL 8's 4.18; MPC_NET_SHM_PIDFD=0): a process
+///   that cannot use pidfd_open and pidfd_getfd (checked on itself at creation) makes its
+///   wake-up fd a non-blocking pipe instead of an eventfd; a peer opens it through
+///   /proc/<pid>/fd/<fd>, which works for a pipe (not for an eventfd), read-write so that a
+///   write never raises SIGPIPE once the process has gone. The sleeper polls it as it would the
+///   eventfd (the watcher waits on several fds at once: a futex would not do). A peer's
+///   liveness then comes from /proc/<pid>/stat: gone, a zombie, or a start time other than the
+///   one read at connect() (a reused pid) means ended. The ring protocol is the same.
 ///
 /// - **Shared copies** (from MPC_NET_SHM_SPLIT bytes): the sender, idle until the transfer ends
 ///   anyway, copies part of the message. Its request names a descriptor in the sender's
@@ -87,6 +96,8 @@ struct shm_address {
     std::int32_t index;
     std::uint32_t rings;
     std::uint32_t slots;  ///< lines per ring
+    std::uint32_t wake;   ///< what efd is: 0 an eventfd (pidfd_getfd), 1 a pipe (open /proc/<pid>/fd/<efd>)
+    std::uint32_t reserved;
 };
 
 /// One process's shared-memory transport. Not movable.
@@ -130,6 +141,9 @@ public:
 
     /// Whether this process sleeps behind a membarrier, so that its senders need no fence.
     bool uses_membarrier() const noexcept { return asym_; }
+    /// Whether this process uses pidfds (peers' liveness, their eventfds); false: its wake-up fd
+    /// is a pipe and a peer's liveness comes from /proc/<pid>/stat (shm.hpp, "Without pidfd").
+    bool uses_pidfd() const noexcept { return pidfd_; }
     /// Chunks of shared copies this process copied: as the receiver (read) or the sender (written).
     std::uint64_t shared_chunks(bool written) const noexcept {
         return (written ? chunks_written_ : chunks_read_).load(std::memory_order_relaxed);
@@ -165,7 +179,9 @@ private:
     std::byte* seg_ = nullptr;  ///< this process's segment
     std::size_t seg_bytes_ = 0;
     int memfd_ = -1;
-    int efd_ = -1;
+    int efd_ = -1;       ///< the eventfd, or the pipe's read end (without pidfd)
+    int wake_wfd_ = -1;  ///< without pidfd: the pipe's write end, kept so that the read end never sees POLLHUP
+    bool pidfd_ = false;
     std::uint64_t probe_word_ = 0;  ///< holds the token: what peers read to probe CMA
     std::vector<std::byte> address_;
     std::unique_ptr<peer*[]> peers_;

@@ -109,8 +109,9 @@ struct shm_transport::queued {
 struct shm_transport::peer {
     int id = -1;
     pid_t pid = 0;
-    int pidfd = -1;
-    int efd = -1;  ///< our copy of its eventfd
+    int pidfd = -1;  ///< -1 without pidfd: liveness from /proc/<pid>/stat (start_time)
+    unsigned long long start_time = 0;  ///< without pidfd: its start time (/proc/<pid>/stat) at connect()
+    int efd = -1;  ///< our copy of its eventfd, or its wake-up pipe opened read-write
     std::byte* seg = nullptr;  ///< its segment
     std::size_t seg_bytes = 0;
     shm_detail::seg_header* hdr = nullptr;

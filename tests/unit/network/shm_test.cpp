@@ -7,7 +7,9 @@
 #include <poll.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <tuple>
 
 #include "../env_guard.hpp"
 #include "network/shm.hpp"
@@ -400,7 +402,12 @@ TEST(ShmProcesses, MixedEagerAndRendezvousInOrderBothWays) {
     expect_exit_ok(c);
 }
 
-TEST(ShmProcesses, EventFdWakesASleepingReceiver) {
+/// With pidfd ("1": an eventfd the sender copies with pidfd_getfd) and without ("0", as on
+/// kernels before 5.6: a pipe the sender opens through /proc/<pid>/fd).
+class ShmWake : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ShmWake, EventFdWakesASleepingReceiver) {
+    mpc::test::env_guard knob("MPC_NET_SHM_PIDFD", GetParam());
     child_process c([](int fd) {
         shm_side s;
         if (!child_open(s, fd) || !wait_byte(fd)) {  // the parent sleeps now
@@ -414,6 +421,7 @@ TEST(ShmProcesses, EventFdWakesASleepingReceiver) {
     });
     shm_side s;
     parent_open(s, c);
+    EXPECT_EQ(s.t->uses_pidfd(), std::string(GetParam()) == "1");
     ASSERT_TRUE(s.t->arm());
     ASSERT_TRUE(sync_byte(c.fd()));
     struct pollfd pf = {s.t->event_fd(), POLLIN, 0};
@@ -425,6 +433,51 @@ TEST(ShmProcesses, EventFdWakesASleepingReceiver) {
     expect_exit_ok(c);
 }
 
+/// Sends queued behind a full ring fail once the receiving process has ended (and not while it
+/// lives): found through its pidfd, or without pidfd through /proc/<pid>/stat, where the
+/// process, not waited for yet, is a zombie.
+TEST_P(ShmWake, QueuedSendsFailOnceThePeerEnded) {
+    mpc::test::env_guard knob("MPC_NET_SHM_PIDFD", GetParam());
+    child_process c([](int fd) {
+        shm_side s;
+        if (!child_open(s, fd) || !wait_byte(fd)) {  // never drains its ring
+            return 10;
+        }
+        return 0;
+    });
+    shm_side s;
+    parent_open(s, c);
+    std::vector<std::byte> data = payload(1, 8000);
+    std::vector<done_flag> done(200);
+    std::size_t sent = 0;
+    for (; sent < done.size(); ++sent) {
+        ASSERT_TRUE(s.t->send(1, make_env(static_cast<std::uint32_t>(sent), data.size()), data.data(), data.size(),
+                              &done[sent]));
+        if (!done[sent].done.load()) {
+            break;  // queued: the ring is full
+        }
+    }
+    ASSERT_LT(sent, done.size()) << "the ring never filled";
+    for (int i = 0; i < 3 * 4096; ++i) {  // liveness is checked every 4096 stalls
+        s.t->progress();
+    }
+    EXPECT_FALSE(done[sent].done.load()) << "a living peer's queue failed";
+    EXPECT_FALSE(s.t->peer_failed(1));
+    ASSERT_TRUE(sync_byte(c.fd()));  // the child exits; not waited for yet: a zombie
+    ASSERT_TRUE(s.wait([&] {
+        s.t->progress();
+        return done[sent].done.load();
+    }));
+    EXPECT_FALSE(done[sent].ok) << "a send to an ended process completed";
+    EXPECT_TRUE(s.t->peer_failed(1));
+    expect_exit_ok(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pidfd, ShmWake, ::testing::Values("1", "0"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                             return std::string(i.param) == "1" ? "WithPidfd" : "WithoutPidfd";
+                         });
+
 /// Sleeps racing sends: a forked sender publishes messages at irregular short intervals while
 /// the receiver drains, arms and sleeps on its event fd over and over. A wake-up lost between
 /// a publication and the sleeper's re-check leaves the receiver asleep with a message waiting:
@@ -432,10 +485,12 @@ TEST(ShmProcesses, EventFdWakesASleepingReceiver) {
 /// and without them (the sleeper's membarrier orders both sides). It checks the protocol
 /// (flags, re-check, eventfd) over ~16,000 sleeps; the store-load reordering window the barriers
 /// close is a few nanoseconds wide, too narrow for this test to hit reliably without them.
-class ShmSleepRace : public ::testing::TestWithParam<const char*> {};
+/// Parameters: MPC_NET_SHM_MEMBARRIER, MPC_NET_SHM_PIDFD.
+class ShmSleepRace : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
 
 TEST_P(ShmSleepRace, NoWakeUpIsLost) {
-    mpc::test::env_guard knob("MPC_NET_SHM_MEMBARRIER", GetParam());
+    mpc::test::env_guard knob("MPC_NET_SHM_MEMBARRIER", std::get<0>(GetParam()));
+    mpc::test::env_guard pidfd("MPC_NET_SHM_PIDFD", std::get<1>(GetParam()));
     constexpr int count = 20000;
     child_process c([](int fd) {
         shm_side s;
@@ -459,7 +514,8 @@ TEST_P(ShmSleepRace, NoWakeUpIsLost) {
     });
     shm_side s;
     parent_open(s, c);
-    if (std::string(GetParam()) == "1") {
+    EXPECT_EQ(s.t->uses_pidfd(), std::string(std::get<1>(GetParam())) == "1");
+    if (std::string(std::get<0>(GetParam())) == "1") {
         EXPECT_TRUE(s.t->uses_membarrier()) << "this kernel offers MEMBARRIER_CMD_GLOBAL_EXPEDITED";
     } else {
         EXPECT_FALSE(s.t->uses_membarrier());
@@ -485,9 +541,12 @@ TEST_P(ShmSleepRace, NoWakeUpIsLost) {
     expect_exit_ok(c);
 }
 
-INSTANTIATE_TEST_SUITE_P(Barriers, ShmSleepRace, ::testing::Values("1", "0"),
-                         [](const ::testing::TestParamInfo<const char*>& i) {
-                             return std::string(i.param) == "1" ? "Membarrier" : "SenderFences";
+INSTANTIATE_TEST_SUITE_P(Barriers, ShmSleepRace,
+                         ::testing::Combine(::testing::Values("1", "0"), ::testing::Values("1", "0")),
+                         [](const ::testing::TestParamInfo<std::tuple<const char*, const char*>>& i) {
+                             return std::string(std::string(std::get<0>(i.param)) == "1" ? "Membarrier"
+                                                                                         : "SenderFences") +
+                                    (std::string(std::get<1>(i.param)) == "1" ? "Pidfd" : "Pipe");
                          });
 
 TEST_F(shm_pair, ArmRefusesWhileAMessageWaits) {
