@@ -594,6 +594,17 @@ bool all_arrived(const state& st, int n, std::uint64_t k) noexcept {
     return true;
 }
 
+/// all_arrived() for member `me`, which has arrived: its own line is not read (a spinning
+/// member reads only the lines it waits for).
+bool others_arrived(const state& st, int me, int n, std::uint64_t k) noexcept {
+    for (int r = 0; r < n; ++r) {
+        if (r != me && !arrived(st, r, k)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /// flat_wait() once cond() was false: spins while the VP is idle, then parks (see publish()).
 template <class Cond>
 [[gnu::noinline]] void flat_wait_slow(state& st, Cond& cond, const char* what) noexcept {
@@ -645,9 +656,9 @@ void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexce
     sched::wake_all(chain);
 }
 
-/// Member `rank` waits until every member has arrived at call k.
+/// Member `rank`, arrived at call k, waits until every member has.
 void wait_all(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
-    auto cond = [&st, n = size, k]() noexcept { return all_arrived(st, n, k); };
+    auto cond = [&st, rank, size, k]() noexcept { return others_arrived(st, rank, size, k); };
     flat_wait(st, cond, what);
     st.seqs[rank].flat_seen = k + 1;
 }
@@ -664,7 +675,8 @@ void wait_writable(state& st, int rank, int size, std::uint64_t k, const char* w
 bool view_fits_flat(const red_view& v) noexcept { return v.dense && v.span <= flat_bytes; }
 
 /// acc = x_0 op (x_1 op (... op x_{n-1})) over the members' halves of call k (rank order);
-/// member `own` (the root of a reduce) contributes its input buffer directly.
+/// member `own` (the root of a Reduce; the caller of an Allreduce, whose half's line may have
+/// moved to a reader's core) contributes its input buffer directly.
 void reduce_halves(const state& st, const args& a, std::uint64_t k, int own, void* acc_base) noexcept {
     const red_view& v = a.red;
     auto base = [&](int r) -> const void* {
@@ -711,11 +723,15 @@ int flat_barrier(state& st, int rank, int size) noexcept {
 
 namespace {
 
-/// fold_basic() over the halves of call k: the order of reduce_halves().
+/// fold_basic() over the halves of call k, member `own`'s input from its own buffer (the same
+/// bytes as its half: its half's line may have moved to a reader's core by now): the order of
+/// reduce_halves().
 struct halves_of {
     const state* st;
     std::uint64_t k;
-    const void* operator()(int r) const noexcept { return half_of(*st, r, k).data; }
+    int own;
+    const void* own_in;
+    const void* operator()(int r) const noexcept { return r == own ? own_in : half_of(*st, r, k).data; }
 };
 
 }  // namespace
@@ -727,7 +743,7 @@ int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* ou
     copy_small(half_of(st, rank, k).data, in, n * basic_size(e));
     publish(st, rank, size, k, false);
     wait_all(st, rank, size, k, "MPI_Allreduce");
-    fold_basic(e, size, op, n, halves_of{&st, k}, out);
+    fold_basic(e, size, op, n, halves_of{&st, k, rank, in}, out);
     return MPI_SUCCESS;
 }
 
@@ -773,7 +789,7 @@ int flat(args& a) noexcept {
             publish(st, a.rank, a.size, k, false);
             wait_all(st, a.rank, a.size, k, "MPI_Allreduce");
             alignas(16) unsigned char acc[flat_bytes];
-            reduce_halves(st, a, k, -1, at(acc, v.shift));
+            reduce_halves(st, a, k, a.rank, at(acc, v.shift));
             copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
             break;
         }
