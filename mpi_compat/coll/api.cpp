@@ -460,19 +460,24 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     if (rbuf == nullptr || rbuf == MPI_IN_PLACE || sbuf == nullptr || sbuf == rbuf) {
         return false;
     }
-    const datatype* dt = fast_type(t, count);
     fast_call f;
-    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, shm::fk_allreduce, &f)) {
-        return false;
-    }
-    // MAX, MIN and SUM (predefined: checked above) of the common types: folded inline.
-    const int opi = static_cast<int>(static_cast<unsigned>(op) & 0xffffffU);
-    if (shm::basic_elem e; opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
-        const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    // MAX, MIN and SUM of the common types, all predefined and defined on each of these types
+    // (no op_check): folded inline.
+    const auto uop = static_cast<unsigned>(op);
+    const int opi = static_cast<int>(uop & 0xffffffU);
+    if (shm::basic_elem e; (uop >> 24) == MPC_HANDLE_KIND_OP && opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
         const auto n = static_cast<std::size_t>(count);
+        if (count < 1 || n * shm::basic_size(e) > shm::flat_bytes || !fast_comm(h, shm::fk_allreduce, &f)) {
+            return false;
+        }
+        const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
         *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi)
                         : shm::flat_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi);
         return true;
+    }
+    const datatype* dt = fast_type(t, count);
+    if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, shm::fk_allreduce, &f)) {
+        return false;
     }
     args a;
     f.fill(a, kind::allreduce);

@@ -594,12 +594,20 @@ bool all_arrived(const state& st, int n, std::uint64_t k) noexcept {
     return true;
 }
 
-/// Waits until cond() holds: spins while the VP is idle, then parks (see publish()).
-template <class Cond>
-void flat_wait(state& st, Cond& cond, const char* what) noexcept {
-    if (cond()) {
-        return;
+/// all_arrived() for member `me`, which has arrived: its own line is not read (a spinning
+/// member reads only the lines it waits for).
+bool others_arrived(const state& st, int me, int n, std::uint64_t k) noexcept {
+    for (int r = 0; r < n; ++r) {
+        if (r != me && !arrived(st, r, k)) {
+            return false;
+        }
     }
+    return true;
+}
+
+/// flat_wait() once cond() was false: spins while the VP is idle, then parks (see publish()).
+template <class Cond>
+[[gnu::noinline]] void flat_wait_slow(state& st, Cond& cond, const char* what) noexcept {
     if (sched::self() == nullptr) {  // a plain thread of the rank (MPI_THREAD_MULTIPLE): poll
         while (!cond()) {
             cpu_relax();
@@ -625,6 +633,14 @@ void flat_wait(state& st, Cond& cond, const char* what) noexcept {
     }
 }
 
+/// Waits until cond() holds: the first look inline, the rest out of line.
+template <class Cond>
+[[gnu::always_inline]] inline void flat_wait(state& st, Cond& cond, const char* what) noexcept {
+    if (!cond()) {
+        flat_wait_slow(st, cond, what);
+    }
+}
+
 /// Member a.rank arrives at call k (its data, if any, is in its half). Sleepers are woken when
 /// this arrival completes call k (every waiter but a bcast reader waits for a whole call) or
 /// when `always` (the bcast root: its readers wait for it alone).
@@ -640,24 +656,27 @@ void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexce
     sched::wake_all(chain);
 }
 
-/// Waits until every member has arrived at call k.
-void wait_all(state& st, int size, std::uint64_t k, const char* what) noexcept {
-    auto cond = [&st, n = size, k]() noexcept { return all_arrived(st, n, k); };
+/// Member `rank`, arrived at call k, waits until every member has.
+void wait_all(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
+    auto cond = [&st, rank, size, k]() noexcept { return others_arrived(st, rank, size, k); };
     flat_wait(st, cond, what);
+    st.seqs[rank].flat_seen = k + 1;
 }
 
-/// Before writing data for call k: every member is past the call that last used the same half,
-/// k - flat_halves (has arrived at the call after it).
-void wait_writable(state& st, int size, std::uint64_t k, const char* what) noexcept {
-    if (k >= flat_halves - 1) {
-        wait_all(st, size, k - (flat_halves - 1), what);
+/// Before member `rank` writes data for call k: every member is past the call that last used
+/// the same half, k - flat_halves (has arrived at the call after it). Usually an earlier wait
+/// of this member proved it already (flat_seen): no line of the others is read then.
+void wait_writable(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
+    if (k >= flat_halves - 1 && k - (flat_halves - 1) >= st.seqs[rank].flat_seen) {
+        wait_all(st, rank, size, k - (flat_halves - 1), what);
     }
 }
 
 bool view_fits_flat(const red_view& v) noexcept { return v.dense && v.span <= flat_bytes; }
 
 /// acc = x_0 op (x_1 op (... op x_{n-1})) over the members' halves of call k (rank order);
-/// member `own` (the root of a reduce) contributes its input buffer directly.
+/// member `own` (the root of a Reduce; the caller of an Allreduce, whose half's line may have
+/// moved to a reader's core) contributes its input buffer directly.
 void reduce_halves(const state& st, const args& a, std::uint64_t k, int own, void* acc_base) noexcept {
     const red_view& v = a.red;
     auto base = [&](int r) -> const void* {
@@ -698,17 +717,21 @@ bool flat_runs(const args& a) noexcept {
 int flat_barrier(state& st, int rank, int size) noexcept {
     const std::uint64_t k = st.seqs[rank].flat_next++;
     publish(st, rank, size, k, false);
-    wait_all(st, size, k, "MPI_Barrier");
+    wait_all(st, rank, size, k, "MPI_Barrier");
     return MPI_SUCCESS;
 }
 
 namespace {
 
-/// fold_basic() over the halves of call k: the order of reduce_halves().
+/// fold_basic() over the halves of call k, member `own`'s input from its own buffer (the same
+/// bytes as its half: its half's line may have moved to a reader's core by now): the order of
+/// reduce_halves().
 struct halves_of {
     const state* st;
     std::uint64_t k;
-    const void* operator()(int r) const noexcept { return half_of(*st, r, k).data; }
+    int own;
+    const void* own_in;
+    const void* operator()(int r) const noexcept { return r == own ? own_in : half_of(*st, r, k).data; }
 };
 
 }  // namespace
@@ -716,11 +739,11 @@ struct halves_of {
 int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
                          int op) noexcept {
     const std::uint64_t k = st.seqs[rank].flat_next++;
-    wait_writable(st, size, k, "MPI_Allreduce");
-    std::memcpy(half_of(st, rank, k).data, in, n * basic_size(e));
+    wait_writable(st, rank, size, k, "MPI_Allreduce");
+    copy_small(half_of(st, rank, k).data, in, n * basic_size(e));
     publish(st, rank, size, k, false);
-    wait_all(st, size, k, "MPI_Allreduce");
-    fold_basic(e, size, op, n, halves_of{&st, k}, out);
+    wait_all(st, rank, size, k, "MPI_Allreduce");
+    fold_basic(e, size, op, n, halves_of{&st, k, rank, in}, out);
     return MPI_SUCCESS;
 }
 
@@ -736,7 +759,7 @@ int flat(args& a) noexcept {
 
         case kind::bcast:
             if (a.rank == a.root) {
-                wait_writable(st, a.size, k, "MPI_Bcast");
+                wait_writable(st, a.rank, a.size, k, "MPI_Bcast");
                 pack_into(mine.data, a.rbuf, a.rcount, *a.rtype);
                 publish(st, a.rank, a.size, k, true);
             } else {
@@ -749,34 +772,34 @@ int flat(args& a) noexcept {
             break;
         case kind::reduce:
             if (a.rank != a.root) {
-                wait_writable(st, a.size, k, "MPI_Reduce");
+                wait_writable(st, a.rank, a.size, k, "MPI_Reduce");
                 copy_range(v, input_base(a), at(mine.data, v.shift), 0, v.n);
                 publish(st, a.rank, a.size, k, false);
             } else {
                 publish(st, a.rank, a.size, k, false);
-                wait_all(st, a.size, k, "MPI_Reduce");
+                wait_all(st, a.rank, a.size, k, "MPI_Reduce");
                 alignas(16) unsigned char acc[flat_bytes];
                 reduce_halves(st, a, k, a.root, at(acc, v.shift));
                 copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
             }
             break;
         case kind::allreduce: {
-            wait_writable(st, a.size, k, "MPI_Allreduce");
+            wait_writable(st, a.rank, a.size, k, "MPI_Allreduce");
             copy_range(v, input_base(a), at(mine.data, v.shift), 0, v.n);
             publish(st, a.rank, a.size, k, false);
-            wait_all(st, a.size, k, "MPI_Allreduce");
+            wait_all(st, a.rank, a.size, k, "MPI_Allreduce");
             alignas(16) unsigned char acc[flat_bytes];
-            reduce_halves(st, a, k, -1, at(acc, v.shift));
+            reduce_halves(st, a, k, a.rank, at(acc, v.shift));
             copy_range(v, at(acc, v.shift), output_base(a), 0, v.n);
             break;
         }
         case kind::allgather:
         case kind::allgatherv: {
-            wait_writable(st, a.size, k, "MPI_Allgather");
+            wait_writable(st, a.rank, a.size, k, "MPI_Allgather");
             piece own = contribution(a);
             pack_into(mine.data, own.buf, own.count, *own.type);
             publish(st, a.rank, a.size, k, false);
-            wait_all(st, a.size, k, "MPI_Allgather");
+            wait_all(st, a.rank, a.size, k, "MPI_Allgather");
             for (int i = 0; i < a.size; ++i) {
                 piece to = gathered_block(a, i);
                 if (i != a.rank || !a.in_place) {
@@ -789,13 +812,13 @@ int flat(args& a) noexcept {
         case kind::alltoall: {
             // Member r's half holds its blocks for every member in rank order, `blk` bytes each.
             const std::size_t blk = packed_bytes(a.rcount, a.rtype);
-            wait_writable(st, a.size, k, "MPI_Alltoall");
+            wait_writable(st, a.rank, a.size, k, "MPI_Alltoall");
             for (int j = 0; j < a.size; ++j) {
                 piece p = send_piece(a, j);
                 pack_into(at(mine.data, static_cast<aint>(blk) * j), p.buf, p.count, *p.type);
             }
             publish(st, a.rank, a.size, k, false);
-            wait_all(st, a.size, k, "MPI_Alltoall");
+            wait_all(st, a.rank, a.size, k, "MPI_Alltoall");
             for (int i = 0; i < a.size; ++i) {
                 piece to = recv_piece(a, i);
                 unpack_from(at(half_of(st, i, k).data, static_cast<aint>(blk) * a.rank), blk, const_cast<void*>(to.buf),

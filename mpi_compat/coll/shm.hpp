@@ -51,6 +51,10 @@ struct alignas(64) cell {
 struct alignas(64) member_seq {
     std::uint64_t next = 0;       ///< calls started by this member on the communicator (its own line)
     std::uint64_t flat_next = 0;  ///< flat calls made by this member (see flat())
+    /// Every member has arrived at the flat calls before this one, as this member has seen in
+    /// a wait (a member's arrival at call k implies its arrival at every call before k): the
+    /// wait before rewriting a half skips the members' lines when an earlier wait proved it.
+    std::uint64_t flat_seen = 0;
     std::uint64_t vp_next = 0;    ///< one-VP calls made by this member (see one_vp())
 };
 
@@ -177,6 +181,7 @@ int flat(args& a) noexcept;
 int flat_barrier(state& st, int rank, int size) noexcept;
 /// The element types the Allreduce fast path folds inline (op.cpp's arithmetic).
 enum class basic_elem : unsigned char { f64, f32, i32, i64 };
+inline std::size_t basic_size(basic_elem e) noexcept { return e == basic_elem::f64 || e == basic_elem::i64 ? 8 : 4; }
 /// flat() of an Allreduce of n elements (n x size <= flat_bytes) of e under MPI_MAX (op 1),
 /// MPI_MIN (2) or MPI_SUM (3), from `in` (which may be `out`: in place) to `out`; the same
 /// result, bit for bit, as flat() through the general path.

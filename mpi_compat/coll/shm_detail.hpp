@@ -2,6 +2,7 @@
 /// The slot helpers of shm.cpp that the non-blocking small calls (shm_nb.cpp) share.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 
 #include "mpi_compat/coll/pieces.hpp"
@@ -27,34 +28,66 @@ void reduce_cells(const slot& s, const red_view& v, int size, void* acc_base) no
 
 // ---- the inline folds of the Allreduce fast paths (flat and one-VP) ---------------------------------
 
-inline std::size_t basic_size(basic_elem e) noexcept { return e == basic_elem::f64 || e == basic_elem::i64 ? 8 : 4; }
+/// Element i of an array of T at p (any alignment).
+template <class T>
+T load_elem(const void* p, std::size_t i) noexcept {
+    T v;
+    std::memcpy(&v, static_cast<const unsigned char*>(p) + i * sizeof(T), sizeof(T));
+    return v;
+}
 
-/// out = x_0 op (x_1 op (... op x_{size-1})), n elements of T (n x sizeof(T) <= flat_bytes),
-/// x_r at src(r): the order of reduce_cells() and of the flat path's reduce_halves(), so the
-/// same bits. out may be one of the inputs.
-template <class T, class Src>
-void fold_typed(int size, int op, std::size_t n, const Src& src, void* out) noexcept {
-    T acc[flat_bytes / sizeof(T)];
-    std::memcpy(acc, src(size - 1), n * sizeof(T));
-    for (int r = size - 2; r >= 0; --r) {
-        const auto* x = static_cast<const unsigned char*>(src(r));
-        for (std::size_t i = 0; i < n; ++i) {
-            T v;
-            std::memcpy(&v, x + i * sizeof(T), sizeof(T));
-            acc[i] = op_max_min_sum(op, v, acc[i]);
+/// out = x_0 op (x_1 op (... op x_{size-1})), n elements of T, x_r at src(r): for each element
+/// acc = x_{size-1}, then acc = x_r op acc for r from size - 2 down to 0, the order of
+/// reduce_cells() and of the flat path's reduce_halves(), so the same bits. Element by element,
+/// with the op chosen outside the loop: no copy call, no branch per element (8 B: a load per
+/// member and one store). out may be one of the inputs (the same base).
+template <class T, int Op, class Src>
+void fold_typed(int size, std::size_t n, const Src& src, void* out) noexcept {
+    auto* o = static_cast<unsigned char*>(out);
+    for (std::size_t i = 0; i < n; ++i) {
+        T acc = load_elem<T>(src(size - 1), i);
+        for (int r = size - 2; r >= 0; --r) {
+            acc = op_max_min_sum(Op, load_elem<T>(src(r), i), acc);
         }
+        std::memcpy(o + i * sizeof(T), &acc, sizeof(T));
     }
-    std::memcpy(out, acc, n * sizeof(T));
+}
+
+template <class T, class Src>
+void fold_op(int size, int op, std::size_t n, const Src& src, void* out) noexcept {
+    switch (op) {
+        case 1: fold_typed<T, 1>(size, n, src, out); break;
+        case 2: fold_typed<T, 2>(size, n, src, out); break;
+        default: fold_typed<T, 3>(size, n, src, out); break;
+    }
 }
 
 /// fold_typed() of the element type e (op: 1 MAX, 2 MIN, 3 SUM).
 template <class Src>
 void fold_basic(basic_elem e, int size, int op, std::size_t n, const Src& src, void* out) noexcept {
     switch (e) {
-        case basic_elem::f64: fold_typed<double>(size, op, n, src, out); break;
-        case basic_elem::f32: fold_typed<float>(size, op, n, src, out); break;
-        case basic_elem::i32: fold_typed<std::int32_t>(size, op, n, src, out); break;
-        case basic_elem::i64: fold_typed<std::int64_t>(size, op, n, src, out); break;
+        case basic_elem::f64: fold_op<double>(size, op, n, src, out); break;
+        case basic_elem::f32: fold_op<float>(size, op, n, src, out); break;
+        case basic_elem::i32: fold_op<std::int32_t>(size, op, n, src, out); break;
+        case basic_elem::i64: fold_op<std::int64_t>(size, op, n, src, out); break;
+    }
+}
+
+/// memcpy(dst, src, bytes) (no overlap) without the call for up to 16 bytes (the compiler
+/// turns a copy loop back into the call): one or two moves.
+inline void copy_small(void* dst, const void* src, std::size_t bytes) noexcept {
+    auto* d = static_cast<unsigned char*>(dst);
+    const auto* s = static_cast<const unsigned char*>(src);
+    if (bytes >= 8 && bytes <= 16) {  // two 8-byte moves, overlapping below 16
+        const auto lo = load_elem<std::uint64_t>(s, 0);
+        const auto hi = load_elem<std::uint64_t>(s + bytes - 8, 0);
+        std::memcpy(d, &lo, 8);
+        std::memcpy(d + bytes - 8, &hi, 8);
+    } else if (bytes == 4) {
+        const auto v = load_elem<std::uint32_t>(s, 0);
+        std::memcpy(d, &v, 4);
+    } else {
+        std::memcpy(d, s, bytes);
     }
 }
 

@@ -155,7 +155,7 @@ int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* 
         alignas(16) unsigned char acc[flat_bytes];
         fold_basic(e, size, op, n, [en](int r) { return en[r].in; }, acc);
         for (int r = 0; r < size; ++r) {
-            std::memcpy(en[r].out, acc, n * basic_size(e));
+            copy_small(en[r].out, acc, n * basic_size(e));
         }
         finish(st, rank, size, k);
     }
