@@ -1,7 +1,8 @@
 # benchmarks/run net: MPI point-to-point between two processes of this machine, from one source
 # (benchmarks/p2p/p2p.c: ping-pong half round trip; windows of 64 messages and a reply),
 # compiled unchanged with mpc_cc (run as `mpc_run -n 2 -p 2`: one rank per process, each process
-# on its own core, messages over the UCX module), Debian's Open MPI and Debian's MPICH (2
+# on its own core, messages over the shared-memory transport, network/shm.cpp; UCX where that
+# is not available), Debian's Open MPI and Debian's MPICH (2
 # processes over shared memory). The row "mpc, ucx transport only" is net::ucx_transport alone
 # (benchmarks/net/ucx_pingpong.cpp, no MPI layer): the floor under ours.
 #
