@@ -21,7 +21,7 @@
 # kernel blocks its VP, and xmalloc's workers block on pthread condition variables. xmalloc at
 # 2 threads has 4 workers, so 4 VPs share the 2 cores, as its 4 pthreads do. These rows run at
 # 1 and 2 threads (BENCH_ALLOC_TASK_THREADS) and are left out of the targets below.
-# --quick takes about 25 s, a full run about 2 minutes on a 2-core machine.
+# --quick takes about 25 s, a full run (5 rounds) about 3.5 minutes on a 2-core machine.
 #
 # Environment: BENCH_ALLOC_ONLY="glibc jemalloc tcmalloc mimalloc mpc mpc-tasks" (a subset) runs
 # only those; BENCH_ALLOC_THREADS="1 2" sets the thread counts, BENCH_ALLOC_TASK_THREADS="1 2"
