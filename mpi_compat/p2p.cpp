@@ -257,8 +257,8 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
             // check of the arguments (what start_send() would do for these arguments).
             request r;
             r.kind = req_kind::send;
-            remote::send(fa.c->context, fa.self->world_rank, fa.self->world_rank, dest, tag,
-                         typed_buf{buf, count, fa.type, fa.bytes, true}, &r, false);
+            route_send(*fa.self, dest, fa.c->context, fa.self->world_rank, tag,
+                       typed_buf{buf, count, fa.type, fa.bytes, true}, &r, false);
             r.wait("MPI_Send");
             return MPI_SUCCESS;
         }

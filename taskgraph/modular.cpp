@@ -257,9 +257,7 @@ public:
         if (worker >= 0 && worker < static_cast<int>(running_.size())) {
             running_[static_cast<std::size_t>(worker)] = {};
         }
-        double& l = load_[static_cast<std::size_t>(t->sched_worker)];
-        l = l > t->predicted_us ? l - t->predicted_us : 0.0;
-        ntasks_[static_cast<std::size_t>(t->sched_worker)].fetch_sub(1, std::memory_order_relaxed);
+        unaccount(t, t->sched_worker);
     }
 
 private:
@@ -319,6 +317,12 @@ private:
         t->sched_worker = w;
         load_[static_cast<std::size_t>(w)] += t->predicted_us;
         ntasks_[static_cast<std::size_t>(w)].fetch_add(1, std::memory_order_relaxed);
+    }
+    /// account()'s inverse: t, given to worker w, leaves it (ended, or taken by another). Under lock_.
+    void unaccount(const task* t, int w) noexcept {
+        double& l = load_[static_cast<std::size_t>(w)];
+        l = l > t->predicted_us ? l - t->predicted_us : 0.0;
+        ntasks_[static_cast<std::size_t>(w)].fetch_sub(1, std::memory_order_relaxed);
     }
     long count(std::size_t w) const noexcept { return ntasks_[w].load(std::memory_order_relaxed); }
     /// Expected µs left of worker w's running task (0: none, or no prediction). Under lock_.
@@ -420,9 +424,7 @@ public:
                 if (t == nullptr) {
                     break;
                 }
-                double& l = load_[static_cast<std::size_t>(v)];
-                l = l > t->predicted_us ? l - t->predicted_us : 0.0;
-                ntasks_[static_cast<std::size_t>(v)].fetch_sub(1, std::memory_order_relaxed);
+                unaccount(t, v);
                 account(t, thief);
                 rebalanced_.fetch_add(1, std::memory_order_relaxed);
                 if (first == nullptr) {
