@@ -54,6 +54,7 @@ std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1)
 }  // namespace
 
 static_assert(sizeof(span) <= span_header);
+static_assert(num_classes <= heap::map_small_class + 1, "a small span's class fits in its map entry");
 static_assert(offsetof(span, remote) == 64, "the remote-free fields sit on the second cache line");
 
 // ---- creation and lookup --------------------------------------------------------------------
@@ -184,7 +185,18 @@ bool heap::purge(std::uint64_t freed_by) noexcept {
     return any;
 }
 
+void heap::flush_cache() noexcept {
+    for (int c = 0; c < num_classes; ++c) {
+        while (void* b = cache_[c]) {
+            cache_[c] = *static_cast<void**>(b);
+            free_local_small(span::of(b), b);
+        }
+        cache_n_[c] = 0;
+    }
+}
+
 bool heap::trim() noexcept {
+    flush_cache();
     drain_returned();
     collect_remote();
     return purge(~std::uint64_t{0});
@@ -290,7 +302,7 @@ span* heap::new_small_span(int cls) noexcept {
     s->kept = false;
     s->cls = static_cast<std::uint16_t>(cls);
     push_front(cls, s);  // full of free blocks: the next ones come from it
-    map_[i] = entry(k_small, 1);
+    map_[i] = entry(k_small, static_cast<std::size_t>(cls));  // its class: free_own_small()
     return s;
 }
 
@@ -659,6 +671,11 @@ bool heap::is_live_block(const void* p) noexcept {
         return false;
     }
     for (void* b = s->free; b != nullptr; b = *static_cast<void**>(b)) {  // debug only: O(free)
+        if (b == p) {
+            return false;
+        }
+    }
+    for (void* b = h->cache_[s->cls]; b != nullptr; b = *static_cast<void**>(b)) {  // freed, cached
         if (b == p) {
             return false;
         }

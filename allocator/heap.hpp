@@ -130,6 +130,18 @@ constexpr std::array<std::uint8_t, small_max / 8 + 1> make_class_lookup() {
     return t;
 }
 inline constexpr std::array<std::uint8_t, small_max / 8 + 1> class_lookup = make_class_lookup();
+
+/// How many blocks of each class the owner's free cache holds at most (heap::cache_): 16 KiB
+/// worth, between 4 and 64 blocks (docs/architecture.md, "The owner's free cache").
+constexpr std::array<std::uint16_t, num_classes> make_cache_max() {
+    std::array<std::uint16_t, num_classes> m{};
+    for (std::size_t c = 0; c < num_classes; ++c) {
+        std::size_t k = (std::size_t{16} << 10) / class_sizes[c];
+        m[c] = static_cast<std::uint16_t>(k < 4 ? 4 : k > 64 ? 64 : k);
+    }
+    return m;
+}
+inline constexpr std::array<std::uint16_t, num_classes> cache_max = make_cache_max();
 }  // namespace detail
 
 /// The size class of a small request (n <= small_max), and its block size.
@@ -138,6 +150,8 @@ inline std::size_t class_size(int cls) noexcept { return detail::class_sizes[sta
 
 class heap {
 public:
+    /// A small span's entry in the span map holds its class in these bits.
+    static constexpr std::uint32_t map_small_class = 0xff;
     /// Creates the heap of slice s inside it (commits the heap state and span map); returns the
     /// existing one if s has a heap. nullptr if the slice cannot hold it.
     static heap* create_in(slice& s) noexcept;
@@ -157,6 +171,11 @@ public:
             return alloc_big(n);
         }
         int cls = size_class(n);
+        if (void* b = cache_[cls]; b != nullptr) {  // the block of this class freed last
+            cache_[cls] = *static_cast<void**>(b);
+            --cache_n_[cls];
+            return b;
+        }
         if (span* s = avail_[cls]; s != nullptr) {  // the fast paths
             if (void* b = s->free; b != nullptr) {
                 s->free = *static_cast<void**>(b);
@@ -201,6 +220,14 @@ public:
     /// free() of a small block of this heap by its owner (holds_small(p) is true). The fast
     /// path: a span that stays in its class list and does not become empty.
     void free_own_small(void* p) noexcept {
+        // The class from the span map (a dense array: the span's header is not touched).
+        if (std::size_t cls = map_[index_of(reinterpret_cast<std::uintptr_t>(p))] & map_small_class;
+            cache_n_[cls] < detail::cache_max[cls]) {
+            *static_cast<void**>(p) = cache_[cls];
+            cache_[cls] = p;
+            ++cache_n_[cls];
+            return;
+        }
         span* s = span::of(p);
         if (s->in_avail && s->used > 1) {
             *static_cast<void**>(p) = s->free;
@@ -278,6 +305,12 @@ private:
     std::size_t spans_committed_ = 0;  ///< spans [0, spans_committed_) are committed
     std::size_t spans_max_ = 0;        ///< spans the slice could ever hold
     std::uint32_t* map_ = nullptr;     ///< one entry per span (see heap.cpp)
+    /// The owner's free cache: per class, a stack of the blocks it freed last (at most
+    /// detail::cache_max), still counted in their spans' `used`; alloc() takes from it first.
+    void* cache_[num_classes] = {};
+    std::uint16_t cache_n_[num_classes] = {};
+    /// Gives every cached block back to its span (trim, and before a debug walk).
+    void flush_cache() noexcept;
     span* avail_[num_classes] = {};       ///< spans of each class with free blocks (head: in use)
     span* avail_tail_[num_classes] = {};
     // Written by other tasks: a cache line of their own, away from the owner's fields.
