@@ -22,6 +22,9 @@ constexpr std::size_t value_of(std::uint32_t e) noexcept { return e & 0x0fffffff
 
 constexpr std::size_t npos = ~std::size_t{0};
 constexpr std::size_t span_header = 128;
+/// Spans of one class start their blocks at span_header + k * colour_step (see new_small_span):
+/// a multiple of 128, so that blocks stay as aligned as without it (alloc_aligned()).
+constexpr std::size_t colour_step = 128;
 constexpr std::size_t purge_min = std::size_t{256} << 10;  ///< remote frees from this size purge at once
 /// Free spans that may still hold touched pages (dirty), per heap, that are never given back
 /// to the kernel (8 MiB). Past it, a free run goes back (MADV_DONTNEED) once it has been free for
@@ -294,8 +297,17 @@ span* heap::new_small_span(int cls) noexcept {
     s->owner = this;
     s->free = nullptr;
     s->block = detail::class_sizes[static_cast<std::size_t>(cls)];
-    s->bump = addr_of(i) + span_header;
-    s->end = s->bump + (span_size - span_header) / s->block * s->block;
+    // Colour (Bonwick's slab colouring): the span's unused tail, (span_size - header) % block,
+    // moves in part before the first block, by a multiple of 128 bytes that differs from one
+    // span to the next. Without it the blocks of a class whose size is a multiple of 1 KiB start
+    // at the same 4 page offsets in every span: the first lines of all blocks (what a program
+    // touches first, and the free list's links) fall in 4 of the 64 sets of the L1 and in 1/16 of
+    // those of a physically indexed L2, and evict each other (docs/architecture.md).
+    const std::size_t count = (span_size - span_header) / s->block;
+    const std::size_t colours = ((span_size - span_header) - count * s->block) / colour_step + 1;
+    s->first = static_cast<std::uint32_t>(span_header + i % colours * colour_step);
+    s->bump = addr_of(i) + s->first;
+    s->end = s->bump + count * s->block;
     s->remote.store(0, std::memory_order_relaxed);
     s->reclaim_next = nullptr;
     s->used = 0;
@@ -571,8 +583,9 @@ void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
     if (align <= min_align) {
         return alloc(n < align ? align : n);  // a block of at least `align` bytes is that aligned
     }
-    if (align <= span_header && n <= small_max) {
-        // Blocks start at span + 128 + i * size: aligned when the size is a multiple of align.
+    if (align <= colour_step && n <= small_max) {
+        // Blocks start at span + 128 + colour + i * size (the colour a multiple of 128): aligned
+        // when the size is a multiple of align.
         std::size_t want = round_up(n == 0 ? 1 : n, align);
         for (int c = size_class(want); c < num_classes; ++c) {
             if (detail::class_sizes[static_cast<std::size_t>(c)] % align == 0) {
@@ -666,7 +679,7 @@ bool heap::is_live_block(const void* p) noexcept {
         return false;
     }
     const span* s = span::of(p);
-    std::uintptr_t first = h->addr_of(i) + span_header;
+    std::uintptr_t first = h->addr_of(i) + s->first;
     if (a < first || a >= s->bump || (a - first) % s->block != 0) {
         return false;
     }

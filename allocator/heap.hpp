@@ -60,6 +60,7 @@ struct span {
     std::uint16_t cls;
     bool in_avail;
     bool kept;            ///< one of the heap's kept spans: stays in its class list when empty
+    std::uint32_t first;  ///< offset of the first block in the span (header + colour, see heap.cpp)
     heap* owner;
     span* next;           ///< avail_ list
     span* prev;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -196,6 +197,26 @@ TEST_F(HeapTest, TheOwnersLastFreedBlocksComeBackFirstAndTheCacheIsBounded) {
             ASSERT_TRUE(check(p, n));
             heap::free(h, p);
         }
+    }
+}
+
+TEST_F(HeapTest, SpansOfAClassStartTheirBlocksAtDifferentCacheColours) {
+    // 1 KiB blocks: without colouring every span starts them at the same 4 page offsets.
+    heap* h = heap_of_rank(4);
+    ASSERT_NE(h, nullptr);
+    std::vector<void*> v;
+    std::set<std::uintptr_t> offsets;  // within the page, in cache lines
+    for (int i = 0; i < 16 * 63; ++i) {  // 16 spans of 63 blocks
+        void* p = h->alloc(1024);
+        ASSERT_NE(p, nullptr);
+        ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % 128, 0u) << "colours keep 128-byte alignment";
+        offsets.insert(reinterpret_cast<std::uintptr_t>(p) % 4096 / 64);
+        v.push_back(p);
+    }
+    EXPECT_GE(offsets.size(), 16u);
+    for (void* p : v) {
+        ASSERT_TRUE(heap::is_live_block(p));
+        heap::free(h, p);
     }
 }
 
