@@ -23,6 +23,7 @@
 #include <starpu.h>
 #include <starpu_sched_component.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -481,6 +482,20 @@ int ws_push(starpu_sched_component* c, starpu_task* t) {
     return 0;
 }
 
+/// starpu_sched_tree_work_stealing_push_task's push by worker w into its own deque of `c`; the
+/// other children are told (can_pull: an idle worker wakes and steals it). 1 when no child of
+/// `c` holds w.
+int ws_push_own(starpu_sched_component* c, starpu_task* t, int w) {
+    ws_data* d = wsdata(c);
+    const int i = ws_child_of(c, nullptr, w);
+    if (i < 0 || static_cast<std::size_t>(i) >= d->q.size()) {
+        return 1;
+    }
+    d->q[static_cast<std::size_t>(i)]->push(core_of(t));
+    c->can_pull(c);
+    return 0;
+}
+
 starpu_task* ws_pull(starpu_sched_component* c, starpu_sched_component* to) {
     ws_data* d = wsdata(c);
     const unsigned n = std::min<std::size_t>(c->nchildren, d->q.size());
@@ -708,15 +723,28 @@ void check_reach(starpu_sched_tree* t, const int* ids, unsigned n) noexcept {
 
 std::atomic<bool> g_refusal_said{false};  ///< a refused push was reported (for the current tree)
 
-starpu_sched_component* find_ws(starpu_sched_component* root) noexcept {
-    std::vector<starpu_sched_component*> todo{root};
+/// The nearest work_stealing component above `leaf` (a worker component), going up through the
+/// parents as StarPU's starpu_sched_tree_work_stealing_push_task does, and into the chain of a
+/// composed component (bottom first: the chain is not among the tree's links); nullptr if none.
+starpu_sched_component* ws_above(starpu_sched_component* leaf) noexcept {
+    std::vector<starpu_sched_component*> todo{leaf};
     for (std::size_t i = 0; i < todo.size(); ++i) {
         starpu_sched_component* c = todo[i];
         if (starpu_sched_component_is_work_stealing(c)) {
             return c;
         }
-        for (unsigned k = 0; k < c->nchildren; ++k) {
-            todo.push_back(c->children[k]);
+        auto add = [&todo](starpu_sched_component* m) {
+            if (m != nullptr && std::find(todo.begin(), todo.end(), m) == todo.end()) {
+                todo.push_back(m);
+            }
+        };
+        if (const std::vector<starpu_sched_component*>* chain = composed_chain(c); chain != nullptr) {
+            for (auto it = chain->rbegin(); it != chain->rend(); ++it) {
+                add(*it);
+            }
+        }
+        for (unsigned k = 0; k < c->nparents; ++k) {
+            add(c->parents[k]);
         }
     }
     return nullptr;
@@ -1417,17 +1445,20 @@ struct starpu_task* starpu_sched_tree_pop_task(unsigned sched_ctx) {
 }
 
 int starpu_sched_tree_work_stealing_push_task(struct starpu_task* task) {
-    starpu_sched_tree* t = tree_of_ctx(task->sched_ctx, "starpu_sched_tree_work_stealing_push_task");
-    if (t == nullptr || t->root == nullptr) {
-        return -EINVAL;
-    }
-    starpu_sched_component* ws = sp::find_ws(t->root);
-    if (ws == nullptr) {
-        MPC_LOG(error, tg, "starpu_sched_tree_work_stealing_push_task: the tree has no work_stealing component: "
-                           "the task is pushed at the root");
+    // As StarPU's: a task pushed by a worker goes into that worker's deque of the nearest
+    // work_stealing component above its worker component (the others steal it); anything else
+    // (not a worker, no such component, a worker that cannot run it) through the tree's root.
+    const int w = starpu_worker_get_id();
+    unsigned impl = 0;
+    if (w < 0 || starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(w), task, &impl) == 0) {
         return starpu_sched_tree_push_task(task);
     }
-    return starpu_sched_component_push_task(nullptr, ws, task);
+    starpu_sched_component* leaf = sp::worker_component_of_caller("starpu_sched_tree_work_stealing_push_task");
+    starpu_sched_component* ws = leaf != nullptr ? sp::ws_above(leaf) : nullptr;
+    if (ws == nullptr || starpu_sched_component_can_execute_task(ws, task) == 0) {
+        return starpu_sched_tree_push_task(task);
+    }
+    return sp::ws_push_own(ws, task, w) == 0 ? 0 : starpu_sched_tree_push_task(task);
 }
 
 }  // extern "C"

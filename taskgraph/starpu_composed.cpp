@@ -134,6 +134,11 @@ starpu_sched_component* make(starpu_sched_tree* tree, starpu_sched_component* (*
 }
 
 }  // namespace
+
+const std::vector<starpu_sched_component*>* composed_chain(starpu_sched_component* c) noexcept {
+    return c != nullptr && c->push_task == &composed_push ? &cdata(c)->chain : nullptr;
+}
+
 }  // namespace mpc::tg::starpu
 
 namespace sp = mpc::tg::starpu;

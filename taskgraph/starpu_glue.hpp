@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "lib/status.hpp"
 #include "taskgraph/tg.hpp"
@@ -10,6 +11,7 @@
 struct starpu_task;
 struct starpu_sched_policy;
 struct starpu_data_interface_ops;
+struct starpu_sched_component;
 
 namespace mpc::tg {
 struct heteroprio_config;
@@ -47,6 +49,9 @@ int policy_workers() noexcept;
 /// the application's policy (starpu_wake_worker_*, a worker component taking a task): what
 /// starpu_sched.cpp's push() needs to know whom more to wake.
 void note_wake(int worker, bool kicked) noexcept;
+/// The members of a composed component (starpu_composed.cpp), top first; nullptr when `c` is
+/// not one (a one-pair recipe gives its component itself, which is not).
+const std::vector<starpu_sched_component*>* composed_chain(starpu_sched_component* c) noexcept;
 /// heteroprio's setup from starpu_conf::sched_policy_init (starpu_heteroprio.cpp):
 /// set_policy_init() records the callback, heteroprio_setup() is config::heteroprio_setup, and
 /// heteroprio_setup_workers() is the worker count while the callback runs (0 otherwise).

@@ -4,7 +4,8 @@
 # and a read-write chain), and a tiled Cholesky factorisation with OpenBLAS (GFlop/s), under
 # several policies (STARPU_SCHED) and worker counts (STARPU_NCPU); the task-size efficiency
 # (tasks computing for L = 1 .. 256 µs on 2 workers, grain90 = the smallest L reaching 90%, against
-# the elapsed time and against the CPU time used) under each policy; then the data-buffer
+# the elapsed time and against the CPU time used) under each policy, in rounds (medians over the
+# rounds); then the data-buffer
 # figures of benchmarks/tasks/scratch_redux.sh (tasks with a STARPU_SCRATCH buffer, STARPU_REDUX
 # phases: MPC as built, with its scratch cache and reduction tree off, with only the tree off,
 # and StarPU). Invoked by benchmarks/run; see benchmarks/lib.sh.
@@ -17,7 +18,9 @@
 # the workers' summed single-core DGEMM rate, workers x the one-thread figure).
 #
 # Environment: BENCH_TASKS_SCHEDS="eager dmda ws" (policies; empty: no per-policy rows),
-# BENCH_TASKS_WORKERS="1 2" (also the scratch/redux rows');
+# BENCH_TASKS_WORKERS="1 2" (also the scratch/redux rows'); BENCH_TASKS_GRAIN_SCHEDS (the
+# policies of the --grain rows; default: BENCH_TASKS_SCHEDS'), BENCH_TASKS_GRAIN_ROUNDS=5 (2 with
+# --quick);
 # BENCH_TASKS_SCRATCH="scratch4k scratch1m redux4k redux1m" (scratch/redux figures; empty: none),
 # BENCH_TASKS_SCRATCH_ROUNDS=3 (1 with --quick), BENCH_TASKS_SCRATCH_SCHED=eager;
 # BENCH_TASKS_DENSE="cholesky:4096 cholesky:8192 lu:4096 qr:4096" (factorisation:order; empty:
@@ -86,12 +89,82 @@ for s in $scheds; do
         bench_exec "tasks-starpu-$s-$w" "$starpu_exe" --impl starpu --cholesky "${args[@]}"
     done
 done
+# ---- task size: the --grain rows ---------------------------------------------------------------
 # The task-size efficiency on 2 workers (the brief of issue 8), whatever the machine's count.
-for s in $scheds; do
-    export STARPU_SCHED=$s STARPU_NCPU=2
-    bench_exec "tasks-grain-mpc-$s" "$mpc_exe" --impl mpc --grain "${args[@]}"
-    bench_exec "tasks-grain-starpu-$s" "$starpu_exe" --impl starpu --grain "${args[@]}"
+# Near 90% the efficiency is a plateau (84-92% from 8 to 32 µs in the quiet runs of 2026-11-23),
+# so one run's grain90 moves by 4x with the noise: BENCH_TASKS_GRAIN_ROUNDS rounds (5; 2 with
+# --quick), each running every policy, ours and StarPU one after the other (which one first
+# alternates by round); a row gives, per task length, the median over the rounds of each run's
+# median of 3 (min .. max: over the rounds); grain90 is derived from those medians, its min .. max
+# and description give the rounds' own grain90s.
+grain_scheds=${BENCH_TASKS_GRAIN_SCHEDS-$scheds}
+grain_rounds=${BENCH_TASKS_GRAIN_ROUNDS:-5}
+[[ $BENCH_QUICK -eq 1 ]] && grain_rounds=${BENCH_TASKS_GRAIN_ROUNDS:-2}
+grain_raw=""
+for ((round = 1; round <= grain_rounds; round++)); do
+    order="mpc starpu"
+    ((round % 2 == 0)) && order="starpu mpc"
+    for s in $grain_scheds; do
+        export STARPU_SCHED=$s STARPU_NCPU=2
+        bench_say "== grain round $round/$grain_rounds, $s ($order; $(uptime | sed 's/.*load/load/'))"
+        for impl in $order; do
+            gexe=$mpc_exe
+            [[ $impl == starpu ]] && gexe=$starpu_exe
+            [[ -n $gexe ]] || continue
+            glog=$BENCH_BUILD_DIR/bench-logs/tasks-grain-$impl-$s-$round.log
+            if ! gout=$("$gexe" --impl "$impl" --grain "${args[@]}" 2>"$glog"); then
+                bench_say "!! tasks --grain ($impl, $s, round $round) failed; last lines of $glog:"
+                tail -n 15 "$glog" >&2
+                BENCH_FAILED=1
+            fi
+            grain_raw+=$(grep -E '^ROW	' <<<"$gout" | sed "s/^/$round	/" || true)
+            grain_raw+=$'\n'
+        done
+    done
 done
+BENCH_ROWS+=$(awk -F'\t' -v rounds="$grain_rounds" '
+    function median(list,   v, m, i, j, t) {  # of a space-separated list of numbers
+        m = split(list, v, " ")
+        for (i = 2; i <= m; i++) {
+            t = v[i] + 0
+            for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]
+            v[j + 1] = t
+        }
+        lo = v[1]; hi = v[m]
+        return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+    }
+    $2 != "ROW" { next }
+    $3 ~ /^grain_(cpu_)?[0-9]+us$/ {
+        k = $3 "\t" $4 "\t" $5 "\t" $10
+        if (!(k in vals)) { order[++nk] = k; unit[k] = $7; what[k] = $11 }
+        vals[k] = vals[k] " " $6
+        next
+    }
+    $3 ~ /^grain90(_cpu)?$/ { g = $3 "\t" $4 "\t" $5 "\t" $10; per[g] = per[g] " " ($6 + 0) }
+    END {
+        for (i = 1; i <= nk; i++) {
+            k = order[i]; split(k, f, "\t")
+            m = median(vals[k]); c = split(vals[k], tmp, " ")
+            printf "ROW\t%s\t%s\t%s\t%.4f\t%s\t%.4f\t%.4f\t%s\t%s (median of %d rounds)\n", f[1], f[2], f[3], m, unit[k], lo, hi, f[4], what[k], c
+            # grain90 from the medians: the first length (in the programs order, 1 .. 256) that reaches 90%.
+            l = f[1]; gsub(/[^0-9]/, "", l); g = (f[1] ~ /cpu/ ? "grain90_cpu" : "grain90") "\t" f[2] "\t" f[3] "\t" f[4]
+            if (!(g in g90)) { g90[g] = 0; gorder[++ng] = g }
+            if (g90[g] == 0 && m >= 90) g90[g] = l
+        }
+        for (i = 1; i <= ng; i++) {
+            g = gorder[i]; split(g, f, "\t")
+            n = split(per[g], v, " "); lo = 0; hi = 0; nn = 0
+            for (j = 1; j <= n; j++) {  # 0 (none up to 256 us) counts as the largest
+                if (v[j] == 0) { nn++; continue }
+                if (lo == 0 || v[j] < lo) lo = v[j]
+                if (v[j] > hi) hi = v[j]
+            }
+            if (nn > 0) hi = 0
+            printf "ROW\t%s\t%s\t%s\t%d\tus\t%d\t%d\t%s\tsmallest task length L (1, 2, 4 .. 256 us) whose median %s efficiency over %d rounds reaches 90%% (0: none); the rounds: %s\n", \
+                f[1], f[2], f[3], g90[g], lo, hi, f[4], f[1] ~ /cpu/ ? "CPU-time" : "elapsed-time", n, substr(per[g], 2)
+        }
+    }' <<<"$grain_raw")
+BENCH_ROWS+=$'\n'
 
 # ---- scratch buffers and redux phases (benchmarks/tasks/scratch_redux.sh) --------------------
 # Each figure run by scratch_redux.sh in rounds, MPC (as built, with its scratch cache and redux

@@ -18,6 +18,12 @@
  * the sequential replay's values; every task ran once and went through pre_exec_hook; under
  * random with several workers, each worker ran some of 200 independent tasks (random places
  * them into the workers' own fifos); the worker components' load is back to 0 at the end.
+ * The ws and composed-ws trees push through starpu_sched_tree_work_stealing_push_task (as
+ * StarPU's modular-ws policy): a task running on a worker inserts NSPAWN tasks, which go into
+ * that worker's own deque of the work_stealing component (found above the worker's component,
+ * inside the composed one's chain for composed-ws: not through the fifo above it), and each of
+ * them waits until every worker has run one of them (at most 20 s): with several workers, the
+ * others must steal from it.
  * Built unchanged against MPC and against Debian's StarPU 1.3 (user_sched.sh). Prints
  * "sched_tree: ... on N workers ...: OK" or exits 1. */
 #include <starpu.h>
@@ -28,6 +34,7 @@
 #define NH 8
 #define NDEP 400
 #define NIND 200
+#define NSPAWN 16
 
 enum kind { EAGER, RANDOM, HEFT, MCT, WS, C_HEFT, C_EAGER, C_MCT, C_WS, NKINDS };
 static const char *kind_name[NKINDS] = {"eager",          "random",       "heft",        "mct",      "ws",
@@ -36,6 +43,9 @@ static int g_kind;
 static int g_pre;                       /* pre_exec_hook calls */
 static int g_ran;                       /* kernels run */
 static int g_on[STARPU_NMAXWORKERS];    /* independent tasks per worker */
+static int g_spawn_on[STARPU_NMAXWORKERS]; /* spawned tasks per worker */
+static int g_spawn_late;                /* spawned tasks that waited 20 s for the other workers */
+static double g_spawn_queued;           /* composed-ws: tasks in the chain's fifo after the spawns */
 
 static struct starpu_sched_component *queue_of(struct starpu_sched_tree *t, unsigned limit) {
     struct starpu_sched_component_fifo_data d = {limit, 0.0, 0};
@@ -59,9 +69,10 @@ static void workers_under(struct starpu_sched_tree *t, struct starpu_sched_compo
 }
 
 /* The recipe's pairs: create functions of StarPU's signature around the predefined components. */
+static struct starpu_sched_component *g_chain_fifo, *g_chain_ws; /* the last ones a recipe made */
 static struct starpu_sched_component *make_fifo(struct starpu_sched_tree *t, void *arg) {
     (void)arg;
-    return starpu_sched_component_fifo_create(t, NULL);
+    return g_chain_fifo = starpu_sched_component_fifo_create(t, NULL);
 }
 static struct starpu_sched_component *make_prio(struct starpu_sched_tree *t, void *arg) {
     return starpu_sched_component_prio_create(t, arg);
@@ -73,7 +84,7 @@ static struct starpu_sched_component *make_mct(struct starpu_sched_tree *t, void
     return starpu_sched_component_mct_create(t, arg);
 }
 static struct starpu_sched_component *make_ws(struct starpu_sched_tree *t, void *arg) {
-    return starpu_sched_component_work_stealing_create(t, arg);
+    return g_chain_ws = starpu_sched_component_work_stealing_create(t, arg);
 }
 static struct starpu_sched_component *make_heft(struct starpu_sched_tree *t, void *arg) {
     return starpu_sched_component_heft_create(t, arg);
@@ -192,6 +203,50 @@ static void busy(void *buffers[], void *arg) {
     __atomic_add_fetch(&g_ran, 1, __ATOMIC_RELAXED);
 }
 
+/* A spawned task: counts itself, then waits until every worker has run a spawned task. */
+static void spawned(void *buffers[], void *arg) {
+    double t0 = starpu_timing_now();
+    unsigned nw = starpu_worker_get_count(), k, all = 0;
+    int w = starpu_worker_get_id();
+    (void)buffers;
+    (void)arg;
+    if (w >= 0 && w < STARPU_NMAXWORKERS) {
+        __atomic_add_fetch(&g_spawn_on[w], 1, __ATOMIC_RELAXED);
+    }
+    while (!all) {
+        all = 1;
+        for (k = 0; k < nw; k++) {
+            all &= __atomic_load_n(&g_spawn_on[k], __ATOMIC_RELAXED) > 0;
+        }
+        if (!all && starpu_timing_now() - t0 > 20e6) {
+            __atomic_add_fetch(&g_spawn_late, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    __atomic_add_fetch(&g_ran, 1, __ATOMIC_RELAXED);
+}
+static struct starpu_codelet spawned_cl = {.cpu_funcs = {spawned}, .nbuffers = 0, .name = "spawned"};
+
+/* Inserts the NSPAWN spawned tasks from the worker running it. */
+static void spawner(void *buffers[], void *arg) {
+    int i;
+    (void)buffers;
+    (void)arg;
+    for (i = 0; i < NSPAWN; i++) {
+        if (starpu_task_insert(&spawned_cl, 0) != 0) {
+            fprintf(stderr, "sched_tree: starpu_task_insert from a task failed\n");
+            exit(1);
+        }
+    }
+    /* The fifo above the work_stealing component counts its own tasks plus the load below it:
+     * the spawned tasks must have gone into the deque, not through the fifo (the root). */
+    if (g_kind == C_WS) {
+        g_spawn_queued = g_chain_fifo->estimated_load(g_chain_fifo) - g_chain_ws->estimated_load(g_chain_ws);
+    }
+    __atomic_add_fetch(&g_ran, 1, __ATOMIC_RELAXED);
+}
+static struct starpu_codelet spawner_cl = {.cpu_funcs = {spawner}, .nbuffers = 0, .name = "spawner"};
+
 static struct starpu_codelet update_cl = {
     .cpu_funcs = {update}, .nbuffers = 2, .modes = {STARPU_RW, STARPU_R}, .name = "update"};
 static struct starpu_codelet busy_cl = {.cpu_funcs = {busy}, .nbuffers = 0, .name = "busy"};
@@ -206,13 +261,16 @@ static int run_kind(int kind) {
     double x[NH], ref[NH];
     starpu_data_handle_t h[NH];
     unsigned seed = 12345u, i, w, nw;
-    int with_work = 0;
+    int with_work = 0, ws = kind == WS || kind == C_WS, expect;
     g_kind = kind;
-    g_pre = g_ran = 0;
+    g_pre = g_ran = g_spawn_late = 0;
+    g_spawn_queued = 0;
+    g_chain_fifo = g_chain_ws = NULL;
     for (i = 0; i < STARPU_NMAXWORKERS; i++) {
-        g_on[i] = 0;
+        g_on[i] = g_spawn_on[i] = 0;
     }
     starpu_conf_init(&conf);
+    tree_policy.push_task = ws ? starpu_sched_tree_work_stealing_push_task : starpu_sched_tree_push_task;
     conf.sched_policy = &tree_policy;
     if (starpu_init(&conf) != 0) {
         return fail("starpu_init failed");
@@ -238,16 +296,29 @@ static int run_kind(int kind) {
         }
     }
     starpu_task_wait_for_all();
+    if (ws) {
+        if (starpu_task_insert(&spawner_cl, 0) != 0) {
+            return fail("starpu_task_insert failed");
+        }
+        starpu_task_wait_for_all();
+    }
     for (i = 0; i < NH; i++) {
         starpu_data_unregister(h[i]);
         if (x[i] != ref[i]) {
             return fail("a variable differs from the sequential replay");
         }
     }
-    if (g_ran != NDEP + NIND || g_pre != NDEP + NIND) {
+    expect = NDEP + NIND + (ws ? 1 + NSPAWN : 0);
+    if (g_ran != expect || g_pre != expect) {
         fprintf(stderr, "sched_tree: %s tree: %d kernels, %d pre_exec_hook calls for %d tasks\n", kind_name[kind],
-                g_ran, g_pre, NDEP + NIND);
+                g_ran, g_pre, expect);
         return 1;
+    }
+    if (g_spawn_late != 0) {
+        return fail("a worker ran none of the tasks inserted by a task (nothing stolen from that worker's deque)");
+    }
+    if (g_spawn_queued > 0.5) {
+        return fail("tasks inserted by a task went through the fifo above work_stealing, not into the worker's deque");
     }
     for (w = 0; w < nw; w++) {
         struct starpu_sched_component *c = starpu_sched_component_worker_get(0, (int)w);
