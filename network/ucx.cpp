@@ -60,10 +60,12 @@ status ucx_transport::init(const ucx_options& opts) noexcept {
     auto thresh = config::get_size("MPC_NET_UCX_RNDV_THRESH");
     auto timeout = config::get_int("MPC_NET_UCX_CLOSE_TIMEOUT");
     auto detect = config::get_bool("MPC_NET_UCX_PEER_FAILURE");
-    if (!thresh || !timeout || !detect) {
-        return !thresh ? thresh.error() : !timeout ? timeout.error() : detect.error();
+    auto tcp_eager = config::get_size("MPC_NET_UCX_TCP_EAGER");
+    if (!thresh || !timeout || !detect || !tcp_eager) {
+        return !thresh ? thresh.error() : !timeout ? timeout.error() : !detect ? detect.error() : tcp_eager.error();
     }
     rndv_thresh_ = *thresh;
+    tcp_eager_ = *tcp_eager;
     close_timeout_ms_ = static_cast<long>(*timeout);
     detect_failure_ = opts.detect_peer_failure || *detect;
 
@@ -204,6 +206,25 @@ std::string describe_lanes(ucp_ep_h ep) {
     return lanes;
 }
 
+/// Whether the lane carrying active messages in describe_lanes()'s text is a TCP one
+/// ("tcp/eth0.0 (am am_bw#0 wireup)").
+bool am_over_tcp(const std::string& lanes) {
+    for (std::size_t at = 0; at < lanes.size();) {
+        std::size_t end = lanes.find(", ", at);
+        end = end == std::string::npos ? lanes.size() : end;
+        const std::string lane = lanes.substr(at, end - at);
+        const std::size_t open = lane.find('(');
+        if (open != std::string::npos) {
+            const std::string uses = " " + lane.substr(open + 1, lane.find(')', open) - open - 1) + " ";
+            if (uses.find(" am ") != std::string::npos) {
+                return lane.compare(0, 4, "tcp/") == 0;
+            }
+        }
+        at = end + 2;
+    }
+    return false;
+}
+
 }  // namespace
 
 status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcept {
@@ -252,7 +273,8 @@ status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcep
     }
     try {
         p->lanes = describe_lanes(p->ep);
-    } catch (const std::bad_alloc&) {  // for messages only: go on without
+        p->eager_max = am_over_tcp(p->lanes) ? tcp_eager_ : 0;
+    } catch (const std::bad_alloc&) {  // for messages and the TCP eager limit only: go on without
     }
     peer* expected = nullptr;
     if (!peers_[id].compare_exchange_strong(expected, p, std::memory_order_acq_rel)) {
@@ -264,7 +286,8 @@ status ucx_transport::connect(int id, const void* addr, std::size_t len) noexcep
         delete p;
         return {errc::invalid_argument, "peer already connected"};
     }
-    MPC_LOG(debug, net, "connected to peer %d over %s", id, p->lanes.empty() ? "?" : p->lanes.c_str());
+    MPC_LOG(debug, net, "connected to peer %d over %s%s", id, p->lanes.empty() ? "?" : p->lanes.c_str(),
+            p->eager_max != 0 ? ", eager up to the TCP limit" : "");
     return {};
 }
 

@@ -135,6 +135,7 @@ private:
     ucp_worker* worker_ = nullptr;
     int efd_ = -1;
     std::size_t rndv_thresh_ = 0;  // 0: UCX decides
+    std::size_t tcp_eager_ = 0;    ///< MPC_NET_UCX_TCP_EAGER: eager limit to peers over TCP
     long close_timeout_ms_ = 0;
     bool detect_failure_ = false;  ///< UCP_ERR_HANDLING_MODE_PEER on the endpoints
     ucx_options opts_{};

@@ -21,6 +21,7 @@ struct ucx_transport::peer {
     int id = -1;
     std::atomic<bool> failed{false};
     std::string lanes;  ///< the transports carrying its messages (route())
+    std::size_t eager_max = 0;  ///< sent eager up to this many bytes (MPC_NET_UCX_TCP_EAGER); 0: UCX decides
     // Aggregation of small messages (ucx_batch.cpp); the fields below under batch_lock.
     spinlock batch_lock;
     batch* open = nullptr;           ///< the batch being filled, or null

@@ -108,7 +108,9 @@ status ucx_transport::send(int id, const envelope& env, const void* data, std::s
 status ucx_transport::send_now(peer* p, const void* data, std::size_t len, completion* c) noexcept {
     ucp_request_param_t prm{};
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    prm.flags = (rndv_thresh_ != 0 && len >= rndv_thresh_) ? UCP_AM_SEND_FLAG_RNDV : 0;
+    prm.flags = (rndv_thresh_ != 0 && len >= rndv_thresh_) ? UCP_AM_SEND_FLAG_RNDV
+                : (p->eager_max != 0 && len <= p->eager_max) ? UCP_AM_SEND_FLAG_EAGER
+                                                             : 0;
     prm.user_data = c;
     prm.cb.send = [](void* req, ucs_status_t st, void* user) {
         request_done(req, static_cast<completion*>(user), st);

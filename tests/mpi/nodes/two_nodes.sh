@@ -3,7 +3,7 @@
 # one host name each): runs an MPI job with the first half of its processes on node 0 and the
 # rest on node 1, UCX over TCP between them.
 #
-#   two_nodes.sh [--blocked] [--min-bytes B] MPC_RUN -n N -p P PROGRAM [ARGS...]
+#   two_nodes.sh [--blocked] [--min-bytes B] [--no-lane L] MPC_RUN -n N -p P PROGRAM [ARGS...]
 #
 # UCX_TLS=tcp: UCX takes two namespaces of one kernel for one machine (same boot id), so it would
 # pick its shared-memory transports between them, whose wake-up signals (abstract unix sockets)
@@ -14,6 +14,8 @@
 #   --blocked   no packet crosses between the nodes (sim_nodes.sh block): the job must end
 #               within seconds with status 2 and a line naming the process it cannot reach
 #               (MPC_NET_CONNECT_TIMEOUT=3).
+#   --no-lane L no TCP connection may carry UCX lane L (e.g. rma_bw: the test's UCX settings
+#               must have taken effect)
 # Needs root; where namespaces cannot be created it prints why and exits 77 (ctest's
 # SKIP_RETURN_CODE).
 set -u
@@ -21,10 +23,12 @@ sim=$(cd "$(dirname "$0")/../../../scripts" && pwd)/sim_nodes.sh
 
 blocked=0
 min_bytes=1
+no_lane=
 while :; do
     case "${1:-}" in
         --blocked) blocked=1; shift ;;
         --min-bytes) min_bytes=$2; shift 2 ;;
+        --no-lane) no_lane=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -81,6 +85,9 @@ if grep "debug net: connected to peer" "$out" | grep -v "over tcp/" | grep -v "o
 fi
 tcp=$(grep -c "debug net: connected to peer [0-9]* over tcp/" "$out")
 [ "$tcp" -gt 0 ] || fail "no connection over TCP"
+if [ -n "$no_lane" ] && grep "debug net: connected to peer [0-9]* over tcp/" "$out" | grep -q "[ (]$no_lane[ )#]"; then
+    fail "a TCP connection carries lane $no_lane: $(grep 'over tcp/' "$out" | grep "$no_lane" | head -1)"
+fi
 procs=$(for a in "$@"; do [ "${prev:-}" = "-p" ] && echo "$a"; prev=$a; done)
 shm=$(grep "debug net: connected to peer [0-9]* over shared memory" "$out" |
     sed 's/.*connected to peer \([0-9]*\) over shared memory (from process \([0-9]*\)).*/\1 \2/')

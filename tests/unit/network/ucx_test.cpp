@@ -280,6 +280,57 @@ TEST(Ucx, LargeMessagesFetchedIntoBuffersMadeAfterArrival) {
     finish(s, c);
 }
 
+/// Over TCP, messages up to MPC_NET_UCX_TCP_EAGER bytes arrive eager (UCX alone would start its
+/// rendezvous at about 19 KiB there), larger ones by rendezvous; `limit` is the knob's value
+/// ("0": UCX decides). Returns, per size of `sizes`, whether it arrived by rendezvous, after
+/// checking every byte (eager ones kept, then read; rendezvous ones fetched).
+std::vector<bool> rendezvous_over_tcp(const char* limit, const std::vector<std::size_t>& sizes) {
+    mpc::test::env_guard tls("UCX_TLS", "tcp");  // forked children inherit these
+    mpc::test::env_guard knob("MPC_NET_UCX_TCP_EAGER", limit);
+    mpc::test::env_guard off("MPC_NET_UCX_BATCH", "0");
+    child_process c([&](int fd) {
+        return child_run(fd, [&](side& s, int) {
+            for (std::uint32_t i = 0; i < sizes.size(); ++i) {  // one at a time: no ordering matter here
+                auto data = payload(i, sizes[i]);
+                if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    });
+    side s;
+    s.keep_eager = true;
+    std::vector<bool> rndv;
+    EXPECT_TRUE(bootstrap(s, c.fd(), child_id));
+    EXPECT_EQ(s.t->route(child_id).compare(0, 4, "tcp/"), 0) << "not over TCP: " << s.t->route(child_id);
+    for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+        arrival a;
+        EXPECT_TRUE(s.wait([&] { return s.count() > 0; }));
+        if (!s.next(a)) {
+            break;
+        }
+        EXPECT_EQ(a.env.seq, i);
+        EXPECT_EQ(a.msg.size(), sizes[i]);
+        rndv.push_back(a.msg.is_rendezvous());
+        std::vector<std::byte> buf;
+        EXPECT_TRUE(fetch_wait(s, a, buf));
+        EXPECT_TRUE(check_payload(i, buf.data(), buf.size())) << "message of " << sizes[i] << " bytes";
+    }
+    finish(s, c);
+    return rndv;
+}
+
+TEST(Ucx, OverTcpMessagesUpToTheEagerLimitSkipTheRendezvous) {
+    const std::vector<std::size_t> sizes = {4096, 30000, 65535, 65536, 65537, 300000};
+    EXPECT_EQ(rendezvous_over_tcp("65536", sizes), (std::vector<bool>{false, false, false, false, true, true}));
+    // Without the limit UCX's own threshold applies: the 30000-byte message is a rendezvous one.
+    const std::vector<bool> ucx = rendezvous_over_tcp("0", sizes);
+    ASSERT_EQ(ucx.size(), sizes.size());
+    EXPECT_FALSE(ucx[0]);
+    EXPECT_TRUE(ucx[1]) << "UCX sent 30000 bytes over TCP eagerly by itself: the limit is not what this tests";
+}
+
 TEST(Ucx, EventFdWakesASleepingReceiver) {
     child_process c([](int fd) {
         return child_run(fd, [](side& s, int sock) {
