@@ -455,26 +455,12 @@ bool basic_elem_of(MPI_Datatype t, shm::basic_elem* e) noexcept {
 }
 
 /// Allreduce of count >= 1 elements of a contiguous predefined type under a predefined operation
-/// defined on it, small enough for the flat lines, buffers not null and not aliased.
-bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h, int* err) noexcept {
-    if (rbuf == nullptr || rbuf == MPI_IN_PLACE || sbuf == nullptr || sbuf == rbuf) {
-        return false;
-    }
+/// defined on it, small enough for the flat lines (buffers checked by fast_allreduce()): the
+/// operations and types fast_allreduce() does not fold inline (a call record, the general
+/// reduction).
+[[gnu::noinline]] bool fast_allreduce_typed(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm h,
+                                            int* err) noexcept {
     fast_call f;
-    // MAX, MIN and SUM of the common types, all predefined and defined on each of these types
-    // (no op_check): folded inline.
-    const auto uop = static_cast<unsigned>(op);
-    const int opi = static_cast<int>(uop & 0xffffffU);
-    if (shm::basic_elem e; (uop >> 24) == MPC_HANDLE_KIND_OP && opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
-        const auto n = static_cast<std::size_t>(count);
-        if (count < 1 || n * shm::basic_size(e) > shm::flat_bytes || !fast_comm(h, shm::fk_allreduce, &f)) {
-            return false;
-        }
-        const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-        *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi)
-                        : shm::flat_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi);
-        return true;
-    }
     const datatype* dt = fast_type(t, count);
     if (dt == nullptr || op_is_user(op) || op_check(op, t) != MPI_SUCCESS || !fast_comm(h, shm::fk_allreduce, &f)) {
         return false;
@@ -495,6 +481,30 @@ bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI
     v.span = static_cast<std::size_t>(v.n * v.stride);
     *err = f.one_vp ? shm::one_vp(a) : shm::flat(a);
     return true;
+}
+
+/// The Allreduce fast path, inline in MPI_Allreduce: MAX, MIN and SUM of the common types, all
+/// predefined and defined on each of these types (no op_check), folded inline by the flat
+/// code; the other predefined operations and types through fast_allreduce_typed().
+[[gnu::always_inline]] inline bool fast_allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op,
+                                                  MPI_Comm h, int* err) noexcept {
+    if (rbuf == nullptr || rbuf == MPI_IN_PLACE || sbuf == nullptr || sbuf == rbuf) {
+        return false;
+    }
+    const auto uop = static_cast<unsigned>(op);
+    const int opi = static_cast<int>(uop & 0xffffffU);
+    if (shm::basic_elem e; (uop >> 24) == MPC_HANDLE_KIND_OP && opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
+        const auto n = static_cast<std::size_t>(count);
+        fast_call f;
+        if (count < 1 || n * shm::basic_size(e) > shm::flat_bytes || !fast_comm(h, shm::fk_allreduce, &f)) {
+            return false;
+        }
+        const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+        *err = f.one_vp ? shm::one_vp_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi)
+                        : shm::flat_allreduce_basic(*f.st, f.rank, f.size, in, rbuf, n, e, opi);
+        return true;
+    }
+    return fast_allreduce_typed(sbuf, rbuf, count, t, op, h, err);
 }
 
 /// Bcast of count >= 1 elements of a contiguous predefined type, small enough for the flat lines,

@@ -11,6 +11,7 @@
 #include "mpi_compat/match.hpp"
 #include "mpi_compat/op.hpp"
 #include "mpi_compat/coll/pieces.hpp"
+#include "scheduler/detail.hpp"
 #include "scheduler/sched.hpp"
 
 namespace mpc::mpi::coll::shm {
@@ -580,6 +581,10 @@ namespace {
 
 flat_half& half_of(const state& st, int r, std::uint64_t k) noexcept { return st.flat[r].half[k % flat_halves]; }
 
+/// Looks at a member's epoch a flat wait makes inline, a PAUSE apart (~25 ns each on the test
+/// host), before sched::spin_until: the caller's VP's other work waits at most that long.
+inline constexpr unsigned flat_inline_looks = 32;
+
 /// Whether member r has arrived at call k.
 bool arrived(const state& st, int r, std::uint64_t k) noexcept {
     return half_of(st, r, k).epoch.load(std::memory_order_acquire) >= k + 1;
@@ -641,13 +646,10 @@ template <class Cond>
     }
 }
 
-/// Member a.rank arrives at call k (its data, if any, is in its half). Sleepers are woken when
-/// this arrival completes call k (every waiter but a bcast reader waits for a whole call) or
-/// when `always` (the bcast root: its readers wait for it alone).
-void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexcept {
-    half_of(st, rank, k).epoch.store(k + 1, std::memory_order_release);
-    mpc::full_fence();
-    if (st.ctl.sleepers.load(std::memory_order_relaxed) == 0 || (!always && !all_arrived(st, size, k))) {
+/// publish() once somebody sleeps: wakes the sleepers when this arrival completes call k or
+/// when `always`.
+[[gnu::noinline]] void wake_sleepers(state& st, int size, std::uint64_t k, bool always) noexcept {
+    if (!always && !all_arrived(st, size, k)) {
         return;
     }
     st.ctl.lk.lock();
@@ -656,19 +658,71 @@ void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexce
     sched::wake_all(chain);
 }
 
-/// Member `rank`, arrived at call k, waits until every member has.
-void wait_all(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
+/// Member a.rank arrives at call k (its data, if any, is in its half). Sleepers are woken when
+/// this arrival completes call k (every waiter but a bcast reader waits for a whole call) or
+/// when `always` (the bcast root: its readers wait for it alone).
+[[gnu::always_inline]] inline void publish(state& st, int rank, int size, std::uint64_t k, bool always) noexcept {
+    half_of(st, rank, k).epoch.store(k + 1, std::memory_order_release);
+    mpc::full_fence();
+    if (st.ctl.sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+        wake_sleepers(st, size, k, always);
+    }
+}
+
+/// Whether the caller's VP has nothing else to run (a plain thread of a rank: true, it polls).
+inline bool vp_idle() noexcept {
+    const sched::vp* v = sched::detail::this_vp();
+    return v == nullptr || !sched::detail::vp_has_work(v);
+}
+
+/// wait_all() past its inline looks: spins in sched::spin_until, then parks.
+[[gnu::noinline]] void wait_all_slow(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
     auto cond = [&st, rank, size, k]() noexcept { return others_arrived(st, rank, size, k); };
-    flat_wait(st, cond, what);
+    flat_wait_slow(st, cond, what);
+}
+
+/// Whether `ep` reaches `target` within flat_inline_looks looks, a PAUSE apart, spinning here
+/// only while the caller's VP has nothing else to run (members sharing a VP: the others run).
+[[gnu::always_inline]] inline bool spin_inline(const std::atomic<std::uint64_t>& ep, std::uint64_t target) noexcept {
+    if (!vp_idle()) {
+        return false;
+    }
+    for (unsigned i = 0; i < flat_inline_looks; ++i) {
+        cpu_relax();
+        if (ep.load(std::memory_order_acquire) >= target) [[likely]] {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Member `rank`, arrived at call k, waits until every member has: each member's epoch in turn
+/// (a member that has arrived stays arrived), spinning inline for a while (spin_inline), then
+/// the general wait (spin_until: progress, the VP's other work; then parking).
+[[gnu::always_inline]] inline void wait_all(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
+    const std::size_t h = k % flat_halves;
+    for (int r = 0; r < size; ++r) {
+        if (r == rank) {
+            continue;
+        }
+        const std::atomic<std::uint64_t>& ep = st.flat[r].half[h].epoch;
+        if (ep.load(std::memory_order_acquire) < k + 1 && !spin_inline(ep, k + 1)) [[unlikely]] {
+            wait_all_slow(st, rank, size, k, what);
+            break;
+        }
+    }
     st.seqs[rank].flat_seen = k + 1;
 }
 
 /// Before member `rank` writes data for call k: every member is past the call that last used
 /// the same half, k - flat_halves (has arrived at the call after it). Usually an earlier wait
 /// of this member proved it already (flat_seen): no line of the others is read then.
-void wait_writable(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
-    if (k >= flat_halves - 1 && k - (flat_halves - 1) >= st.seqs[rank].flat_seen) {
-        wait_all(st, rank, size, k - (flat_halves - 1), what);
+[[gnu::noinline]] void wait_writable_slow(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
+    wait_all(st, rank, size, k - (flat_halves - 1), what);
+}
+[[gnu::always_inline]] inline void wait_writable(state& st, int rank, int size, std::uint64_t k, const char* what) noexcept {
+    if (k >= flat_halves - 1 && k - (flat_halves - 1) >= st.seqs[rank].flat_seen) [[unlikely]] {
+        wait_writable_slow(st, rank, size, k, what);
     }
 }
 
