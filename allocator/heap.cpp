@@ -82,6 +82,9 @@ heap* heap::create_in(slice& s) noexcept {
     h->spans_lo_ = spans_lo;
     h->spans_max_ = (s.hi - spans_lo) / span_size;
     h->map_ = reinterpret_cast<std::uint32_t*>(map_at);
+    for (std::size_t c = 0; c < num_classes; ++c) {
+        h->cache_room_[c] = detail::cache_max[c];
+    }
     s.heap = h;
     return h;
 }
@@ -194,7 +197,7 @@ void heap::flush_cache() noexcept {
             cache_[c] = *static_cast<void**>(b);
             free_local_small(span::of(b), b);
         }
-        cache_n_[c] = 0;
+        cache_room_[c] = detail::cache_max[static_cast<std::size_t>(c)];
     }
 }
 

@@ -174,7 +174,7 @@ public:
         int cls = size_class(n);
         if (void* b = cache_[cls]; b != nullptr) {  // the block of this class freed last
             cache_[cls] = *static_cast<void**>(b);
-            --cache_n_[cls];
+            ++cache_room_[cls];
             return b;
         }
         if (span* s = avail_[cls]; s != nullptr) {  // the fast paths
@@ -223,10 +223,10 @@ public:
     void free_own_small(void* p) noexcept {
         // The class from the span map (a dense array: the span's header is not touched).
         if (std::size_t cls = map_[index_of(reinterpret_cast<std::uintptr_t>(p))] & map_small_class;
-            cache_n_[cls] < detail::cache_max[cls]) {
+            cache_room_[cls] != 0) {
             *static_cast<void**>(p) = cache_[cls];
             cache_[cls] = p;
-            ++cache_n_[cls];
+            --cache_room_[cls];
             return;
         }
         span* s = span::of(p);
@@ -309,7 +309,7 @@ private:
     /// The owner's free cache: per class, a stack of the blocks it freed last (at most
     /// detail::cache_max), still counted in their spans' `used`; alloc() takes from it first.
     void* cache_[num_classes] = {};
-    std::uint16_t cache_n_[num_classes] = {};
+    std::uint16_t cache_room_[num_classes] = {};  ///< blocks each stack may still take
     /// Gives every cached block back to its span (trim, and before a debug walk).
     void flush_cache() noexcept;
     span* avail_[num_classes] = {};       ///< spans of each class with free blocks (head: in use)
