@@ -82,9 +82,7 @@ heap* heap::create_in(slice& s) noexcept {
     h->spans_lo_ = spans_lo;
     h->spans_max_ = (s.hi - spans_lo) / span_size;
     h->map_ = reinterpret_cast<std::uint32_t*>(map_at);
-    for (std::size_t c = 0; c < num_classes; ++c) {
-        h->cache_room_[c] = detail::cache_max[c];
-    }
+    h->flush_cache();  // the caches are empty: sets each class's room
     s.heap = h;
     return h;
 }

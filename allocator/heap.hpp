@@ -266,6 +266,9 @@ private:
     void* alloc_big(std::size_t n) noexcept;
     void* alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept;
     void free_local_small(span* s, void* p) noexcept;
+    /// Gives every cached block back to its span and resets each class's room (trim(); on a new
+    /// heap, whose caches are empty, it only sets the room).
+    void flush_cache() noexcept;
     /// Moves the blocks other tasks freed into s (its remote list) to its free list.
     void take_remote(span* s) noexcept;
     /// Gives s (in its class list) back to the runs when it is empty, not its class's current
@@ -310,8 +313,6 @@ private:
     /// detail::cache_max), still counted in their spans' `used`; alloc() takes from it first.
     void* cache_[num_classes] = {};
     std::uint16_t cache_room_[num_classes] = {};  ///< blocks each stack may still take
-    /// Gives every cached block back to its span (trim, and before a debug walk).
-    void flush_cache() noexcept;
     span* avail_[num_classes] = {};       ///< spans of each class with free blocks (head: in use)
     span* avail_tail_[num_classes] = {};
     // Written by other tasks: a cache line of their own, away from the owner's fields.

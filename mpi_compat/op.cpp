@@ -239,9 +239,6 @@ constexpr int first_user_index = 32;
 std::mutex ops_lock;
 std::vector<user_op> user_ops;  // index - first_user_index
 
-int index_of(MPI_Op op) noexcept {
-    return (static_cast<unsigned>(op) >> 24) == MPC_HANDLE_KIND_OP ? (op & 0xffffff) : -1;
-}
 
 /// A copy of the user operation with handle index idx (fn null if there is none): the table may
 /// grow or change under other ranks, so nothing points into it outside the lock.
@@ -254,7 +251,7 @@ user_op find_user(int idx) noexcept {
 }  // namespace
 
 int op_check(MPI_Op op, MPI_Datatype type) noexcept {
-    int idx = index_of(op);
+    int idx = op_index(op);
     if (idx >= 1 && idx <= 14) {
         return defined_on(idx, class_of(named_type(type))) ? MPI_SUCCESS : MPI_ERR_OP;
     }
@@ -262,7 +259,7 @@ int op_check(MPI_Op op, MPI_Datatype type) noexcept {
 }
 
 void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype type) noexcept {
-    int idx = index_of(op);
+    int idx = op_index(op);
     if (idx == 13) {  // MPI_REPLACE
         std::memcpy(inout, in, static_cast<std::size_t>(count) * type_size(type));
         return;
@@ -281,10 +278,10 @@ void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype ty
     }
 }
 
-bool op_is_user(MPI_Op op) noexcept { return index_of(op) >= first_user_index; }
+bool op_is_user(MPI_Op op) noexcept { return op_index(op) >= first_user_index; }
 
 bool op_commutes(MPI_Op op) noexcept {
-    user_op u = find_user(index_of(op));
+    user_op u = find_user(op_index(op));
     return u.fn == nullptr || u.commute;
 }
 
@@ -307,7 +304,7 @@ int PMPI_Op_free(MPI_Op* op) {
     if (op == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_free", "null op pointer");
     }
-    int idx = index_of(*op);
+    int idx = op_index(*op);
     if (!find_user(idx).valid()) {
         return raise(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free", "not a user-defined operation %#x", *op);
     }
@@ -320,7 +317,7 @@ int PMPI_Op_free(MPI_Op* op) {
 }
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
-    int idx = index_of(op);
+    int idx = op_index(op);
     if (commute == nullptr || ((idx < 1 || idx > 14) && !find_user(idx).valid())) {
         return raise(MPI_COMM_WORLD, commute == nullptr ? MPI_ERR_ARG : MPI_ERR_OP, "MPI_Op_commutative",
                      "invalid operation %#x", op);

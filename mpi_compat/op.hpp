@@ -19,6 +19,13 @@ int op_check(MPI_Op op, MPI_Datatype type) noexcept;
 /// predefined ops; any type for user ops, which receive the handle as is).
 void op_apply(MPI_Op op, const void* in, void* inout, int count, MPI_Datatype type) noexcept;
 
+/// The index of an operation handle (1 MPI_MAX, 2 MPI_MIN, 3 MPI_SUM, ...; user operations from
+/// 32 on), or -1 for a handle that is not an operation.
+inline int op_index(MPI_Op op) noexcept {
+    return (static_cast<unsigned>(op) >> 24) == MPC_HANDLE_KIND_OP ? static_cast<int>(static_cast<unsigned>(op) & 0xffffffU)
+                                                                   : -1;
+}
+
 /// Whether op is a user operation (MPI_Op_create), valid or not.
 bool op_is_user(MPI_Op op) noexcept;
 

@@ -728,16 +728,16 @@ std::atomic<bool> g_refusal_said{false};  ///< a refused push was reported (for 
 /// composed component (bottom first: the chain is not among the tree's links); nullptr if none.
 starpu_sched_component* ws_above(starpu_sched_component* leaf) noexcept {
     std::vector<starpu_sched_component*> todo{leaf};
+    auto add = [&todo](starpu_sched_component* m) {
+        if (m != nullptr && std::find(todo.begin(), todo.end(), m) == todo.end()) {
+            todo.push_back(m);
+        }
+    };
     for (std::size_t i = 0; i < todo.size(); ++i) {
         starpu_sched_component* c = todo[i];
         if (starpu_sched_component_is_work_stealing(c)) {
             return c;
         }
-        auto add = [&todo](starpu_sched_component* m) {
-            if (m != nullptr && std::find(todo.begin(), todo.end(), m) == todo.end()) {
-                todo.push_back(m);
-            }
-        };
         if (const std::vector<starpu_sched_component*>* chain = composed_chain(c); chain != nullptr) {
             for (auto it = chain->rbegin(); it != chain->rend(); ++it) {
                 add(*it);

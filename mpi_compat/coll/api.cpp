@@ -491,9 +491,8 @@ bool basic_elem_of(MPI_Datatype t, shm::basic_elem* e) noexcept {
     if (rbuf == nullptr || rbuf == MPI_IN_PLACE || sbuf == nullptr || sbuf == rbuf) {
         return false;
     }
-    const auto uop = static_cast<unsigned>(op);
-    const int opi = static_cast<int>(uop & 0xffffffU);
-    if (shm::basic_elem e; (uop >> 24) == MPC_HANDLE_KIND_OP && opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
+    const int opi = op_index(op);
+    if (shm::basic_elem e; opi >= 1 && opi <= 3 && basic_elem_of(t, &e)) {
         const auto n = static_cast<std::size_t>(count);
         fast_call f;
         if (count < 1 || n * shm::basic_size(e) > shm::flat_bytes || !fast_comm(h, shm::fk_allreduce, &f)) {
