@@ -10,12 +10,22 @@
  *                                buffers (the Allreduce fast path) in the same call
  *   coll_layout threads [ITER]   the same on MPI_COMM_WORLD, each rank's calls made by a plain
  *                                thread of it (MPI_THREAD_MULTIPLE): plain threads poll
+ *   coll_layout moves [ITER]     the mixed rounds, every rank moving itself to another VP
+ *                                between rounds (MPC_Move_to_vp; MPC only): all members on VP
+ *                                0, one VP each, pairs per VP, in turn. The path of a call is
+ *                                fixed when the communicator's state is made (flat when it has
+ *                                at most as many members as the process has VPs): these rounds
+ *                                run the flat path with members that share a VP, whose waits
+ *                                must then let the other members of their VP run
  *
  * The reference is the order the standard's non-commutative ops need and the library
  * documents for all: x_0 op (x_1 op (... op x_{n-1})). */
 #include <pthread.h>
 
 #include "coll_common.h"
+#ifdef MPC_MPI
+#include <mpc.h>
+#endif
 
 #define NELEM 5 /* 40 bytes of double: fits the flat lines */
 
@@ -68,7 +78,27 @@ typedef struct {
     tctx *t;
     int iters;
     int split; /* also the duplicate and the odd/even split */
+    int moves; /* each rank moves to another VP before each round */
 } job_t;
+
+#ifdef MPC_MPI
+/* Round it's VP of world rank r: every rank on VP 0; one VP each (as far as there are VPs); two
+ * consecutive ranks per VP. */
+static int round_vp(int r, int it, int nvps) {
+    switch (it % 3) {
+        case 0: return 0;
+        case 1: return r % nvps;
+        default: return (r / 2) % nvps;
+    }
+}
+static void move_for_round(tctx *t, int it) {
+    const int nvps = MPC_Vp_count();
+    const int vp = round_vp(t->rank, it, nvps);
+    coll_where(t, "round %d: MPC_Move_to_vp(%d)", it, vp);
+    CHECK(t, MPC_Move_to_vp(vp) == MPC_SUCCESS);
+    CHECK(t, MPC_Vp_self() == vp);
+}
+#endif
 
 static void check_doubles(tctx *t, const char *what, const double *got, const double *want, int n) {
     for (int i = 0; i < n; ++i) {
@@ -175,6 +205,9 @@ static void *run_job(void *p) {
         CALL(t, MPI_Comm_split(MPI_COMM_WORLD, t->rank % 2, t->size - t->rank, &half));
     }
     for (int it = 0; it < j->iters; ++it) {
+#ifdef MPC_MPI
+        if (j->moves) move_for_round(t, it);
+#endif
         run_comm(t, MPI_COMM_WORLD, it, uop);
         if (j->split) {
             run_comm(t, dup, it, uop);
@@ -194,8 +227,15 @@ static void *run_job(void *p) {
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "mixed";
     const int threads = strcmp(mode, "threads") == 0;
-    if (!threads && strcmp(mode, "mixed") != 0) {
-        fprintf(stderr, "usage: coll_layout [mixed|threads] [ITER]\n");
+    const int moves = strcmp(mode, "moves") == 0;
+#ifndef MPC_MPI
+    if (moves) {
+        fprintf(stderr, "coll_layout moves: needs MPC (MPC_Move_to_vp)\n");
+        return 2;
+    }
+#endif
+    if (!threads && !moves && strcmp(mode, "mixed") != 0) {
+        fprintf(stderr, "usage: coll_layout [mixed|threads|moves] [ITER]\n");
         return 2;
     }
     tctx t;
@@ -209,9 +249,9 @@ int main(int argc, char **argv) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         CHECK(&t, provided == MPI_THREAD_MULTIPLE);
     } else {
-        coll_init(&t, "coll_layout mixed", &argc, &argv);
+        coll_init(&t, moves ? "coll_layout moves" : "coll_layout mixed", &argc, &argv);
     }
-    job_t j = {&t, argc > 2 ? atoi(argv[2]) : 40, !threads};
+    job_t j = {&t, argc > 2 ? atoi(argv[2]) : 40, !threads, moves};
     if (t.size > 64) {
         if (t.rank == 0) fprintf(stderr, "coll_layout: at most 64 ranks\n");
         MPI_Finalize();
