@@ -592,5 +592,9 @@ MPI_F08_status *mpc_f08_statuses_ignore(void);
 #include "mpc/mpi_datatypes.h"
 #include "mpc/mpi_groups.h"
 #include "mpc/mpi_coll.h"
+/* MPI_Address, MPI_Type_struct, MPI_Errhandler_set... (removed by MPI-3.0): declared on request. */
+#ifdef MPC_ENABLE_MPI1_COMPAT
+#include "mpc/removed_mpi1.h"
+#endif
 
 #endif /* MPC_MPI_H_INCLUDED */

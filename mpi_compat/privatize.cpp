@@ -5,6 +5,9 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
+
+#include <ctime>
 
 #include <atomic>
 #include <cstdint>
@@ -182,6 +185,19 @@ extern "C" int mpc_image_cxa_thread_atexit(void (*fn)(void*), void* obj, void* d
 
 extern "C" int mpc_image_cxa_thread_atexit_impl(void (*fn)(void*), void* obj, void* dso) {
     return mpc::mpi::priv::thread_atexit("__cxa_thread_atexit_impl", fn, obj, dso);
+}
+
+/// localtime() of a privatized program (tools/privatized_libc/localtime.c): glibc's localtime,
+/// which reads TZ again on every call, into the rank's own struct tm. tzset() changes glibc's
+/// process-wide time zone state under a lock of glibc's own that sanitizers do not see; this
+/// mutex, one for the process, orders the ranks' calls where they can see it.
+extern "C" struct tm* mpc_image_localtime(const time_t* t, struct tm* out) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    tzset();
+    struct tm* r = localtime_r(t, out);
+    pthread_mutex_unlock(&lock);
+    return r;
 }
 
 namespace mpc::mpi::priv {

@@ -4,7 +4,8 @@
 #   TOOLS  <build>/tools (mpc_cc, mpc_cxx, mpicc, mpicxx, mpc_run)   SRC  tests/mpi
 #   WORK   a scratch directory (emptied first)                         BUILD  the build tree
 # MODE:
-#   hello-c     mpc_cc and mpicc build hello.c (one step, and compile + link); 7 ranks, singleton
+#   hello-c     mpc_cc and mpicc build hello.c (one step, and compile + link, and from a static
+#               archive holding main); 7 ranks, singleton; a program without main: a link error
 #   static-cxx  mpicxx builds static_objects.cpp; constructors and destructors run once per rank
 #               (privatized), once in all with -fno-mpc-privatize
 #   show        -show / --showme[:...] output, -c adds no link flags, MPC_CC, -fno-mpc-privatize
@@ -78,6 +79,16 @@ case $mode in
     expect_ranks "$work/out" 3
     # the size check of hello.c works (a wrong expectation fails the job)
     run_status 1 "$tools/mpc_run" -n 2 "$work/hello2" 5
+    # main in a static archive, nothing else on the link line (HPL and HPCC link so): the link
+    # pulls main's member in, as a plain executable's link does
+    ar rcs "$work/libhello.a" "$work/hello.o"
+    "$tools/mpicc" -o "$work/hello3" "$work/libhello.a"
+    run_status 0 "$tools/mpc_run" -n 3 "$work/hello3" 3
+    expect_ranks "$work/out" 3
+    # a program without main fails at link time, naming main
+    printf 'int not_main(void) { return 0; }\n' >"$work/nomain.c"
+    run_status 1 "$tools/mpc_cc" -o "$work/nomain" "$work/nomain.c"
+    grep -q "main" "$work/out" || fail "no mention of main in the link error: $(cat "$work/out")"
     ;;
 
   static-cxx)
@@ -128,13 +139,16 @@ case $mode in
       [ -e "$d/libmpc_start.a" ] && [ -e "$d/libmpc_image.a" ] && found_a=yes
     done
     [ "$found_so,$found_a" = yes,yes ] || fail "--showme:libdirs lacks libmpc.so, libmpc_image.a or libmpc_start.a"
-    [ "$("$tools/mpc_cc" --showme:libs)" = "mpc_image mpc" ] || fail "--showme:libs"
+    [ "$("$tools/mpc_cc" --showme:libs)" = "mpc_image mpc_image_libc mpc" ] || fail "--showme:libs"
     [ "$("$tools/mpc_cc" --showme:libs -fno-mpc-privatize)" = "mpc_start mpc" ] || fail "--showme:libs -fno-mpc-privatize"
     [ "$("$tools/mpc_cc" --showme:command)" = cc ] || fail "--showme:command"
     [ "$("$tools/mpc_cxx" --showme:command)" = c++ ] || fail "--showme:command of mpc_cxx"
     link=$("$tools/mpc_cc" --showme:link)
     case $link in
-      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -Wl,--no-whole-archive\ -lmpc) ;;
+      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -Wl,--no-whole-archive\ -lmpc_image_libc\ -lmpc) ;;
+      # (sanitizer builds: the libc archive whole, to win over the sanitizer's interceptors)
+      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -lmpc_image_libc\ -Wl,--no-whole-archive\ -lmpc)
+        [ -n "$san_flags" ] || fail "--showme:link: the libc archive whole without a sanitizer: $link" ;;
       *) fail "--showme:link: $link" ;;
     esac
     shared_link=$("$tools/mpc_cc" --showme:link -fno-mpc-privatize)

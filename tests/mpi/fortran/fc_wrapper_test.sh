@@ -29,7 +29,7 @@ case $compile in
   "-I$cinc -I$finc $pic"*) ;;
   *) fail "--showme:compile: $compile" ;;
 esac
-[ "$("$tools/mpc_fc" --showme:libs)" = "mpc_image mpc_fortran mpc" ] || fail "--showme:libs: $("$tools/mpc_fc" --showme:libs)"
+[ "$("$tools/mpc_fc" --showme:libs)" = "mpc_image mpc_image_libc mpc_fortran mpc" ] || fail "--showme:libs: $("$tools/mpc_fc" --showme:libs)"
 [ "$("$tools/mpc_fc" --showme:libs -fno-mpc-privatize)" = "mpc_start mpc_fortran mpc" ] || fail "--showme:libs -fno-mpc-privatize"
 found=no
 for d in $("$tools/mpc_fc" --showme:libdirs); do
@@ -40,7 +40,9 @@ done
 [ "$(MPC_FC=gfortran-12 "$tools/mpc_fc" --showme:command)" = gfortran-12 ] || fail "MPC_FC"
 link=$("$tools/mpc_fc" --showme:link)
 case $link in
-  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -Wl,--no-whole-archive -lmpc_fortran -lmpc") ;;
+  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -Wl,--no-whole-archive -lmpc_image_libc -lmpc_fortran -lmpc") ;;
+  # (sanitizer builds: the libc archive whole, to win over the sanitizer's interceptors)
+  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -lmpc_image_libc -Wl,--no-whole-archive -lmpc_fortran -lmpc") ;;
   *) fail "--showme:link: $link" ;;
 esac
 for name in mpc_fc mpif90 mpifort mpif77; do
