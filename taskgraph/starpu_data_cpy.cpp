@@ -132,6 +132,6 @@ extern "C" int starpu_data_cpy(starpu_data_handle_t dst_handle, starpu_data_hand
         return rc;
     }
     return starpu_task_insert(&g_copy_cl, STARPU_R, src_handle, STARPU_W, dst_handle, STARPU_VALUE, &a, sizeof a,
-                              STARPU_CALLBACK_WITH_ARG, callback_func, callback_arg, STARPU_TASK_SYNCHRONOUS,
+                              STARPU_CALLBACK_WITH_ARG_NFREE, callback_func, callback_arg, STARPU_TASK_SYNCHRONOUS,
                               asynchronous ? 0 : 1, STARPU_NAME, "starpu_data_cpy", 0);
 }

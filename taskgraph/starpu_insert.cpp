@@ -31,6 +31,8 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
     starpu_codelet_pack_arg_data values;
     starpu_codelet_pack_arg_init(&values);
     bool cl_args = false;
+    unsigned ndeps = 0;
+    starpu_task** deps = nullptr;
     for (;;) {
         int key = va_arg(ap, int);
         if (key == 0) {
@@ -69,21 +71,48 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
             void* p = va_arg(ap, void*);
             size_t sz = va_arg(ap, size_t);
             starpu_codelet_pack_arg(&values, p, sz);
-        } else if (key == STARPU_CL_ARGS) {
+        } else if (key == STARPU_CL_ARGS || key == STARPU_CL_ARGS_NFREE) {
             t->cl_arg = va_arg(ap, void*);
             t->cl_arg_size = va_arg(ap, size_t);
-            t->cl_arg_free = 1;
+            t->cl_arg_free = key == STARPU_CL_ARGS;
             cl_args = true;
         } else if (key == STARPU_CALLBACK) {
             t->callback_func = va_arg(ap, void (*)(void*));
-        } else if (key == STARPU_CALLBACK_WITH_ARG) {
+        } else if (key == STARPU_CALLBACK_WITH_ARG || key == STARPU_CALLBACK_WITH_ARG_NFREE) {
+            // StarPU 1.3.10 frees the argument of STARPU_CALLBACK_WITH_ARG / _ARG with the task.
             t->callback_func = va_arg(ap, void (*)(void*));
             t->callback_arg = va_arg(ap, void*);
-        } else if (key == STARPU_CALLBACK_ARG) {
+            t->callback_arg_free = key == STARPU_CALLBACK_WITH_ARG;
+        } else if (key == STARPU_CALLBACK_ARG || key == STARPU_CALLBACK_ARG_NFREE) {
             t->callback_arg = va_arg(ap, void*);
+            t->callback_arg_free = key == STARPU_CALLBACK_ARG;
         } else if (key == STARPU_TAG) {
             t->tag_id = va_arg(ap, starpu_tag_t);
             t->use_tag = 1;
+        } else if (key == STARPU_TAG_ONLY) {
+            t->tag_id = va_arg(ap, starpu_tag_t);
+        } else if (key == STARPU_TASK_DEPS_ARRAY) {
+            if (deps != nullptr) {
+                MPC_LOG(error, tg, "starpu_task_insert(%s): STARPU_TASK_DEPS_ARRAY given twice", cl_name(cl));
+                std::free(values.arg_buffer);
+                return -EINVAL;
+            }
+            ndeps = va_arg(ap, unsigned);
+            deps = va_arg(ap, starpu_task**);
+        } else if (key == STARPU_FLOPS) {
+            t->flops = va_arg(ap, double);
+        } else if (key == STARPU_TASK_COLOR) {
+            t->color = static_cast<unsigned>(va_arg(ap, int));
+        } else if (key == STARPU_SEQUENTIAL_CONSISTENCY) {
+            t->sequential_consistency = va_arg(ap, unsigned) != 0;
+        } else if (key == STARPU_TASK_SCHED_DATA) {
+            t->sched_data = va_arg(ap, void*);
+        } else if (key == STARPU_EXECUTE_ON_NODE || key == STARPU_NODE_SELECTION_POLICY) {
+            (void)va_arg(ap, int);  // StarPU-MPI's; StarPU's own starpu_task_insert ignores them
+        } else if (key == STARPU_EXECUTE_ON_DATA) {
+            (void)va_arg(ap, starpu_data_handle_t);
+        } else if (key == STARPU_TASK_NO_SUBMITORDER) {
+            (void)va_arg(ap, unsigned);  // tasks carry no submission number here
         } else if (key == STARPU_EXECUTE_ON_WORKER) {
             int w = va_arg(ap, int);
             if (w >= 0) {  // -1: any worker (StarPU's meaning)
@@ -122,6 +151,9 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
     }
     t->cl = cl;
     t->nbuffers = n;
+    if (deps != nullptr && ndeps > 0) {
+        starpu_task_declare_deps_array(t, ndeps, deps);
+    }
     if (n > STARPU_NMAXBUFS) {
         t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(sizeof(starpu_data_handle_t) * n));
         t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(sizeof(starpu_data_access_mode) * n));

@@ -30,6 +30,7 @@
 #include "starpu_sched_ctx.h"
 #include "starpu_task_list.h"
 #include "starpu_helper.h"
+#include "starpu_rand.h"
 
 #ifdef __cplusplus
 extern "C" {

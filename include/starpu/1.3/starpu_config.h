@@ -25,6 +25,12 @@
 #define STARPU_NMAX_SCHED_CTXS 10  /* one context exists; the value is StarPU's */
 #define STARPU_MAXNODES 1           /* main memory only */
 
+/* What the C library offers (StarPU's configure tests; glibc has all of them). */
+#define STARPU_HAVE_NEARBYINTF 1
+#define STARPU_HAVE_RINTF 1
+#define STARPU_USE_DRAND48 1
+#define STARPU_USE_ERAND48_R 1
+
 typedef ssize_t starpu_ssize_t;
 
 #endif /* MPC_STARPU_CONFIG_H */

@@ -37,6 +37,16 @@ extern "C" {
 enum starpu_codelet_type { STARPU_SEQ = 0 };
 
 typedef void (*starpu_cpu_func_t)(void **, void *);
+/* GPU implementations: accepted in a codelet, as by a StarPU built without CUDA or OpenCL, and
+ * never run (no such worker exists); a codelet with no CPU implementation gets -ENODEV at
+ * submission. */
+typedef void (*starpu_cuda_func_t)(void **, void *);
+typedef void (*starpu_opencl_func_t)(void **, void *);
+/** starpu_codelet::cuda_flags / opencl_flags: the kernel is asynchronous (StarPU's value). */
+#define STARPU_CUDA_ASYNC (1 << 0)
+#define STARPU_OPENCL_ASYNC (1 << 0)
+/** starpu_codelet::flags: run the codelet under SimGrid (StarPU's value; no effect here). */
+#define STARPU_CODELET_SIMGRID_EXECUTE (1 << 0)
 
 /** starpu_codelet::nbuffers: the number of buffers is given by each task (starpu_task::nbuffers). */
 #define STARPU_VARIABLE_NBUFFERS (-1)
@@ -55,6 +65,11 @@ struct starpu_codelet {
     starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
     /** Names of the CPU implementations (informative). */
     const char *cpu_funcs_name[STARPU_MAXIMPLEMENTATIONS];
+    /** CUDA and OpenCL implementations and their flags: kept, never run (see above). */
+    starpu_cuda_func_t cuda_funcs[STARPU_MAXIMPLEMENTATIONS];
+    char cuda_flags[STARPU_MAXIMPLEMENTATIONS];
+    starpu_opencl_func_t opencl_funcs[STARPU_MAXIMPLEMENTATIONS];
+    char opencl_flags[STARPU_MAXIMPLEMENTATIONS];
     /** Number of buffers of each task, or STARPU_VARIABLE_NBUFFERS. */
     int nbuffers;
     /** Access modes of the buffers (beyond STARPU_NMAXBUFS: dyn_modes). */
@@ -65,6 +80,9 @@ struct starpu_codelet {
     /** Energy model (fed by the application with starpu_perfmodel_update_history). */
     struct starpu_perfmodel *energy_model;
     const char *name;
+    /** Colour of the codelet's tasks in traces (0: none), and StarPU's codelet flags. */
+    unsigned color;
+    int flags;
 };
 
 struct starpu_task {
@@ -118,6 +136,9 @@ struct starpu_task {
     double predicted_start;
     /** 1 once a scheduler asked for the task's data to be prefetched (nothing to fetch here). */
     unsigned char prefetched;
+    /** Colour in traces (0: the codelet's); floating-point operations of the task (informative). */
+    unsigned color;
+    double flops;
     /** The runtime's record of the task. */
     void *starpu_private;
 };

@@ -1,8 +1,8 @@
 /* StarPU 1.3 API on MPC: starpu_task_insert() and packed codelet arguments.
  *
- * The argument keys keep StarPU's values. Keys of features not implemented yet (execute-on-
- * node, worker order, flops, scheduling contexts, prologue callbacks, ...) are not
- * declared: using one does not compile. */
+ * The argument keys keep StarPU's values. Keys of features not implemented yet (worker order,
+ * scheduling contexts, prologue callbacks, end dependencies, ...) are not declared: using one
+ * does not compile. */
 #ifndef MPC_STARPU_TASK_UTIL_H
 #define MPC_STARPU_TASK_UTIL_H
 
@@ -22,10 +22,40 @@ extern "C" {
 #define STARPU_VALUE (1 << STARPU_MODE_SHIFT)
 /** followed by a function void (*)(void *): the callback */
 #define STARPU_CALLBACK (2 << STARPU_MODE_SHIFT)
-/** followed by a function and its argument */
+/** followed by a function and its argument, which is freed (free()) with the task, as with
+ * StarPU (starpu_task::callback_arg_free set) */
 #define STARPU_CALLBACK_WITH_ARG (3 << STARPU_MODE_SHIFT)
-/** followed by the callback's argument */
+/** followed by the callback's argument, freed with the task */
 #define STARPU_CALLBACK_ARG (4 << STARPU_MODE_SHIFT)
+/** followed by an int: the MPI node to run on (accepted and ignored outside StarPU-MPI, as by
+ * StarPU's starpu_task_insert) */
+#define STARPU_EXECUTE_ON_NODE (6 << STARPU_MODE_SHIFT)
+/** followed by a handle whose owner runs the task under StarPU-MPI (ignored here, as by StarPU) */
+#define STARPU_EXECUTE_ON_DATA (7 << STARPU_MODE_SHIFT)
+/** followed by a double: the task's floating-point operation count (starpu_task::flops) */
+#define STARPU_FLOPS (12 << STARPU_MODE_SHIFT)
+/** followed by a starpu_tag_t: the tag, without making the task depend on it or notify it
+ * (starpu_task::tag_id only; use_tag stays 0) */
+#define STARPU_TAG_ONLY (20 << STARPU_MODE_SHIFT)
+/** followed by an int: StarPU-MPI's node selection policy (ignored here, as by StarPU) */
+#define STARPU_NODE_SELECTION_POLICY (23 << STARPU_MODE_SHIFT)
+/** as STARPU_CL_ARGS, but the buffer is not freed with the task */
+#define STARPU_CL_ARGS_NFREE (26 << STARPU_MODE_SHIFT)
+/** followed by an unsigned count and an array of tasks: starpu_task_declare_deps_array() */
+#define STARPU_TASK_DEPS_ARRAY (27 << STARPU_MODE_SHIFT)
+/** followed by an int: the task's colour in traces (starpu_task::color) */
+#define STARPU_TASK_COLOR (28 << STARPU_MODE_SHIFT)
+/** followed by an unsigned: the task's sequential consistency (starpu_task::sequential_consistency) */
+#define STARPU_SEQUENTIAL_CONSISTENCY (34 << STARPU_MODE_SHIFT)
+/** followed by an unsigned: do not number the task in submission order (no effect here: tasks
+ * carry no submission number) */
+#define STARPU_TASK_NO_SUBMITORDER (36 << STARPU_MODE_SHIFT)
+/** as STARPU_CALLBACK_ARG, but the argument is not freed */
+#define STARPU_CALLBACK_ARG_NFREE (37 << STARPU_MODE_SHIFT)
+/** as STARPU_CALLBACK_WITH_ARG, but the argument is not freed */
+#define STARPU_CALLBACK_WITH_ARG_NFREE (38 << STARPU_MODE_SHIFT)
+/** followed by a void *: starpu_task::sched_data */
+#define STARPU_TASK_SCHED_DATA (41 << STARPU_MODE_SHIFT)
 /** followed by an int: the priority */
 #define STARPU_PRIORITY (5 << STARPU_MODE_SHIFT)
 /** followed by a starpu_tag_t: the tag the task carries */

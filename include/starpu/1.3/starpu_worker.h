@@ -23,6 +23,8 @@ enum starpu_worker_archtype {
     STARPU_CPU_WORKER = 0,
     STARPU_CUDA_WORKER = 1,
     STARPU_OPENCL_WORKER = 2,
+    STARPU_MIC_WORKER = 3,    /* (no such worker here: count 0, as in a StarPU built without them) */
+    STARPU_MPI_MS_WORKER = 5,
     STARPU_ANY_WORKER = 6
 };
 

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "scheduler/sched.hpp"
@@ -65,7 +67,7 @@ TEST_F(StarPU, TaskInsertKeys) {
     g_callbacks = 0;
     int rc = starpu_task_insert(&dot_cl, STARPU_R, hv, STARPU_W, ho, STARPU_VALUE, &factor, sizeof factor,
                                 STARPU_VALUE, &offset, sizeof offset, STARPU_PRIORITY, 2, STARPU_NAME, "dot task",
-                                STARPU_CALLBACK_WITH_ARG, count_cb, &cb_arg, STARPU_TASK_SYNCHRONOUS, 1, 0);
+                                STARPU_CALLBACK_WITH_ARG_NFREE, count_cb, &cb_arg, STARPU_TASK_SYNCHRONOUS, 1, 0);
     ASSERT_EQ(rc, 0);
     EXPECT_DOUBLE_EQ(out, 50.0 * 3 + 0.25) << "a synchronous insert returns after the task";
     EXPECT_EQ(g_callbacks.load(), 1);
@@ -74,7 +76,7 @@ TEST_F(StarPU, TaskInsertKeys) {
     // STARPU_CALLBACK then STARPU_CALLBACK_ARG, asynchronous.
     factor = 1;
     rc = starpu_task_insert(&dot_cl, STARPU_R, hv, STARPU_W, ho, STARPU_VALUE, &factor, sizeof factor, STARPU_VALUE,
-                            &offset, sizeof offset, STARPU_CALLBACK, count_cb, STARPU_CALLBACK_ARG, &cb_arg, 0);
+                            &offset, sizeof offset, STARPU_CALLBACK, count_cb, STARPU_CALLBACK_ARG_NFREE, &cb_arg, 0);
     ASSERT_EQ(rc, 0);
     ASSERT_EQ(starpu_data_acquire(ho, STARPU_R), 0);
     EXPECT_DOUBLE_EQ(out, 50.25);
@@ -250,6 +252,110 @@ TEST_F(StarPU, DeclaredDependencies) {
     for (auto* ti : t) {
         starpu_task_destroy(ti);
     }
+}
+
+// The keys of StarPU 1.3.10's starpu_task_insert beyond the basic ones: what each sets in the
+// task (starpu_task_build), StarPU's freeing rules (STARPU_CALLBACK_WITH_ARG / _ARG free their
+// argument with the task, the _NFREE forms and STARPU_CL_ARGS_NFREE do not), StarPU-MPI's keys
+// accepted and skipped (the keys after them still parse), STARPU_TASK_DEPS_ARRAY ordering, and a
+// codelet carrying CUDA/OpenCL implementations (as StarPU's examples do) running on the CPU.
+void never_called(void** /*buffers*/, void* /*cl_arg*/) { ADD_FAILURE() << "a GPU implementation ran"; }
+
+TEST_F(StarPU, TaskInsertKeysOfStarPU13) {
+    int x = 0;
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
+    void* freed_arg = std::malloc(16);
+    static char packed[8];
+    starpu_task* t = starpu_task_build(&incr_cl, STARPU_RW, h, STARPU_CALLBACK_WITH_ARG, count_cb, freed_arg,
+                                       STARPU_CL_ARGS_NFREE, packed, sizeof packed, STARPU_TAG_ONLY, starpu_tag_t{77},
+                                       STARPU_FLOPS, 1.5e6, STARPU_TASK_COLOR, 0x00ff00, STARPU_EXECUTE_ON_NODE, 1,
+                                       STARPU_EXECUTE_ON_DATA, h, STARPU_NODE_SELECTION_POLICY, 0,
+                                       STARPU_TASK_NO_SUBMITORDER, 1u, STARPU_SEQUENTIAL_CONSISTENCY, 1u,
+                                       STARPU_TASK_SCHED_DATA, static_cast<void*>(packed), STARPU_PRIORITY, 3, 0);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->callback_arg, freed_arg);
+    EXPECT_EQ(t->callback_arg_free, 1u) << "StarPU frees a STARPU_CALLBACK_WITH_ARG argument";
+    EXPECT_EQ(t->cl_arg, static_cast<void*>(packed));
+    EXPECT_EQ(t->cl_arg_free, 0u);
+    EXPECT_EQ(t->tag_id, starpu_tag_t{77});
+    EXPECT_EQ(t->use_tag, 0u) << "STARPU_TAG_ONLY names the task without a tag dependency";
+    EXPECT_DOUBLE_EQ(t->flops, 1.5e6);
+    EXPECT_EQ(t->color, 0x00ff00u);
+    EXPECT_EQ(t->sched_data, static_cast<void*>(packed));
+    EXPECT_EQ(t->priority, 3) << "the keys after StarPU-MPI's parse";
+    g_callbacks = 0;
+    ASSERT_EQ(starpu_task_submit(t), 0);  // runs, calls back, and frees freed_arg with the task
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_callbacks.load(), 1);
+    EXPECT_EQ(x, 1);
+
+    std::atomic<int> kept{0};
+    t = starpu_task_build(&incr_cl, STARPU_RW, h, STARPU_CALLBACK, count_cb, STARPU_CALLBACK_ARG_NFREE, &kept, 0);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->callback_arg_free, 0u);
+    ASSERT_EQ(starpu_task_submit(t), 0);
+    t = starpu_task_build(&incr_cl, STARPU_RW, h, STARPU_CALLBACK_WITH_ARG_NFREE, count_cb, &kept, 0);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->callback_arg_free, 0u);
+    ASSERT_EQ(starpu_task_submit(t), 0);
+    void* freed_too = std::malloc(8);
+    t = starpu_task_build(&incr_cl, STARPU_RW, h, STARPU_CALLBACK_ARG, freed_too, 0);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->callback_arg_free, 1u);
+    ASSERT_EQ(starpu_task_submit(t), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(kept.load(), 20) << "the _NFREE arguments were passed and not freed";
+    EXPECT_EQ(x, 4);
+
+    // STARPU_TASK_DEPS_ARRAY: the inserted task waits for the listed ones, here a task held back
+    // until its tag is notified.
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = stamp;
+    cl.nbuffers = 0;
+    int first = 0, second = 0;
+    starpu_task* a = starpu_task_create();
+    a->cl = &cl;
+    a->cl_arg = &first;
+    a->detach = 0;
+    a->destroy = 0;
+    starpu_tag_declare_deps(starpu_tag_t{901}, 0);
+    a->use_tag = 1;
+    a->tag_id = 902;
+    starpu_tag_declare_deps(starpu_tag_t{902}, 1, starpu_tag_t{901});
+    ASSERT_EQ(starpu_task_submit(a), 0);
+    starpu_task* deps[1] = {a};
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_CL_ARGS_NFREE, &second, sizeof second, STARPU_TASK_DEPS_ARRAY, 1u, deps, 0),
+              0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(first, 0) << "held back by its tag";
+    EXPECT_EQ(second, 0) << "waits for the task held back";
+    starpu_tag_notify_from_apps(starpu_tag_t{901});
+    ASSERT_EQ(starpu_task_wait(a), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_GT(first, 0);
+    EXPECT_GT(second, first) << "STARPU_TASK_DEPS_ARRAY orders the inserted task after the listed one";
+    starpu_task_destroy(a);
+
+    // A codelet with CUDA and OpenCL implementations besides the CPU one runs on the CPU; one
+    // with only GPU implementations cannot run here (-ENODEV), as under a StarPU without GPUs.
+    starpu_codelet mixed{};
+    mixed.cpu_funcs[0] = incr;
+    mixed.cuda_funcs[0] = never_called;
+    mixed.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    mixed.opencl_funcs[0] = never_called;
+    mixed.opencl_flags[0] = STARPU_OPENCL_ASYNC;
+    mixed.nbuffers = 1;
+    mixed.modes[0] = STARPU_RW;
+    ASSERT_EQ(starpu_task_insert(&mixed, STARPU_RW, h, 0), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(x, 5);
+    starpu_codelet gpu{};
+    gpu.cuda_funcs[0] = never_called;
+    gpu.nbuffers = 1;
+    gpu.modes[0] = STARPU_RW;
+    EXPECT_EQ(starpu_task_insert(&gpu, STARPU_RW, h, 0), -ENODEV);
+    starpu_data_unregister(h);
 }
 
 // Tags through the C API: STARPU_TAG in starpu_task_insert, use_tag/tag_id on a task structure,

@@ -1,0 +1,30 @@
+/* StarPU 1.3 API on MPC: starpu_rand.h, the random-number macros of StarPU's examples and tests,
+ * on the C library's drand48 family (STARPU_USE_DRAND48 and STARPU_USE_ERAND48_R are defined, as
+ * in a StarPU built on glibc). In a privatized MPI program each rank has its own drand48 state
+ * (docs/privatization.md). */
+#ifndef MPC_STARPU_RAND_H
+#define MPC_STARPU_RAND_H
+
+#include <stdlib.h>
+
+#include "starpu_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define starpu_srand48(seed) srand48(seed)
+#define starpu_drand48() drand48()
+#define starpu_lrand48() lrand48()
+#define starpu_erand48(xsubi) erand48(xsubi)
+
+/* The reentrant forms, on a state of the caller's. */
+typedef struct drand48_data starpu_drand48_data;
+#define starpu_srand48_r(seed, buffer) srand48_r(seed, buffer)
+#define starpu_erand48_r(xsubi, buffer, result) erand48_r(xsubi, buffer, result)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPC_STARPU_RAND_H */
