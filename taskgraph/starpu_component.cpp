@@ -426,17 +426,34 @@ starpu_sched_component* make_mct(starpu_sched_tree* tree, const char* name, star
 
 // ---- work stealing -----------------------------------------------------------------------------
 
+/// One child's deque and the predicted work queued in it (µs; tasks without a prediction add
+/// nothing).
+struct ws_deque {
+    deque_queue q;
+    std::atomic<double> exp_len{0};
+    void add(const starpu_task* t) noexcept { exp_len.fetch_add(predicted_of(t), std::memory_order_relaxed); }
+    /// t left the deque: its prediction off; an empty deque restarts from 0 (no drift).
+    void remove(const starpu_task* t) noexcept {
+        if (q.size() == 0) {
+            exp_len.store(0, std::memory_order_relaxed);
+        } else {
+            exp_len.fetch_sub(predicted_of(t), std::memory_order_relaxed);
+        }
+    }
+};
+
 /// Children are connected while the tree is built, before tasks flow (as in StarPU).
 struct ws_data {
-    std::vector<std::unique_ptr<deque_queue>> q;  ///< one per child, in children order
-    std::atomic<std::uint64_t> rr{0};
+    std::vector<std::unique_ptr<ws_deque>> q;  ///< one per child, in children order
+    std::atomic<std::uint64_t> last_push{0};   ///< StarPU's last_push_child (a count: mod nchildren)
+    std::atomic<std::uint64_t> rr{0};          ///< where thieves start
 };
 
 ws_data* wsdata(starpu_sched_component* c) noexcept { return static_cast<ws_data*>(c->data); }
 
 void ws_add_child(starpu_sched_component* c, starpu_sched_component* child) {
     starpu_sched_component_add_child(c, child);
-    wsdata(c)->q.push_back(std::make_unique<deque_queue>());
+    wsdata(c)->q.push_back(std::make_unique<ws_deque>());
 }
 
 /// As the default removal (the last child takes the removed one's place), with its deque.
@@ -444,9 +461,9 @@ void ws_remove_child(starpu_sched_component* c, starpu_sched_component* child) {
     ws_data* d = wsdata(c);
     for (unsigned i = 0; i < c->nchildren; ++i) {
         if (c->children[i] == child) {
-            if (d->q[i]->size() != 0) {
+            if (d->q[i]->q.size() != 0) {
                 MPC_LOG(error, tg, "work_stealing component %s: a child removed with %ld tasks in its deque",
-                        name_of(c), d->q[i]->size());
+                        name_of(c), d->q[i]->q.size());
             }
             c->children[i] = c->children[--c->nchildren];
             d->q[i] = std::move(d->q.back());
@@ -466,20 +483,29 @@ int ws_child_of(starpu_sched_component* c, starpu_sched_component* to, int w) no
     return -1;
 }
 
+/// A push from the parent (StarPU's push_task): the next child round-robin after the last one
+/// pushed to (StarPU's last_push_child) among those that can run t, whoever pushes; then every
+/// child is told (can_pull_all: any idle worker below may take or steal it). Refused when no
+/// child can run t.
 int ws_push(starpu_sched_component* c, starpu_task* t) {
     ws_data* d = wsdata(c);
-    const unsigned n = c->nchildren;
-    if (n == 0 || d->q.size() < n) {
+    const unsigned n = std::min<std::size_t>(c->nchildren, d->q.size());
+    if (n == 0) {
         return 1;
     }
-    int i = ws_child_of(c, nullptr, starpu_worker_get_id());
-    if (i < 0) {
-        i = static_cast<int>(d->rr.fetch_add(1, std::memory_order_relaxed) % n);
+    const std::uint64_t start = d->last_push.load(std::memory_order_relaxed) + 1;
+    for (unsigned k = 0; k < n; ++k) {
+        const auto i = static_cast<std::size_t>((start + k) % n);
+        if (starpu_sched_component_can_execute_task(c->children[i], t) == 0) {
+            continue;
+        }
+        d->last_push.store(start + k, std::memory_order_relaxed);
+        d->q[i]->add(t);
+        d->q[i]->q.push(core_of(t));
+        starpu_sched_component_can_pull_all(c);
+        return 0;
     }
-    d->q[static_cast<std::size_t>(i)]->push(core_of(t));
-    starpu_sched_component* child = c->children[i];
-    child->can_pull(child);
-    return 0;
+    return 1;
 }
 
 /// starpu_sched_tree_work_stealing_push_task's push by worker w into its own deque of `c`; the
@@ -491,7 +517,8 @@ int ws_push_own(starpu_sched_component* c, starpu_task* t, int w) {
     if (i < 0 || static_cast<std::size_t>(i) >= d->q.size()) {
         return 1;
     }
-    d->q[static_cast<std::size_t>(i)]->push(core_of(t));
+    d->q[static_cast<std::size_t>(i)]->add(t);
+    d->q[static_cast<std::size_t>(i)]->q.push(core_of(t));
     c->can_pull(c);
     return 0;
 }
@@ -501,20 +528,56 @@ starpu_task* ws_pull(starpu_sched_component* c, starpu_sched_component* to) {
     const unsigned n = std::min<std::size_t>(c->nchildren, d->q.size());
     const int mine = ws_child_of(c, to, starpu_worker_get_id());
     if (mine >= 0) {
-        if (task* t = d->q[static_cast<std::size_t>(mine)]->pull(-1); t != nullptr) {
+        ws_deque& own = *d->q[static_cast<std::size_t>(mine)];
+        if (task* t = own.q.pull(-1); t != nullptr) {
+            own.remove(api_task_of(t));
             return api_task_of(t);
         }
     }
-    const std::uint64_t start = d->rr.load(std::memory_order_relaxed);
+    const std::uint64_t start = d->rr.fetch_add(1, std::memory_order_relaxed);
     for (unsigned k = 0; k < n; ++k) {
         const auto v = static_cast<std::size_t>((start + k) % n);
         if (static_cast<int>(v) != mine) {
-            if (task* t = d->q[v]->steal(); t != nullptr) {
+            if (task* t = d->q[v]->q.steal(); t != nullptr) {
+                d->q[v]->remove(api_task_of(t));
                 return api_task_of(t);
             }
         }
     }
     return starpu_sched_component_parents_pull_task(c, to);
+}
+
+/// StarPU's: the tasks in the deques (not below them), per unit of the workers' speed.
+double ws_estimated_load(starpu_sched_component* c) {
+    ws_data* d = wsdata(c);
+    long n = 0;
+    for (const auto& q : d->q) {
+        n += q->q.size();
+    }
+    const unsigned ctx = c->tree != nullptr ? c->tree->sched_ctx_id : 0;
+    double speed = 0;
+    for (int w = starpu_bitmap_first(c->workers_in_ctx); w != -1; w = starpu_bitmap_next(c->workers_in_ctx, w)) {
+        speed += starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(w, ctx));
+    }
+    return speed > 0 ? static_cast<double>(n) / speed : static_cast<double>(n);
+}
+
+/// StarPU's: the mean over the children of (when the child is free, at least now) plus the
+/// predicted work in its deque, whoever will steal it. StarPU takes "when free" from the last
+/// task pulled; here it is the child's own estimated_end.
+double ws_estimated_end(starpu_sched_component* c) {
+    ws_data* d = wsdata(c);
+    const unsigned n = std::min<std::size_t>(c->nchildren, d->q.size());
+    const double now = starpu_timing_now();
+    if (n == 0) {
+        return now;
+    }
+    double sum = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        starpu_sched_component* child = c->children[i];
+        sum += std::max(now, child->estimated_end(child)) + std::max(0.0, d->q[i]->exp_len.load(std::memory_order_relaxed));
+    }
+    return sum / n;
 }
 
 void ws_deinit(starpu_sched_component* c) {
@@ -1183,6 +1246,8 @@ struct starpu_sched_component* starpu_sched_component_work_stealing_create(struc
     c->remove_child = &sp::ws_remove_child;
     c->push_task = &sp::ws_push;
     c->pull_task = &sp::ws_pull;
+    c->estimated_load = &sp::ws_estimated_load;
+    c->estimated_end = &sp::ws_estimated_end;
     c->deinit_data = &sp::ws_deinit;
     return c;
 }

@@ -1,6 +1,9 @@
 /* The task flow of the tiled Cholesky examples (cholesky.c with plain loops, cholesky_blas.c
  * with BLAS kernels): their codelets and the submission of the tasks, StarPU's sequential task
- * flow with priorities along the critical path and a history model per codelet. The including
+ * flow with priorities along the critical path as StarPU's cholesky example sets them (the
+ * maximum for potrf, for the trsm below the diagonal tile and for the syrk that updates the next
+ * diagonal tile: potrf(k) -> trsm(k+1, k) -> syrk(k+1, k+1) -> potrf(k+1)) and a history model
+ * per codelet. The including
  * file defines the kernels potrf (1 buffer: A_kk, RW), trsm (L_kk R, A_ik RW), syrk (A_ik R,
  * A_ii RW), gemm (A_ik R, A_jk R, A_ij RW) and FLOW_MODEL_PREFIX, the prefix of the models'
  * symbols. Tile (i, j) is h[j * nt + i]. */
@@ -31,7 +34,8 @@ static void cholesky_submit(starpu_data_handle_t *h, unsigned nt)
 			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert trsm");
 		}
 		for (i = k + 1; i < nt; i++) {
-			ret = starpu_task_insert(&syrk_cl, STARPU_R, h[k * nt + i], STARPU_RW, h[i * nt + i], 0);
+			ret = starpu_task_insert(&syrk_cl, STARPU_R, h[k * nt + i], STARPU_RW, h[i * nt + i], STARPU_PRIORITY,
+						 i == k + 1 ? STARPU_MAX_PRIO : STARPU_DEFAULT_PRIO, 0);
 			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert syrk");
 			for (j = k + 1; j < i; j++) {
 				ret = starpu_task_insert(&gemm_cl, STARPU_R, h[k * nt + i], STARPU_R, h[k * nt + j], STARPU_RW,

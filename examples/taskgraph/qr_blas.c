@@ -102,13 +102,13 @@ int main(int argc, char **argv)
 	 * the reverse order of the tasks), apply_q(w, 'T') is Q^T w (in the order of the tasks). */
 #define APPLY_GE(k, tr, w)                                                                                              \
 	LAPACKE_dgemqrt(LAPACK_COL_MAJOR, 'L', tr, dense_size(&d, k), 1, dense_size(&d, k), IBK(dense_size(&d, k)),       \
-			dense_tile(&d, k, k), d.n, TF(k, k), IB, (w) + (size_t)(k) * d.nb, d.n)
+			dense_tile(&d, k, k), d.ld, TF(k, k), IB, (w) + (size_t)(k) * d.nb, d.n)
 #define APPLY_TS(i, k, tr, w)                                                                                           \
 	LAPACKE_dtpmqrt(LAPACK_COL_MAJOR, 'L', tr, dense_size(&d, i), 1, dense_size(&d, k), 0, IBK(dense_size(&d, k)),    \
-			dense_tile(&d, i, k), d.n, TF(i, k), IB, (w) + (size_t)(k) * d.nb, d.n, (w) + (size_t)(i) * d.nb, d.n)
+			dense_tile(&d, i, k), d.ld, TF(i, k), IB, (w) + (size_t)(k) * d.nb, d.n, (w) + (size_t)(i) * d.nb, d.n)
 	/* y := Q (R x): the residual. */
 	cblas_dcopy(d.n, d.x, 1, d.y, 1);
-	cblas_dtrmv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, d.n, d.a, d.n, d.y, 1);
+	cblas_dtrmv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, d.n, d.a, d.ld, d.y, 1);
 	for (k = d.nt - 1; k >= 0; k--) {
 		for (i = d.nt - 1; i > k; i--)
 			APPLY_TS(i, k, 'N', d.y);

@@ -6,6 +6,7 @@
  *   heft:   heft -> one fifo (at most 4 tasks) per worker -> worker
  *   mct:    prio -> mct -> one fifo (at most 2 tasks) per worker -> worker
  *   ws:     work_stealing -> worker
+ *   eager-ws: eager -> work_stealing -> worker
  * and the same shapes with the top made from a recipe (starpu_sched_component_composed_*):
  *   composed-heft:  a recipe of one pair (heft), which gives the heft component itself
  *   composed-eager: composed(fifo, eager) -> one fifo (at most 2 tasks) per worker -> worker
@@ -24,6 +25,14 @@
  * inside the composed one's chain for composed-ws: not through the fifo above it), and each of
  * them waits until every worker has run one of them (at most 20 s): with several workers, the
  * others must steal from it.
+ * The eager-ws tree pushes through starpu_sched_tree_push_task, so eager's push into the
+ * work_stealing component is StarPU's plain push: round-robin over its children whoever pushes
+ * (StarPU's last_push_child), not into the pushing worker's deque. Checked with every worker
+ * held (worker 0 runs a task that inserts NPLACE tasks per worker while the others spin in
+ * holder tasks): the component's estimated_load is then the tasks in its deques per worker
+ * (NPLACE; StarPU counts its deques, not the load below it), and once released, the first
+ * placed task each worker runs is one of the last nw inserted (each takes the newest of its
+ * own deque first; with every task in worker 0's deque the others would steal an old one).
  * Built unchanged against MPC and against Debian's StarPU 1.3 (user_sched.sh). Prints
  * "sched_tree: ... on N workers ...: OK" or exits 1. */
 #include <starpu.h>
@@ -35,10 +44,12 @@
 #define NDEP 400
 #define NIND 200
 #define NSPAWN 16
+#define NPLACE 32 /* placed tasks per worker (eager-ws) */
 
-enum kind { EAGER, RANDOM, HEFT, MCT, WS, C_HEFT, C_EAGER, C_MCT, C_WS, NKINDS };
-static const char *kind_name[NKINDS] = {"eager",          "random",       "heft",        "mct",      "ws",
-                                        "composed-heft", "composed-eager", "composed-mct", "composed-ws"};
+enum kind { EAGER, RANDOM, HEFT, MCT, WS, EAGER_WS, C_HEFT, C_EAGER, C_MCT, C_WS, NKINDS };
+static const char *kind_name[NKINDS] = {"eager",         "random",         "heft",         "mct",        "ws",
+                                        "eager-ws",      "composed-heft", "composed-eager", "composed-mct",
+                                        "composed-ws"};
 static int g_kind;
 static int g_pre;                       /* pre_exec_hook calls */
 static int g_ran;                       /* kernels run */
@@ -46,6 +57,12 @@ static int g_on[STARPU_NMAXWORKERS];    /* independent tasks per worker */
 static int g_spawn_on[STARPU_NMAXWORKERS]; /* spawned tasks per worker */
 static int g_spawn_late;                /* spawned tasks that waited 20 s for the other workers */
 static double g_spawn_queued;           /* composed-ws: tasks in the chain's fifo after the spawns */
+static struct starpu_sched_component *g_ws; /* eager-ws: the work_stealing component */
+static int g_holding;                   /* eager-ws: holder tasks spinning */
+static int g_release;                   /* eager-ws: set once the placed tasks are in */
+static int g_first[STARPU_NMAXWORKERS]; /* eager-ws: the first placed task each worker ran (-1) */
+static double g_placed_load;            /* eager-ws: the ws component's estimated_load, all held */
+static int g_hold_late;                 /* eager-ws: a wait that gave up after 20 s */
 
 static struct starpu_sched_component *queue_of(struct starpu_sched_tree *t, unsigned limit) {
     struct starpu_sched_component_fifo_data d = {limit, 0.0, 0};
@@ -132,6 +149,12 @@ static void init_tree(unsigned ctx) {
         break;
     case WS:
         top = decision = starpu_sched_component_work_stealing_create(t, NULL);
+        workers_under(t, decision, -1, ctx);
+        break;
+    case EAGER_WS:
+        top = starpu_sched_component_eager_create(t, NULL);
+        g_ws = decision = starpu_sched_component_work_stealing_create(t, NULL);
+        starpu_sched_component_connect(top, decision);
         workers_under(t, decision, -1, ctx);
         break;
     case C_HEFT:
@@ -247,6 +270,98 @@ static void spawner(void *buffers[], void *arg) {
 }
 static struct starpu_codelet spawner_cl = {.cpu_funcs = {spawner}, .nbuffers = 0, .name = "spawner"};
 
+/* eager-ws: spins (at most 20 s) until *flag reaches `want`. */
+static void wait_for(int *flag, int want) {
+    double t0 = starpu_timing_now();
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want) {
+        if (starpu_timing_now() - t0 > 20e6) {
+            __atomic_add_fetch(&g_hold_late, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+}
+
+/* eager-ws: keeps its worker busy until the placed tasks are in. */
+static void holder(void *buffers[], void *arg) {
+    (void)buffers;
+    (void)arg;
+    __atomic_add_fetch(&g_holding, 1, __ATOMIC_RELEASE);
+    wait_for(&g_release, 1);
+    __atomic_add_fetch(&g_ran, 1, __ATOMIC_RELAXED);
+}
+static struct starpu_codelet holder_cl = {.cpu_funcs = {holder}, .nbuffers = 0, .name = "holder"};
+
+/* eager-ws: a placed task (its index in cl_arg): the first one of its worker is recorded; 2 ms
+ * long, so that no worker's own deque empties before every worker is back. */
+static void placed(void *buffers[], void *arg) {
+    double t0 = starpu_timing_now();
+    int i, w = starpu_worker_get_id(), none = -1;
+    (void)buffers;
+    starpu_codelet_unpack_args(arg, &i);
+    if (w >= 0 && w < STARPU_NMAXWORKERS) {
+        __atomic_compare_exchange_n(&g_first[w], &none, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    while (starpu_timing_now() - t0 < 2000.0) {
+    }
+    __atomic_add_fetch(&g_ran, 1, __ATOMIC_RELAXED);
+}
+static struct starpu_codelet placed_cl = {.cpu_funcs = {placed}, .nbuffers = 0, .name = "placed"};
+
+/* eager-ws: on worker 0 while the others hold: inserts NPLACE tasks per worker through the
+ * tree (eager's push into the work_stealing component), reads its load, releases the others. */
+static void placer(void *buffers[], void *arg) {
+    int i, n = (int)starpu_worker_get_count() * NPLACE;
+    (void)buffers;
+    (void)arg;
+    wait_for(&g_holding, (int)starpu_worker_get_count() - 1);
+    for (i = 0; i < n; i++) {
+        if (starpu_task_insert(&placed_cl, STARPU_VALUE, &i, sizeof(i), 0) != 0) {
+            fprintf(stderr, "sched_tree: starpu_task_insert from a task failed\n");
+            exit(1);
+        }
+    }
+    g_placed_load = g_ws->estimated_load(g_ws);
+    __atomic_store_n(&g_release, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&g_ran, 1, __ATOMIC_RELAXED);
+}
+static struct starpu_codelet placer_cl = {.cpu_funcs = {placer}, .nbuffers = 0, .name = "placer"};
+
+/* eager-ws: the placement run; 0 or fail()'s 1. */
+static int fail(const char *what);
+static int run_placement(unsigned nw) {
+    unsigned w;
+    g_holding = g_release = 0;
+    for (w = 0; w < STARPU_NMAXWORKERS; w++) {
+        g_first[w] = -1;
+    }
+    for (w = 1; w < nw; w++) {
+        if (starpu_task_insert(&holder_cl, STARPU_EXECUTE_ON_WORKER, (int)w, 0) != 0) {
+            return fail("starpu_task_insert failed");
+        }
+    }
+    if (starpu_task_insert(&placer_cl, STARPU_EXECUTE_ON_WORKER, 0, 0) != 0) {
+        return fail("starpu_task_insert failed");
+    }
+    starpu_task_wait_for_all();
+    if (g_hold_late != 0) {
+        return fail("a holder or the placer waited 20 s");
+    }
+    if (g_placed_load < NPLACE - 0.01 || g_placed_load > NPLACE + 0.01) {
+        fprintf(stderr, "sched_tree: eager-ws tree: the work_stealing component's estimated_load is %g with %d tasks "
+                        "per worker in its deques\n", g_placed_load, NPLACE);
+        return 1;
+    }
+    for (w = 0; w < nw; w++) {
+        if (g_first[w] < (int)(nw * NPLACE - nw)) {
+            fprintf(stderr, "sched_tree: eager-ws tree: worker %u ran placed task %d of %u first (not one of the last "
+                            "%u inserted: the push did not go round-robin over the deques)\n",
+                    w, g_first[w], nw * NPLACE, nw);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static struct starpu_codelet update_cl = {
     .cpu_funcs = {update}, .nbuffers = 2, .modes = {STARPU_RW, STARPU_R}, .name = "update"};
 static struct starpu_codelet busy_cl = {.cpu_funcs = {busy}, .nbuffers = 0, .name = "busy"};
@@ -265,7 +380,8 @@ static int run_kind(int kind) {
     g_kind = kind;
     g_pre = g_ran = g_spawn_late = 0;
     g_spawn_queued = 0;
-    g_chain_fifo = g_chain_ws = NULL;
+    g_chain_fifo = g_chain_ws = g_ws = NULL;
+    g_hold_late = 0;
     for (i = 0; i < STARPU_NMAXWORKERS; i++) {
         g_on[i] = g_spawn_on[i] = 0;
     }
@@ -302,13 +418,16 @@ static int run_kind(int kind) {
         }
         starpu_task_wait_for_all();
     }
+    if (kind == EAGER_WS && run_placement(nw) != 0) {
+        return 1;
+    }
     for (i = 0; i < NH; i++) {
         starpu_data_unregister(h[i]);
         if (x[i] != ref[i]) {
             return fail("a variable differs from the sequential replay");
         }
     }
-    expect = NDEP + NIND + (ws ? 1 + NSPAWN : 0);
+    expect = NDEP + NIND + (ws ? 1 + NSPAWN : 0) + (kind == EAGER_WS ? (int)nw * (NPLACE + 1) : 0);
     if (g_ran != expect || g_pre != expect) {
         fprintf(stderr, "sched_tree: %s tree: %d kernels, %d pre_exec_hook calls for %d tasks\n", kind_name[kind],
                 g_ran, g_pre, expect);
@@ -357,7 +476,7 @@ int main(void) {
             starpu_shutdown();
         }
     }
-    printf("sched_tree: eager, random, heft, mct and ws trees, and composed ones%s, on %u workers (%d tasks each): OK\n",
+    printf("sched_tree: eager, random, heft, mct, ws and eager-ws trees, and composed ones%s, on %u workers (%d tasks each): OK\n",
            no_composed != NULL && no_composed[0] == '1' ? " (one-pair recipe only)" : "", nw, NDEP + NIND);
     return 0;
 }
