@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <vector>
 
 #include "lib/log.hpp"
 #include "taskgraph/starpu_glue.hpp"
@@ -155,6 +156,35 @@ void starpu_worker_get_name(int id, char* dst, size_t maxlen) {
     std::snprintf(dst, maxlen, "CPU %d (VP %d)", id, worker_vp(id));
 }
 
+void starpu_worker_display_names(FILE* output, enum starpu_worker_archtype type) {
+    const char* kind = type == STARPU_CPU_WORKER      ? "CPU"
+                       : type == STARPU_CUDA_WORKER   ? "CUDA"
+                       : type == STARPU_OPENCL_WORKER ? "OpenCL"
+                       : type == STARPU_MIC_WORKER    ? "MIC"
+                       : type == STARPU_MPI_MS_WORKER ? "MPI_MS"
+                                                      : "any";
+    const int n = starpu_worker_get_count_by_type(type);
+    if (n <= 0) {
+        std::fprintf(output, "No %s worker\n", kind);
+        return;
+    }
+    std::fprintf(output, "%d %s worker%s:\n", n, kind, n == 1 ? "" : "s");
+    for (int id = 0; id < n; ++id) {
+        char name[64];
+        starpu_worker_get_name(id, name, sizeof name);
+        std::fprintf(output, "\t%s\n", name);
+    }
+}
+
+void starpu_topology_print(FILE* f) {
+    const int n = worker_count();
+    for (int id = 0; id < n; ++id) {
+        char name[64];
+        starpu_worker_get_name(id, name, sizeof name);
+        std::fprintf(f, "worker %d: %s\n", id, name);
+    }
+}
+
 int starpu_sched_get_min_priority(void) {
     int lo = 0;
     int hi = 0;
@@ -205,5 +235,91 @@ int starpu_free(void* A) {
     std::free(A);
     return 0;
 }
+
+int starpu_memory_pin(void* /*addr*/, size_t /*size*/) { return 0; }  // no GPU to transfer to
+
+// ---- running a function on workers -------------------------------------------------------------
+
+}  // extern "C"
+
+namespace {
+
+struct on_worker_call {
+    void (*func)(void*);
+    void* arg;
+};
+
+void on_worker_kernel(void** /*buffers*/, void* cl_arg) {
+    auto* c = static_cast<on_worker_call*>(cl_arg);
+    c->func(c->arg);
+}
+
+/// One task per listed worker, pinned to it, all submitted, then waited for.
+void run_on_workers(void (*func)(void*), void* arg, const unsigned* workers, unsigned n, const char* name) {
+    if (func == nullptr || n == 0) {
+        return;
+    }
+    static starpu_codelet cl = [] {
+        starpu_codelet c{};
+        c.cpu_funcs[0] = on_worker_kernel;
+        c.nbuffers = 0;
+        c.name = "execute_on_worker";
+        return c;
+    }();
+    on_worker_call call{func, arg};
+    std::vector<starpu_task*> tasks;
+    tasks.reserve(n);
+    for (unsigned i = 0; i < n; ++i) {
+        starpu_task* t = starpu_task_create();
+        if (t == nullptr) {
+            break;
+        }
+        t->cl = &cl;
+        t->cl_arg = &call;
+        t->name = name;
+        t->execute_on_a_specific_worker = 1;
+        t->workerid = workers[i];
+        t->detach = 0;
+        t->destroy = 0;
+        if (int rc = starpu_task_submit(t); rc != 0) {
+            MPC_LOG(error, tg, "starpu_execute_on_specific_workers: worker %u: submission failed (%d)", workers[i], rc);
+            starpu_task_destroy(t);
+            continue;
+        }
+        tasks.push_back(t);
+    }
+    for (starpu_task* t : tasks) {
+        if (int rc = starpu_task_wait(t); rc != 0) {
+            MPC_LOG(error, tg, "starpu_execute_on_specific_workers: waiting for a call failed (%d)", rc);
+        }
+        starpu_task_destroy(t);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+void starpu_execute_on_specific_workers(void (*func)(void*), void* arg, unsigned num_workers, unsigned* workers,
+                                        const char* name) {
+    run_on_workers(func, arg, workers, workers != nullptr ? num_workers : 0, name);
+}
+
+void starpu_execute_on_each_worker_ex(void (*func)(void*), void* arg, uint32_t where, const char* name) {
+    if ((where & STARPU_CPU) == 0) {
+        return;  // only CPU workers exist
+    }
+    std::vector<unsigned> ids(static_cast<std::size_t>(worker_count()));
+    for (unsigned i = 0; i < ids.size(); ++i) {
+        ids[i] = i;
+    }
+    run_on_workers(func, arg, ids.data(), static_cast<unsigned>(ids.size()), name);
+}
+
+void starpu_execute_on_each_worker(void (*func)(void*), void* arg, uint32_t where) {
+    starpu_execute_on_each_worker_ex(func, arg, where, "execute_on_each_worker");
+}
+
+int starpu_memory_unpin(void* /*addr*/, size_t /*size*/) { return 0; }
 
 }  // extern "C"

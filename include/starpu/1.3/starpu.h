@@ -67,6 +67,9 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv);
 int starpu_is_initialized(void);
 /** Waits for every task, then stops the workers (and the engine if starpu_init started it). */
 void starpu_shutdown(void);
+
+/** Prints on f each worker with the VP (and the PU it is pinned to, when known) it runs on. */
+void starpu_topology_print(FILE *f);
 void starpu_get_version(int *major, int *minor, int *release);
 
 #ifdef __cplusplus

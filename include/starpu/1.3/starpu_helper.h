@@ -3,11 +3,56 @@
 #ifndef MPC_STARPU_HELPER_H
 #define MPC_STARPU_HELPER_H
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "starpu_data.h"
+#include "starpu_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** getenv(), as StarPU's (which SimGrid builds redirect). */
+static inline char *starpu_getenv(const char *str) { return getenv(str); }
+
+/** The integer value of environment variable str, -1 when it is not set; a value that is not
+ * an integer, or a negative one, stops the program with a message (as StarPU does). */
+static inline int starpu_get_env_number(const char *str) {
+    char *v = starpu_getenv(str);
+    if (v == NULL) {
+        return -1;
+    }
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end != '\0') {
+        fprintf(stderr, "The %s environment variable must contain an integer\n", str);
+        STARPU_ABORT();
+    }
+    STARPU_ASSERT_MSG(n >= 0, "The value for the environment variable '%s' cannot be negative", str);
+    return (int)n;
+}
+
+/** starpu_get_env_number(), defval when the variable is not set. */
+static inline int starpu_get_env_number_default(const char *str, int defval) {
+    int n = starpu_get_env_number(str);
+    return n == -1 ? defval : n;
+}
+
+/** The floating-point value of environment variable str, defval when it is not set. */
+static inline float starpu_get_env_float_default(const char *str, float defval) {
+    char *v = starpu_getenv(str);
+    if (v == NULL) {
+        return defval;
+    }
+    char *end = NULL;
+    float f = strtof(v, &end);
+    if (end == v || *end != '\0') {
+        fprintf(stderr, "The %s environment variable must contain a float\n", str);
+        STARPU_ABORT();
+    }
+    return f;
+}
 
 /** Copies src_handle's contents into dst_handle, as a task that reads src and writes dst
  * (ordered after the tasks submitted before on either, with sequential consistency). The
@@ -18,6 +63,17 @@ extern "C" {
  * shapes, a null handle), -ENOSYS (no copy method); logged. */
 int starpu_data_cpy(starpu_data_handle_t dst_handle, starpu_data_handle_t src_handle, int asynchronous,
                     void (*callback_func)(void *), void *callback_arg);
+
+/** Calls func(arg) once on each worker whose type is in where (STARPU_CPU: every worker here;
+ * a mask without STARPU_CPU calls nothing), the workers in parallel; returns once every call
+ * has. Not from a task or a callback (it waits). */
+void starpu_execute_on_each_worker(void (*func)(void *), void *arg, uint32_t where);
+/** starpu_execute_on_each_worker() with name as the tasks' name (traces). */
+void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t where, const char *name);
+/** Calls func(arg) once on each of the num_workers workers listed, in parallel; returns once
+ * every call has. */
+void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigned num_workers, unsigned *workers,
+                                        const char *name);
 
 #ifdef __cplusplus
 }

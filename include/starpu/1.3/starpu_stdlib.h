@@ -23,6 +23,11 @@ int starpu_free(void *A);
 /** starpu_malloc() with flags (STARPU_MALLOC_PINNED or 0; others: -EINVAL). */
 int starpu_malloc_flags(void **A, size_t dim, int flags);
 int starpu_free_flags(void *A, size_t dim, int flags);
+/** Page-locks [addr, addr + size) for GPU transfers: with no GPU, nothing to do; returns 0 (as a
+ * StarPU built without CUDA). */
+int starpu_memory_pin(void *addr, size_t size);
+/** Undoes starpu_memory_pin(); returns 0. */
+int starpu_memory_unpin(void *addr, size_t size);
 
 #ifdef __cplusplus
 }

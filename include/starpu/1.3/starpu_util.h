@@ -115,6 +115,32 @@ extern "C" {
 /** Microseconds since an arbitrary origin (monotonic clock). */
 double starpu_timing_now(void);
 
+/* Atomic operations and barriers of StarPU's starpu_util.h (GCC builtins, full barriers). The
+ * ADD forms give the new value, OR the old one, as StarPU's. */
+#define STARPU_ATOMIC_ADD(ptr, value) (__sync_fetch_and_add((ptr), (value)) + (value))
+#define STARPU_ATOMIC_ADDL(ptr, value) STARPU_ATOMIC_ADD(ptr, value)
+#define STARPU_ATOMIC_ADD64(ptr, value) STARPU_ATOMIC_ADD(ptr, value)
+#define STARPU_ATOMIC_OR(ptr, value) (__sync_fetch_and_or((ptr), (value)))
+#define STARPU_ATOMIC_ORL(ptr, value) STARPU_ATOMIC_OR(ptr, value)
+#define STARPU_ATOMIC_OR64(ptr, value) STARPU_ATOMIC_OR(ptr, value)
+#define STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value) (__sync_bool_compare_and_swap((ptr), (old), (value)))
+#define STARPU_BOOL_COMPARE_AND_SWAP32(ptr, old, value) STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_BOOL_COMPARE_AND_SWAP64(ptr, old, value) STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_BOOL_COMPARE_AND_SWAP_PTR(ptr, old, value) STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value) (__sync_val_compare_and_swap((ptr), (old), (value)))
+#define STARPU_VAL_COMPARE_AND_SWAP32(ptr, old, value) STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_VAL_COMPARE_AND_SWAP64(ptr, old, value) STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_VAL_COMPARE_AND_SWAP_PTR(ptr, old, value) STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_VAL_EXCHANGE(ptr, value) (__atomic_exchange_n((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_VAL_EXCHANGEL(ptr, value) STARPU_VAL_EXCHANGE(ptr, value)
+#define STARPU_VAL_EXCHANGE32(ptr, value) STARPU_VAL_EXCHANGE(ptr, value)
+#define STARPU_VAL_EXCHANGE64(ptr, value) STARPU_VAL_EXCHANGE(ptr, value)
+#define STARPU_TEST_AND_SET(ptr, value) (__sync_lock_test_and_set((ptr), (value)))
+#define STARPU_RELEASE(ptr) (__sync_lock_release((ptr)))
+#define STARPU_SYNCHRONIZE() __sync_synchronize()
+#define STARPU_RMB() __sync_synchronize()
+#define STARPU_WMB() __sync_synchronize()
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #define MPC_STARPU_WORKER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "starpu_config.h"
 
@@ -89,6 +90,9 @@ int starpu_worker_get_relax_state(void);
 enum starpu_worker_archtype starpu_worker_get_type(int id);
 /** "CPU <id>" (with the VP it runs on), truncated to maxlen. */
 void starpu_worker_get_name(int id, char *dst, size_t maxlen);
+/** Prints on output the number of workers of the given type and their names (nothing useful for
+ * a type without workers: "No ... worker"). */
+void starpu_worker_display_names(FILE *output, enum starpu_worker_archtype type);
 
 #ifdef __cplusplus
 }

@@ -358,6 +358,37 @@ TEST_F(StarPU, TaskInsertKeysOfStarPU13) {
     starpu_data_unregister(h);
 }
 
+// starpu_execute_on_each_worker(_ex) / starpu_execute_on_specific_workers: once on each worker
+// (each call sees its own worker id), nothing for a mask without STARPU_CPU.
+std::atomic<int> g_on_worker[8];
+void mark_worker(void* arg) {
+    const int w = starpu_worker_get_id();
+    if (w >= 0 && w < 8) {
+        g_on_worker[w].fetch_add(1);
+    }
+    static_cast<std::atomic<int>*>(arg)->fetch_add(1);
+}
+
+TEST_F(StarPU, ExecuteOnEachWorker) {
+    const int n = static_cast<int>(starpu_worker_get_count());
+    ASSERT_LE(n, 8);
+    for (auto& c : g_on_worker) {
+        c = 0;
+    }
+    std::atomic<int> calls{0};
+    starpu_execute_on_each_worker(mark_worker, &calls, STARPU_CPU);
+    EXPECT_EQ(calls.load(), n);
+    for (int w = 0; w < n; ++w) {
+        EXPECT_EQ(g_on_worker[w].load(), 1) << "worker " << w;
+    }
+    starpu_execute_on_each_worker_ex(mark_worker, &calls, STARPU_CUDA, "gpu only");
+    EXPECT_EQ(calls.load(), n) << "no CUDA worker: nothing runs";
+    unsigned last = static_cast<unsigned>(n - 1);
+    starpu_execute_on_specific_workers(mark_worker, &calls, 1, &last, "last");
+    EXPECT_EQ(calls.load(), n + 1);
+    EXPECT_EQ(g_on_worker[n - 1].load(), 2);
+}
+
 // Tags through the C API: STARPU_TAG in starpu_task_insert, use_tag/tag_id on a task structure,
 // starpu_tag_declare_deps with starpu_tag_t varargs, tag_wait_array, notify_from_apps.
 void stamp_packed(void* buffers[], void* cl_arg) {
