@@ -217,6 +217,7 @@ status shm_transport::send(int id, const envelope& env, const void* data, std::s
     q.c = c;
     if (q.type == t_rts && split_min_ != 0 && len >= split_min_) {
         q.aux = 1;  // we help copy it (serve_cts)
+        tsan_release(p->peer_xfers);  // serve_cts reads the buffer, maybe in another thread (see above)
     }
     bool written = false;
     if (status st = post(*p, q, &written); !st) {
@@ -505,6 +506,7 @@ void shm_transport::serve_cts(peer& p, std::uint64_t d) noexcept {
         return;
     }
     xfer& x = p.peer_xfers[i];
+    tsan_acquire(p.peer_xfers);  // see send()
     const auto src = x.src.load(std::memory_order_relaxed);
     const auto dst = x.dst.load(std::memory_order_relaxed);
     chunks_written_.fetch_add(copy_chunks(x, static_cast<std::uint32_t>(d >> 32), p.pid,
