@@ -531,8 +531,9 @@ status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf) noexcept {
     std::atomic_thread_fence(std::memory_order_release);
     x.done.store(0, std::memory_order_relaxed);
     x.failed.store(0, std::memory_order_relaxed);
-    x.chunk_bytes.store(static_cast<std::uint32_t>(split_chunk), std::memory_order_relaxed);
-    x.chunks.store(static_cast<std::uint32_t>((msg.length_ + split_chunk - 1) / split_chunk), std::memory_order_relaxed);
+    const std::size_t chunk = split_chunk_bytes(msg.length_);
+    x.chunk_bytes.store(static_cast<std::uint32_t>(chunk), std::memory_order_relaxed);
+    x.chunks.store(static_cast<std::uint32_t>((msg.length_ + chunk - 1) / chunk), std::memory_order_relaxed);
     x.src.store(reinterpret_cast<std::uintptr_t>(msg.data_), std::memory_order_relaxed);
     x.len.store(msg.length_, std::memory_order_relaxed);
     x.dst.store(reinterpret_cast<std::uintptr_t>(buf), std::memory_order_relaxed);
