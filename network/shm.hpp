@@ -50,7 +50,7 @@
 /// - **Shared copies** (from MPC_NET_SHM_SPLIT bytes): the sender, idle until the transfer ends
 ///   anyway, copies part of the message. Its request says it will help; fetch() takes one of
 ///   its own descriptors for that peer (`xfer`, in the receiver's segment: source, length,
-///   destination, chunks of 64 KiB, a generation), sends a one-line `cts` naming it, and claims
+///   destination, chunks of 64-256 KiB, a generation), sends a one-line `cts` naming it, and claims
 ///   chunks one by one (a compare-and-swap on generation | next chunk) reading each with
 ///   process_vm_readv; the sender, on the cts, claims chunks too and writes them with
 ///   process_vm_writev. The receiver waits for the last chunk, frees the descriptor, then sends

@@ -87,9 +87,10 @@ status sys_error(const char* what) noexcept;
 status cma_copy(pid_t pid, void* local, const void* remote, std::size_t len, bool write) noexcept;
 /// The chunk size of a shared copy of `len` bytes: about an eighth of the message, whole pages,
 /// from 64 KiB to 256 KiB. Each chunk is one process_vm_readv/writev, whose fixed cost (the
-/// call, pinning the other process's pages under its mmap lock) made 64 KiB chunks of a 1 MiB
-/// message 1.1-1.3x slower than 128 or 256 KiB ones; eight chunks still leave both copiers
-/// about the same share (RESULTS.md, "Between processes", 2026-11-23 07:30).
+/// call, pinning the other process's pages under its mmap lock) made 64 KiB chunks slower per
+/// message than these (1 MiB: 0.97-1.33x the time of 128 KiB chunks; 4 MiB: 1.2x that of 256
+/// KiB ones); eight chunks still leave both copiers about the same share (RESULTS.md,
+/// "Between processes", 2026-11-23 07:30).
 constexpr std::size_t split_chunk_bytes(std::size_t len) noexcept {
     constexpr std::size_t lo = 64 * 1024, hi = 256 * 1024, page = 4096;
     const std::size_t c = len / 8 / page * page;
