@@ -59,7 +59,8 @@
 ///   chunk. Two cores copy a message of a megabyte instead of one. The descriptors belong to
 ///   the receiver's fetches, not to the messages in flight: any number of large sends in
 ///   flight all share their copies (a window of 64 with descriptors owned by the sender,
-///   32 per peer, copied half of its messages alone: RESULTS.md, 2026-11-23 07:00).
+///   32 per peer, copied half of its messages alone: benchmarks/RESULTS.md, "Between
+///   processes", "1 MiB bandwidth between two processes", 2026-11-23).
 ///
 /// Threading: send(), fetch(), release() and progress() are safe from several threads; one
 /// progress() at a time drains the rings (another returns 0 at once). connect() and

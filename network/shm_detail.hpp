@@ -89,8 +89,8 @@ status cma_copy(pid_t pid, void* local, const void* remote, std::size_t len, boo
 /// from 64 KiB to 256 KiB. Each chunk is one process_vm_readv/writev, whose fixed cost (the
 /// call, pinning the other process's pages under its mmap lock) made 64 KiB chunks slower per
 /// message than these (1 MiB: 0.97-1.33x the time of 128 KiB chunks; 4 MiB: 1.2x that of 256
-/// KiB ones); eight chunks still leave both copiers about the same share (RESULTS.md,
-/// "Between processes", 2026-11-23 07:30).
+/// KiB ones); eight chunks still leave both copiers about the same share (benchmarks/RESULTS.md,
+/// "Between processes", "1 MiB bandwidth between two processes", 2026-11-23).
 constexpr std::size_t split_chunk_bytes(std::size_t len) noexcept {
     constexpr std::size_t lo = 64 * 1024, hi = 256 * 1024, page = 4096;
     const std::size_t c = len / 8 / page * page;
