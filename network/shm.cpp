@@ -380,8 +380,8 @@ status shm_transport::connect(int id, const void* addr, std::size_t len) noexcep
     p->fence = !(asym_ && p->hdr->asym != 0);  // both registered: the sleeper's membarrier covers us
     p->tx = reinterpret_cast<ring*>(p->seg + header_bytes + static_cast<std::size_t>(opts_.index) * ring_stride_);
     p->rx = rx_ring(id);
-    p->tx_xfers = reinterpret_cast<xfer*>(seg_ + xfer_area(opts_.max_peers)) + static_cast<std::size_t>(id) * xfers_per_peer;
-    p->rx_xfers = reinterpret_cast<xfer*>(p->seg + xfer_area(static_cast<int>(a.rings))) +
+    p->own_xfers = reinterpret_cast<xfer*>(seg_ + xfer_area(opts_.max_peers)) + static_cast<std::size_t>(id) * xfers_per_peer;
+    p->peer_xfers = reinterpret_cast<xfer*>(p->seg + xfer_area(static_cast<int>(a.rings))) +
                   static_cast<std::size_t>(opts_.index) * xfers_per_peer;
     peers_[id] = p;
     polled_.insert(std::upper_bound(polled_.begin(), polled_.end(), p,

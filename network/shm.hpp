@@ -48,13 +48,19 @@
 ///   one read at connect() (a reused pid) means ended. The ring protocol is the same.
 ///
 /// - **Shared copies** (from MPC_NET_SHM_SPLIT bytes): the sender, idle until the transfer ends
-///   anyway, copies part of the message. Its request names a descriptor in the sender's
-///   segment (`xfer`: source, length, chunks of 64 KiB); fetch() writes the receive buffer's
-///   address there, sends a one-line `cts`, and claims chunks one by one (an atomic counter)
-///   reading each with process_vm_readv; the sender, on the cts, claims chunks too and writes
-///   them with process_vm_writev. The receiver waits for the last chunk, then sends the fin.
-///   A sender busy elsewhere only leaves the receiver every chunk. Two cores copy a message
-///   of a megabyte instead of one.
+///   anyway, copies part of the message. Its request says it will help; fetch() takes one of
+///   its own descriptors for that peer (`xfer`, in the receiver's segment: source, length,
+///   destination, chunks of 64-256 KiB, a generation), sends a one-line `cts` naming it, and claims
+///   chunks one by one (a compare-and-swap on generation | next chunk) reading each with
+///   process_vm_readv; the sender, on the cts, claims chunks too and writes them with
+///   process_vm_writev. The receiver waits for the last chunk, frees the descriptor, then sends
+///   the fin. A cts handled after its copy ended (the sender was busy) finds another
+///   generation and copies nothing. A sender busy elsewhere only leaves the receiver every
+///   chunk. Two cores copy a message of a megabyte instead of one. The descriptors belong to
+///   the receiver's fetches, not to the messages in flight: any number of large sends in
+///   flight all share their copies (a window of 64 with descriptors owned by the sender,
+///   32 per peer, copied half of its messages alone: benchmarks/RESULTS.md, "Between
+///   processes", "1 MiB bandwidth between two processes", 2026-11-23).
 ///
 /// Threading: send(), fetch(), release() and progress() are safe from several threads; one
 /// progress() at a time drains the rings (another returns 0 at once). connect() and
@@ -163,9 +169,9 @@ private:
     bool try_write(peer& p, const queued& q) noexcept;
     void notify(peer& p) noexcept;
     bool full_barrier_with_senders() noexcept;
-    void send_fin(peer& p, std::uint64_t token, bool ok, std::uint32_t aux) noexcept;
-    int take_xfer(peer& p, const void* data, std::size_t len) noexcept;
-    void serve_cts(peer& p, std::uint32_t d) noexcept;
+    void send_fin(peer& p, std::uint64_t token, bool ok) noexcept;
+    int take_xfer(peer& p) noexcept;
+    void serve_cts(peer& p, std::uint64_t d) noexcept;
     status fetch_shared(peer& p, incoming& msg, void* buf) noexcept;
     bool tx_can_move(peer& p) noexcept;
     bool peer_dead(peer& p) noexcept;

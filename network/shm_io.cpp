@@ -216,7 +216,8 @@ status shm_transport::send(int id, const envelope& env, const void* data, std::s
     q.len = len;
     q.c = c;
     if (q.type == t_rts && split_min_ != 0 && len >= split_min_) {
-        q.aux = static_cast<std::uint32_t>(take_xfer(*p, data, len) + 1);  // 0: none free
+        q.aux = 1;  // we help copy it (serve_cts)
+        tsan_release(p->peer_xfers);  // serve_cts reads the buffer, maybe in another thread (see above)
     }
     bool written = false;
     if (status st = post(*p, q, &written); !st) {
@@ -228,11 +229,10 @@ status shm_transport::send(int id, const envelope& env, const void* data, std::s
     return {};
 }
 
-void shm_transport::send_fin(peer& p, std::uint64_t token, bool ok, std::uint32_t aux) noexcept {
+void shm_transport::send_fin(peer& p, std::uint64_t token, bool ok) noexcept {
     queued q;
     q.type = t_fin;
     q.env.size = ok ? 0 : 1;
-    q.env.tag = static_cast<std::int32_t>(aux);  // the sender frees that descriptor
     q.extra = token;
     bool written = false;
     if (status st = post(p, q, &written); !st) {
@@ -334,9 +334,7 @@ std::size_t shm_transport::handle(peer& p, std::byte* first, std::uint64_t type)
         std::memcpy(&a, first + data_off, sizeof a);
         std::memcpy(&msg.token_, first + line, sizeof msg.token_);
         std::memcpy(&msg.aux_, first + line + sizeof msg.token_, sizeof msg.aux_);
-        if (msg.aux_ > static_cast<std::uint32_t>(xfers_per_peer)) {
-            msg.aux_ = 0;  // not a descriptor: copy alone
-        }
+        msg.aux_ = msg.aux_ != 0 ? 1 : 0;  // the sender helps copy
         msg.data_ = reinterpret_cast<void*>(static_cast<std::uintptr_t>(a));
         msg.length_ = static_cast<std::size_t>(env.size);
         msg.rndv_ = true;
@@ -346,15 +344,10 @@ std::size_t shm_transport::handle(peer& p, std::byte* first, std::uint64_t type)
     case t_cts: {
         std::uint64_t d = 0;
         std::memcpy(&d, first + data_off, sizeof d);
-        serve_cts(p, static_cast<std::uint32_t>(d));
+        serve_cts(p, d);
         return 1;
     }
     case t_fin: {
-        if (const auto aux = static_cast<std::uint32_t>(env.tag); aux != 0 && aux <= xfers_per_peer) {
-            p.lock.lock();
-            p.xfer_free |= std::uint32_t{1} << (aux - 1);
-            p.lock.unlock();
-        }
         std::uint64_t c = 0;
         std::memcpy(&c, first + data_off, sizeof c);
         auto* done = reinterpret_cast<completion*>(static_cast<std::uintptr_t>(c));
@@ -373,7 +366,7 @@ std::size_t shm_transport::handle(peer& p, std::byte* first, std::uint64_t type)
         MPC_LOG(warn, net, "dropped a message from rank %d: no receive handler", env.source);
     }
     if (msg.rndv_ && !msg.kept_ && msg.token_ != 0) {
-        send_fin(p, msg.token_, true, msg.aux_);  // dropped, neither kept nor fetched: the sender completes
+        send_fin(p, msg.token_, true);  // dropped, neither kept nor fetched: the sender completes
     }
     return lines;
 }
@@ -421,7 +414,7 @@ void shm_transport::release(incoming& msg) noexcept {
     msg.kept_ = false;
     if (msg.rndv_ && msg.token_ != 0) {
         if (peer* p = find(msg.peer_); p != nullptr) {
-            send_fin(*p, msg.token_, true, msg.aux_);  // the sender completes without a transfer
+            send_fin(*p, msg.token_, true);  // the sender completes without a transfer
         }
         msg.token_ = 0;
     }
@@ -449,112 +442,129 @@ status shm_transport::fetch(incoming& msg, void* buf, std::size_t cap, completio
     if (!st) {
         // Most likely the sender died: the caller waits for the launcher (no error line here).
         MPC_LOG(debug, net, "peer %d: %s", p->id, st.reason());
-        send_fin(*p, token, false, msg.aux_);
+        send_fin(*p, token, false);
         return st;
     }
-    send_fin(*p, token, true, msg.aux_);
+    send_fin(*p, token, true);
     c->fn(c, {});
     return {};
 }
 
-/// Reserves one of p's shared-copy descriptors for a send of `len` bytes at `data` and fills
-/// it; its index, or -1 when all are in use (the receiver then copies alone).
-int shm_transport::take_xfer(peer& p, const void* data, std::size_t len) noexcept {
-    p.lock.lock();
-    const std::uint32_t free = p.xfer_free;
-    const int d = free != 0 ? __builtin_ctz(free) : -1;
-    if (d >= 0) {
-        p.xfer_free = free & ~(std::uint32_t{1} << d);
+/// Takes one of our descriptors for fetches from p; its index, or -1 when every one is in use
+/// (as many fetches from p at once: the receiver then copies alone).
+int shm_transport::take_xfer(peer& p) noexcept {
+    std::uint32_t free = p.xfer_free.load(std::memory_order_relaxed);
+    while (free != 0) {
+        const int d = __builtin_ctz(free);
+        if (p.xfer_free.compare_exchange_weak(free, free & ~(std::uint32_t{1} << d), std::memory_order_relaxed)) {
+            return d;
+        }
     }
-    p.lock.unlock();
-    if (d < 0) {
-        return -1;
-    }
-    xfer& x = p.tx_xfers[d];
-    x.next.store(0, std::memory_order_relaxed);
-    x.done.store(0, std::memory_order_relaxed);
-    x.failed.store(0, std::memory_order_relaxed);
-    x.dst.store(0, std::memory_order_relaxed);
-    x.chunk_bytes = split_chunk;
-    x.chunks = static_cast<std::uint32_t>((len + split_chunk - 1) / split_chunk);
-    x.src = reinterpret_cast<std::uintptr_t>(data);
-    x.len = len;
-    tsan_release(&x);  // read by serve_cts, maybe in another thread, after a trip through the peer
-    return d;
+    return -1;
 }
 
 namespace {
 
-/// Claims chunks of x and copies each between this process's `local` base and the other
-/// process's `remote` base (write: local -> remote, else remote -> local), until none is left.
-/// Returns how many it copied.
-std::uint64_t copy_chunks(xfer& x, pid_t pid, char* local, char* remote, bool write) noexcept {
-    for (std::uint64_t mine = 0;; ++mine) {
-        const std::uint32_t i = x.next.fetch_add(1, std::memory_order_relaxed);
-        if (i >= x.chunks) {
+/// Claims chunks of x while its generation is `gen`, and copies each between this process's
+/// `local` base and the other process's `remote` base (write: local -> remote, else remote ->
+/// local), until none is left. The other fields were read before the first claim (a claim that
+/// succeeds proves they belong to `gen`: shm_detail::xfer). Returns how many it copied.
+std::uint64_t copy_chunks(xfer& x, std::uint32_t gen, pid_t pid, char* local, char* remote, bool write) noexcept {
+    const std::uint32_t chunks = x.chunks.load(std::memory_order_relaxed);
+    const std::size_t chunk = x.chunk_bytes.load(std::memory_order_relaxed);
+    const std::size_t len = x.len.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);  // the fields before the claim (seqlock)
+    std::uint64_t mine = 0;
+    std::uint64_t v = x.next.load(std::memory_order_relaxed);
+    for (;;) {
+        const auto i = static_cast<std::uint32_t>(v);
+        if ((v >> 32) != gen || i >= chunks) {
             return mine;
         }
-        const std::size_t off = static_cast<std::size_t>(i) * x.chunk_bytes;
-        const std::size_t n = std::min<std::size_t>(x.chunk_bytes, x.len - off);
+        if (!x.next.compare_exchange_weak(v, v + 1, std::memory_order_relaxed)) {
+            continue;
+        }
+        const std::size_t off = static_cast<std::size_t>(i) * chunk;
+        const std::size_t n = std::min(chunk, len - off);
         if (!cma_copy(pid, local + off, remote + off, n, write)) {
             x.failed.store(1, std::memory_order_relaxed);
         }
         x.done.fetch_add(1, std::memory_order_release);
+        ++mine;
+        v = x.next.load(std::memory_order_relaxed);
     }
 }
 
 }  // namespace
 
-/// The receiver opened descriptor d of ours: copy chunks of our buffer into its (in progress).
-void shm_transport::serve_cts(peer& p, std::uint32_t d) noexcept {
-    if (d >= static_cast<std::uint32_t>(xfers_per_peer)) {
-        MPC_LOG(error, net, "shm ring of peer %d: a shared copy names descriptor %u", p.id, d);
+/// The receiver opened its descriptor (`d`: index | generation << 32) for a message of ours:
+/// copy chunks of our buffer into its buffer (in progress). Nothing when the copy ended already.
+void shm_transport::serve_cts(peer& p, std::uint64_t d) noexcept {
+    const auto i = static_cast<std::uint32_t>(d);
+    if (i >= static_cast<std::uint32_t>(xfers_per_peer)) {
+        MPC_LOG(error, net, "shm ring of peer %d: a shared copy names descriptor %u", p.id, i);
         return;
     }
-    xfer& x = p.tx_xfers[d];
-    tsan_acquire(&x);
-    const auto dst = x.dst.load(std::memory_order_acquire);
-    if (dst == 0) {
-        return;
-    }
-    chunks_written_.fetch_add(copy_chunks(x, p.pid, reinterpret_cast<char*>(static_cast<std::uintptr_t>(x.src)),
+    xfer& x = p.peer_xfers[i];
+    tsan_acquire(p.peer_xfers);  // see send()
+    const auto src = x.src.load(std::memory_order_relaxed);
+    const auto dst = x.dst.load(std::memory_order_relaxed);
+    chunks_written_.fetch_add(copy_chunks(x, static_cast<std::uint32_t>(d >> 32), p.pid,
+                                          reinterpret_cast<char*>(static_cast<std::uintptr_t>(src)),
                                           reinterpret_cast<char*>(static_cast<std::uintptr_t>(dst)), true),
                               std::memory_order_relaxed);
 }
 
-/// fetch() of a message with a shared-copy descriptor: open it, ask the sender to help, copy
-/// chunks until none is left, wait for those the sender took.
+/// fetch() of a message whose sender helps: open a descriptor, ask the sender to help, copy
+/// chunks until none is left, wait for those the sender took. Copies alone when every
+/// descriptor for this peer is in use.
 status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf) noexcept {
-    xfer& x = p.rx_xfers[msg.aux_ - 1];
-    if (x.len != msg.length_ || x.src != reinterpret_cast<std::uintptr_t>(msg.data_)) {
-        return {errc::internal, "a shared-copy descriptor that does not match its message"};
+    const int d = take_xfer(p);
+    if (d < 0) {
+        return cma_copy(p.pid, buf, msg.data_, msg.length_, false);
     }
-    x.dst.store(reinterpret_cast<std::uintptr_t>(buf), std::memory_order_release);
+    xfer& x = p.own_xfers[d];
+    // A new generation first: from here a late claim of the previous copy fails (seqlock writer:
+    // the generation, a release fence, then the fields).
+    const auto gen = static_cast<std::uint32_t>((x.next.load(std::memory_order_relaxed) >> 32) + 1);
+    x.next.store(std::uint64_t{gen} << 32, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    x.done.store(0, std::memory_order_relaxed);
+    x.failed.store(0, std::memory_order_relaxed);
+    const std::size_t chunk = split_chunk_bytes(msg.length_);
+    x.chunk_bytes.store(static_cast<std::uint32_t>(chunk), std::memory_order_relaxed);
+    x.chunks.store(static_cast<std::uint32_t>((msg.length_ + chunk - 1) / chunk), std::memory_order_relaxed);
+    x.src.store(reinterpret_cast<std::uintptr_t>(msg.data_), std::memory_order_relaxed);
+    x.len.store(msg.length_, std::memory_order_relaxed);
+    x.dst.store(reinterpret_cast<std::uintptr_t>(buf), std::memory_order_relaxed);
     queued q;
     q.type = t_cts;
-    q.extra = msg.aux_ - 1;
+    q.extra = static_cast<std::uint64_t>(d) | (std::uint64_t{gen} << 32);
     bool written = false;
-    if (status st = post(p, q, &written); !st) {
-        return st;  // out of memory queueing it: the sender completes on the failed fin
-    }
-    chunks_read_.fetch_add(copy_chunks(x, p.pid, static_cast<char*>(buf), static_cast<char*>(msg.data_), false),
-                           std::memory_order_relaxed);
-    for (unsigned spins = 0; x.done.load(std::memory_order_acquire) < x.chunks; ++spins) {
-        // The sender is copying its last chunk (microseconds), unless its process lost its
-        // core meanwhile (more processes than cores): then give ours up.
-        if (spins < 2048) {
-            cpu_relax();
-        } else {
-            ::sched_yield();
+    status st = post(p, q, &written);  // the ring's release store publishes the fields
+    const std::uint32_t chunks = x.chunks.load(std::memory_order_relaxed);
+    if (st) {
+        chunks_read_.fetch_add(copy_chunks(x, gen, p.pid, static_cast<char*>(buf), static_cast<char*>(msg.data_), false),
+                               std::memory_order_relaxed);
+        for (unsigned spins = 0; x.done.load(std::memory_order_acquire) < chunks; ++spins) {
+            // The sender is copying its last chunk (microseconds), unless its process lost its
+            // core meanwhile (more processes than cores): then give ours up.
+            if (spins < 2048) {
+                cpu_relax();
+            } else {
+                ::sched_yield();
+            }
+            if (spins % 4096 == 4095 && peer_dead(p)) {
+                st = {errc::internal, "the sending process ended during the copy"};
+                break;
+            }
         }
-        if (spins % 4096 == 4095 && peer_dead(p)) {
-            return {errc::internal, "the sending process ended during the copy"};
+        if (st && x.failed.load(std::memory_order_relaxed) != 0) {
+            st = {errc::internal, "process_vm_readv/writev of a chunk of a rendezvous message failed"};
         }
     }
-    if (x.failed.load(std::memory_order_relaxed) != 0) {
-        return {errc::internal, "process_vm_readv/writev of a chunk of a rendezvous message failed"};
-    }
-    return {};
+    p.xfer_free.fetch_or(std::uint32_t{1} << d, std::memory_order_release);
+    return st;  // an error queueing the cts (out of memory): the sender completes on the failed fin
 }
 
 }  // namespace mpc::net

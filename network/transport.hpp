@@ -61,7 +61,7 @@ private:
     void* data_ = nullptr;
     std::uint64_t token_ = 0;  ///< transport-specific (shm: the sender's completion record)
     int peer_ = -1;            ///< transport-specific (shm: the sending process)
-    std::uint32_t aux_ = 0;    ///< transport-specific (shm: the shared copy's descriptor + 1, or 0)
+    std::uint32_t aux_ = 0;    ///< transport-specific (shm: 1 when the sender helps copy, else 0)
     std::size_t length_ = 0;
     bool rndv_ = false;
     bool persistent_ = false;

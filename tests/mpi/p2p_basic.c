@@ -1,6 +1,7 @@
 /* Point-to-point semantics: a ring with MPI_Sendrecv, eager completion of small standard sends
  * before the receive is posted, rendezvous of large ones with MPI_ANY_SOURCE, MPI_Ssend waiting
- * for the match, truncation (MPI_ERR_TRUNCATE, nothing written past the buffer), MPI_PROC_NULL,
+ * for the match, 40 large messages in flight received in reverse order, truncation
+ * (MPI_ERR_TRUNCATE, nothing written past the buffer; small and large), MPI_PROC_NULL,
  * Waitany/Testany, and error classes of bad arguments. Exit status 0 on success. */
 #include <mpi.h>
 #include <stdio.h>
@@ -48,6 +49,50 @@ int main(int argc, char **argv) {
     } else {
         memset(buf, rank, (size_t)n);
         MPI_Send(buf, n, MPI_CHAR, 0, 9, MPI_COMM_WORLD);
+    }
+
+    /* 40 large messages in flight at once from rank 1 to rank 0 (more than a process's 32
+     * shared-copy descriptors), each its own bytes and an odd length, received in the reverse
+     * order of their tags, then a large one truncated: MPI_ERR_TRUNCATE, the bytes that fit,
+     * nothing written past the buffer */
+    if (size >= 2 && rank < 2) {
+        enum { many = 40 };
+        const int len = 3 * 64 * 1024 + 123;
+        char *big = malloc((size_t)many * (size_t)(len + 1));
+        MPI_Request rs[many];
+        CHECK(big != NULL);
+        for (int i = 0; i < many; ++i) {
+            char *m = big + (size_t)i * (size_t)(len + 1);
+            if (rank == 1) {
+                for (int k = 0; k < len; ++k) m[k] = (char)(i * 7 + k % 251);
+                MPI_Isend(m, len, MPI_CHAR, 0, 100 + i, MPI_COMM_WORLD, &rs[i]);
+            } else {
+                m[len] = 'z';
+                MPI_Irecv(m, len, MPI_CHAR, 1, 100 + many - 1 - i, MPI_COMM_WORLD, &rs[i]);
+            }
+        }
+        MPI_Waitall(many, rs, MPI_STATUSES_IGNORE);
+        for (int i = 0; rank == 0 && i < many; ++i) {
+            const char *m = big + (size_t)i * (size_t)(len + 1);
+            const int tag = many - 1 - i;
+            int ok = m[len] == 'z';
+            for (int k = 0; k < len && ok; ++k) ok = m[k] == (char)(tag * 7 + k % 251);
+            CHECK(ok);
+        }
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        if (rank == 1) {
+            MPI_Send(big, len, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
+        } else {
+            const int room = len - 1000;
+            memset(big, 0, (size_t)len);
+            int e = MPI_Recv(big, room, MPI_CHAR, 1, 99, MPI_COMM_WORLD, &st);
+            CHECK(e == MPI_ERR_TRUNCATE);
+            int ok = 1;
+            for (int k = 0; k < room && ok; ++k) ok = big[k] == (char)(k % 251); /* message 0's bytes */
+            CHECK(ok && big[room] == 0 && big[len - 1] == 0);
+        }
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        free(big);
     }
 
     /* Issend does not complete before the receive is posted */

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -164,15 +165,15 @@ TEST_F(shm_pair, RendezvousFetchedAfterArrivalTooSmallRefusedReleaseCompletes) {
 
 /// Shared copies (MPC_NET_SHM_SPLIT): a sender that does not progress during the fetch leaves
 /// every chunk to the receiver; one that progresses meanwhile (another thread) copies some of
-/// them itself. Every byte lands either way; sizes not a multiple of the chunk; a descriptor
-/// freed by the fin is reused by later sends (more sends than descriptors).
+/// them itself. Every byte lands either way; sizes not a multiple of the chunk; more sends in
+/// flight than descriptors all share their copies, and a late cts copies nothing.
 TEST_F(shm_pair, SharedCopiesLandEveryByteWhoeverCopies) {
     open();
-    const std::size_t n = 64 * 64 * 1024 + 4321;  // 65 chunks, the last one short
+    const std::size_t n = 64 * 64 * 1024 + 4321;  // 17 chunks of 256 KiB (an eighth, at most 256 KiB), the last short
     std::vector<std::byte> data = payload(7, n);
     std::vector<std::byte> out(n);
 
-    // The sender does not progress during the fetch: the receiver copies all 65 chunks.
+    // The sender does not progress during the fetch: the receiver copies all 17 chunks.
     done_flag sent;
     ASSERT_TRUE(a.t->send(1, make_env(7, n), data.data(), n, &sent));
     arrival got;
@@ -181,13 +182,13 @@ TEST_F(shm_pair, SharedCopiesLandEveryByteWhoeverCopies) {
     ASSERT_TRUE(b.t->fetch(got.msg, out.data(), out.size(), &f).ok());
     EXPECT_TRUE(f.done.load() && f.ok);
     EXPECT_TRUE(check_payload(7, out.data(), n));
-    EXPECT_EQ(b.t->shared_chunks(false), 65u);
+    EXPECT_EQ(b.t->shared_chunks(false), 17u);
     ASSERT_TRUE(a.wait([&] { return sent.done.load(); }));  // handles the cts (nothing left), then the fin
     EXPECT_TRUE(sent.ok);
     EXPECT_EQ(a.t->shared_chunks(true), 0u);
 
     // The sender progresses in another thread meanwhile: it takes chunks too. Attempts with
-    // 16 MiB (256 chunks) until it did, in case that thread is kept off the CPU for a whole
+    // 16 MiB (64 chunks of 256 KiB) until it did, in case that thread is kept off the CPU for a whole
     // copy on a loaded machine.
     {
         const std::size_t big = 256 * 64 * 1024;
@@ -216,7 +217,7 @@ TEST_F(shm_pair, SharedCopiesLandEveryByteWhoeverCopies) {
                 std::this_thread::yield();
             }
             EXPECT_TRUE(check_payload(9, bout.data(), big));
-            EXPECT_EQ(b.t->shared_chunks(false) - read_before + a.t->shared_chunks(true), 256u)
+            EXPECT_EQ(b.t->shared_chunks(false) - read_before + a.t->shared_chunks(true), 64u)
                 << "every chunk copied exactly once";
         }
         stop.store(true);
@@ -224,10 +225,13 @@ TEST_F(shm_pair, SharedCopiesLandEveryByteWhoeverCopies) {
     }
     EXPECT_GT(a.t->shared_chunks(true), 0u) << "the sender never helped";
 
-    // More sends than descriptors (32 per peer), fetched in reverse order: the first 32 carry
-    // descriptors, the rest are copied by the receiver alone; all complete.
+    // More sends in flight than descriptors (32 per peer), fetched in reverse order while the
+    // sender does not progress: every fetch is a shared copy (the descriptors belong to the
+    // receiver's fetches, not to the sends), the receiver copies every chunk, and the cts the
+    // sender handles afterwards, each naming a copy that ended (its descriptor reused since),
+    // copy nothing: the receive buffers, overwritten after their fetch, stay as they are.
     const std::size_t m = 3 * 64 * 1024;
-    std::vector<done_flag> many(40);
+    std::vector<done_flag> many(100);
     for (std::size_t i = 0; i < many.size(); ++i) {
         ASSERT_TRUE(a.t->send(1, make_env(static_cast<std::uint32_t>(100 + i), m), data.data(), m, &many[i]));
     }
@@ -235,26 +239,35 @@ TEST_F(shm_pair, SharedCopiesLandEveryByteWhoeverCopies) {
     for (auto& x : all) {
         ASSERT_TRUE(b.next(x));
     }
+    const std::uint64_t read_before = b.t->shared_chunks(false);
+    const std::uint64_t written_before = a.t->shared_chunks(true);
+    std::vector<std::vector<std::byte>> outs(all.size(), std::vector<std::byte>(m));
     for (std::size_t i = all.size(); i-- > 0;) {
-        std::vector<std::byte> o(m);
         done_flag fi;
-        ASSERT_TRUE(b.t->fetch(all[i].msg, o.data(), o.size(), &fi).ok());
-        EXPECT_TRUE(check_payload(7, o.data(), m));
+        ASSERT_TRUE(b.t->fetch(all[i].msg, outs[i].data(), m, &fi).ok());
+        EXPECT_TRUE(fi.done.load() && fi.ok);
+        EXPECT_TRUE(check_payload(7, outs[i].data(), m));
+        std::fill(outs[i].begin(), outs[i].end(), std::byte{0x5a});
     }
+    EXPECT_EQ(b.t->shared_chunks(false) - read_before, 3 * many.size()) << "a fetch copied without a descriptor";
     ASSERT_TRUE(a.wait([&] {
         for (auto& d : many) {
             if (!d.done.load()) return false;
         }
         return true;
     }));
-    // The descriptors came back: a new send carries one again and the copy completes.
+    EXPECT_EQ(a.t->shared_chunks(true), written_before) << "a late cts copied";
+    for (const auto& o : outs) {
+        EXPECT_TRUE(std::all_of(o.begin(), o.end(), [](std::byte x) { return x == std::byte{0x5a}; }));
+    }
+    // A later send shares its copy again and completes.
     done_flag last;
     ASSERT_TRUE(a.t->send(1, make_env(200, n), data.data(), n, &last));
     ASSERT_TRUE(b.next(got));
     const std::uint64_t before = b.t->shared_chunks(false) + a.t->shared_chunks(true);
     ASSERT_TRUE(b.t->fetch(got.msg, out.data(), out.size(), &f).ok());
     ASSERT_TRUE(a.wait([&] { return last.done.load(); }));
-    EXPECT_EQ(b.t->shared_chunks(false) + a.t->shared_chunks(true) - before, 65u);
+    EXPECT_EQ(b.t->shared_chunks(false) + a.t->shared_chunks(true) - before, 17u);
     EXPECT_TRUE(check_payload(7, out.data(), n));
 }
 
