@@ -76,6 +76,7 @@ struct alignas(64) worker {
     std::atomic<long> npinned{0};
     alignas(64) std::uint64_t executed = 0;
     std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
+    task* running = nullptr;   ///< the task this worker runs (its codelet or callback), if any
 };
 
 struct runtime {
@@ -588,6 +589,17 @@ status push_local(task* t, int w, bool front) noexcept {
 bool wake_worker(int w) noexcept { return w >= 0 && w < g_rt.nworkers && kick(g_rt.workers[w]); }
 
 bool in_task() noexcept { return this_worker() != nullptr; }
+
+void set_running(task* t) noexcept {
+    if (worker* w = this_worker(); w != nullptr) {
+        w->running = t;
+    }
+}
+
+task* running_task() noexcept {
+    worker* w = this_worker();
+    return w != nullptr ? w->running : nullptr;
+}
 
 void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
     const double us = static_cast<double>(end_ns - start_ns) / 1000.0;

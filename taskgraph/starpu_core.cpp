@@ -322,4 +322,8 @@ void starpu_execute_on_each_worker(void (*func)(void*), void* arg, uint32_t wher
 
 int starpu_memory_unpin(void* /*addr*/, size_t /*size*/) { return 0; }
 
+void starpu_cublas_init(void) {}  // no CUDA worker: nothing to set up (starpu_cublas.h)
+void starpu_cublas_set_stream(void) {}
+void starpu_cublas_shutdown(void) {}
+
 }  // extern "C"

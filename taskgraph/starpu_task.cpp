@@ -235,6 +235,11 @@ void starpu_task_init(struct starpu_task* task) {
     task->predicted_start = NAN;
 }
 
+struct starpu_task* starpu_task_get_current(void) {
+    task* t = detail::running_task();
+    return t != nullptr ? starpu::api_task_of(t) : nullptr;
+}
+
 struct starpu_task* starpu_task_create(void) {
     auto* t = static_cast<starpu_task*>(mpc::tg::detail::starpu_task_pool().get());
     if (t == nullptr) {

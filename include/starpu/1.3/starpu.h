@@ -31,6 +31,7 @@
 #include "starpu_task_list.h"
 #include "starpu_helper.h"
 #include "starpu_rand.h"
+#include "starpu_cublas.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -198,6 +198,8 @@ void starpu_task_init(struct starpu_task *task);
 void starpu_task_clean(struct starpu_task *task);
 /** A new task with the defaults and destroy = 1. */
 struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
+/** The task whose codelet or callback the calling worker runs; NULL elsewhere. */
+struct starpu_task *starpu_task_get_current(void);
 /** Frees a task made by starpu_task_create() (after starpu_task_clean()). */
 void starpu_task_destroy(struct starpu_task *task);
 /** Submits the task; it runs once its dependencies are met. Returns 0, -ENODEV when no worker

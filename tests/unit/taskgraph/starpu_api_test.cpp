@@ -358,6 +358,30 @@ TEST_F(StarPU, TaskInsertKeysOfStarPU13) {
     starpu_data_unregister(h);
 }
 
+// starpu_task_get_current(): the task whose codelet or callback runs, NULL in the application.
+void record_current(void** /*buffers*/, void* cl_arg) { *static_cast<starpu_task**>(cl_arg) = starpu_task_get_current(); }
+starpu_task* g_current_in_callback = nullptr;
+void record_current_cb(void* /*arg*/) { g_current_in_callback = starpu_task_get_current(); }
+
+TEST_F(StarPU, TaskGetCurrent) {
+    EXPECT_EQ(starpu_task_get_current(), nullptr);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = record_current;
+    cl.nbuffers = 0;
+    starpu_task* seen = nullptr;
+    starpu_task* t = starpu_task_create();
+    t->cl = &cl;
+    t->cl_arg = &seen;
+    t->callback_func = record_current_cb;
+    t->detach = 0;
+    t->destroy = 0;
+    ASSERT_EQ(starpu_task_submit(t), 0);
+    ASSERT_EQ(starpu_task_wait(t), 0);
+    EXPECT_EQ(seen, t);
+    EXPECT_EQ(g_current_in_callback, t);
+    starpu_task_destroy(t);
+}
+
 // starpu_execute_on_each_worker(_ex) / starpu_execute_on_specific_workers: once on each worker
 // (each call sees its own worker id), nothing for a mask without STARPU_CPU.
 std::atomic<int> g_on_worker[8];
