@@ -27,6 +27,25 @@ struct address_frame {
     std::uint64_t length;  // bytes of UCX address after the frame
 };
 
+/// UCX settings that the transport changes from UCX's defaults, each unless the environment sets
+/// it (as Open MPI and MPICH set UCX defaults of their own): the environment variable, the name
+/// ucp_config_modify() takes for it (a transport's setting by its name inside the transport's
+/// table: "PUT_ENABLE", not "TCP_PUT_ENABLE", which UCX 1.13 accepts and then ignores with an
+/// "invalid configuration" warning), the value.
+/// - UCX_TCP_PUT_ENABLE=n: UCX's rendezvous over TCP sends the data as active-message fragments
+///   after RTS and RTR (three one-way trips) instead of through the TCP transport's emulated PUT
+///   (RTS, RTR, the data, the PUT's acknowledgement, ATP: five); between two nodes a 1-4 MiB
+///   ping-pong took 0.6-0.8x the time without it (RESULTS.md, "Two nodes over TCP: large
+///   messages"). The transport uses no UCX RMA: the PUT lane served only rendezvous messages.
+struct ucx_default {
+    const char* env;
+    const char* key;
+    const char* value;
+};
+constexpr ucx_default ucx_defaults[] = {
+    {"UCX_TCP_PUT_ENABLE", "PUT_ENABLE", "n"},
+};
+
 }  // namespace
 
 status detail::ucx_error(const char* what, ucs_status_t st) noexcept {
@@ -81,6 +100,16 @@ status ucx_transport::init(const ucx_options& opts) noexcept {
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg);  // UCX_* variables keep working
     if (st != UCS_OK) {
         return detail::ucx_error("ucp_config_read", st);
+    }
+    // Our defaults for UCX's own settings, each only where the environment does not set it
+    // (docs/architecture.md, "UCX settings of the transport").
+    for (const ucx_default& d : ucx_defaults) {
+        if (std::getenv(d.env) != nullptr) {
+            continue;
+        }
+        if (st = ucp_config_modify(cfg, d.key, d.value); st != UCS_OK) {
+            MPC_LOG(warn, net, "UCX refused the setting %s=%s: %s", d.env, d.value, ucs_status_string(st));
+        }
     }
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
