@@ -34,9 +34,15 @@ struct address_frame {
 /// "invalid configuration" warning), the value.
 /// - UCX_TCP_PUT_ENABLE=n: UCX's rendezvous over TCP sends the data as active-message fragments
 ///   after RTS and RTR (three one-way trips) instead of through the TCP transport's emulated PUT
-///   (RTS, RTR, the data, the PUT's acknowledgement, ATP: five); between two nodes a 1-4 MiB
-///   ping-pong took 0.6-0.8x the time without it (RESULTS.md, "Two nodes over TCP: large
-///   messages"). The transport uses no UCX RMA: the PUT lane served only rendezvous messages.
+///   (RTS, RTR, the data, the PUT's acknowledgement, ATP: five). The transport uses no UCX RMA:
+///   the PUT lane served only rendezvous messages.
+/// - UCX_TCP_RX_SEG_SIZE=128k (UCX: 64k): the largest zero-copy fragment, so those rendezvous
+///   fragments of 128 KiB instead of 64 KiB (33 `sendmsg` per 4 MiB message instead of 65); with
+///   64 KiB ones, dropping the PUT lost bandwidth from 1 MiB under a window of messages. The
+///   price, not understood yet: a 64 KiB eager message leaves in one fragment instead of two,
+///   and a 32-64 KiB ping-pong took 1.1-1.5x as long.
+/// Both, between two nodes against UCX's defaults (RESULTS.md, "Two nodes over TCP: large
+/// messages"): 1-4 MiB ping-pong 0.35-0.8x the time, 4 MiB window bandwidth 1.2-1.5x.
 struct ucx_default {
     const char* env;
     const char* key;
@@ -44,6 +50,7 @@ struct ucx_default {
 };
 constexpr ucx_default ucx_defaults[] = {
     {"UCX_TCP_PUT_ENABLE", "PUT_ENABLE", "n"},
+    {"UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "128k"},
 };
 
 }  // namespace
