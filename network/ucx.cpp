@@ -39,8 +39,9 @@ struct address_frame {
 /// - UCX_TCP_RX_SEG_SIZE=128k (UCX: 64k): the largest zero-copy fragment, so those rendezvous
 ///   fragments of 128 KiB instead of 64 KiB (33 `sendmsg` per 4 MiB message instead of 65); with
 ///   64 KiB ones, dropping the PUT lost bandwidth from 1 MiB under a window of messages. The
-///   price, not understood yet: a 64 KiB eager message leaves in one fragment instead of two,
-///   and a 32-64 KiB ping-pong took 1.1-1.5x as long.
+///   price: a 64 KiB eager message leaves in one fragment instead of two, which UCX copied as
+///   persistent data; a 32-64 KiB ping-pong took 1.1-1.5x as long until eager data over TCP
+///   was no longer asked persistent (ucx_options::persistent_eager).
 /// Both, between two nodes against UCX's defaults (RESULTS.md, "Two nodes over TCP: large
 /// messages"): 1-4 MiB ping-pong 0.35-0.8x the time, 4 MiB window bandwidth 1.2-1.5x.
 struct ucx_default {

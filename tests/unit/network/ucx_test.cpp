@@ -356,6 +356,47 @@ TEST(Ucx, OverTcpRendezvousWithoutThePutLaneUnlessTheUserAsks) {
     }
 }
 
+/// Without ucx_options::persistent_eager (the engine's setting), an eager message that UCX's TCP
+/// transport delivers in one fragment is read from UCX's receive buffer in the handler and
+/// cannot be kept (UCX made no copy of it); rendezvous ones are kept and fetched as before.
+/// With it, the same eager messages can be kept. Every byte checked.
+TEST(Ucx, OverTcpEagerDataIsKeptOnlyWhenPersistentDataIsAsked) {
+    mpc::test::env_guard tls("UCX_TLS", "tcp");  // forked children inherit these
+    mpc::test::env_guard off("MPC_NET_UCX_BATCH", "0");
+    const std::vector<std::size_t> sizes = {300, 5000, 30000, 300000};
+    for (const bool persistent : {false, true}) {
+        child_process c([&](int fd) {
+            return child_run(fd, [&](side& s, int) {
+                for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+                    auto data = payload(i, sizes[i]);
+                    if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+        });
+        side s;
+        s.persistent = persistent;
+        s.keep_eager = true;
+        ASSERT_TRUE(bootstrap(s, c.fd(), child_id));
+        for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+            arrival a;
+            ASSERT_TRUE(s.wait([&] { return s.count() > 0; }));
+            ASSERT_TRUE(s.next(a));
+            ASSERT_EQ(a.env.seq, i);
+            const bool eager = i + 1 < sizes.size();
+            EXPECT_EQ(a.msg.is_rendezvous(), !eager) << sizes[i] << " bytes";
+            EXPECT_EQ(a.keep_refused, eager && !persistent) << sizes[i] << " bytes, persistent " << persistent;
+            std::vector<std::byte> buf;
+            ASSERT_TRUE(bytes_of(s, a, buf));
+            ASSERT_EQ(buf.size(), sizes[i]);
+            EXPECT_TRUE(check_payload(i, buf.data(), buf.size())) << sizes[i] << " bytes, persistent " << persistent;
+        }
+        finish(s, c);
+    }
+}
+
 TEST(Ucx, EventFdWakesASleepingReceiver) {
     child_process c([](int fd) {
         return child_run(fd, [](side& s, int sock) {
