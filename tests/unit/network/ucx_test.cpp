@@ -281,6 +281,20 @@ TEST(Ucx, LargeMessagesFetchedIntoBuffersMadeAfterArrival) {
     finish(s, c);
 }
 
+/// Child: sends one message of each size to the parent (payload i, seq i), one at a time (no
+/// ordering matter), then shuts down when the parent says so.
+int send_each(int fd, const std::vector<std::size_t>& sizes) {
+    return child_run(fd, [&](side& s, int) {
+        for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+            auto data = payload(i, sizes[i]);
+            if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
+                return false;
+            }
+        }
+        return true;
+    });
+}
+
 /// Over TCP, messages up to MPC_NET_UCX_TCP_EAGER bytes arrive eager (UCX alone would start its
 /// rendezvous at about 19 KiB there), larger ones by rendezvous; `limit` is the knob's value
 /// ("0": UCX decides). Returns, per size of `sizes`, whether it arrived by rendezvous, after
@@ -291,17 +305,7 @@ std::vector<bool> rendezvous_over_tcp(const char* limit, const std::vector<std::
     mpc::test::env_guard tls("UCX_TLS", "tcp");  // forked children inherit these
     mpc::test::env_guard knob("MPC_NET_UCX_TCP_EAGER", limit);
     mpc::test::env_guard off("MPC_NET_UCX_BATCH", "0");
-    child_process c([&](int fd) {
-        return child_run(fd, [&](side& s, int) {
-            for (std::uint32_t i = 0; i < sizes.size(); ++i) {  // one at a time: no ordering matter here
-                auto data = payload(i, sizes[i]);
-                if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
-                    return false;
-                }
-            }
-            return true;
-        });
-    });
+    child_process c([&](int fd) { return send_each(fd, sizes); });
     side s;
     s.keep_eager = true;
     std::vector<bool> rndv;
@@ -365,17 +369,7 @@ TEST(Ucx, OverTcpEagerDataIsKeptOnlyWhenPersistentDataIsAsked) {
     mpc::test::env_guard off("MPC_NET_UCX_BATCH", "0");
     const std::vector<std::size_t> sizes = {300, 5000, 30000, 300000};
     for (const bool persistent : {false, true}) {
-        child_process c([&](int fd) {
-            return child_run(fd, [&](side& s, int) {
-                for (std::uint32_t i = 0; i < sizes.size(); ++i) {
-                    auto data = payload(i, sizes[i]);
-                    if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
-                        return false;
-                    }
-                }
-                return true;
-            });
-        });
+        child_process c([&](int fd) { return send_each(fd, sizes); });
         side s;
         s.persistent = persistent;
         s.keep_eager = true;
