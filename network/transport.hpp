@@ -87,6 +87,13 @@ struct ucx_options {
     /// (ucx_pingpong: 4.3 us for 0 bytes instead of 0.5). A job learns of a dead process from
     /// its launcher instead (net::supervisor, or the PMIx server), which ends the job.
     bool detect_peer_failure = false;
+    /// UCP_AM_FLAG_PERSISTENT_DATA: every eager message can be kept (incoming::keep()), at the
+    /// price of a copy UCX makes of each one whose data it cannot hand over as is (over TCP:
+    /// every message that arrives in one fragment). Off (the engine's setting): such a message
+    /// is read straight from UCX's receive buffer, once, into the posted receive's buffer, and
+    /// copied by the engine only when unexpected (keep() false where UCX cannot hand its data
+    /// over); a rendezvous message can always be kept.
+    bool persistent_eager = false;
 };
 
 /// A transport between the processes of a job. Peers are process indices 0 .. count-1.

@@ -27,6 +27,33 @@ struct address_frame {
     std::uint64_t length;  // bytes of UCX address after the frame
 };
 
+/// UCX settings that the transport changes from UCX's defaults, each unless the environment sets
+/// it (as Open MPI and MPICH set UCX defaults of their own): the environment variable, the name
+/// ucp_config_modify() takes for it (a transport's setting by its name inside the transport's
+/// table: "PUT_ENABLE", not "TCP_PUT_ENABLE", which UCX 1.13 accepts and then ignores with an
+/// "invalid configuration" warning), the value.
+/// - UCX_TCP_PUT_ENABLE=n: UCX's rendezvous over TCP sends the data as active-message fragments
+///   after RTS and RTR (three one-way trips) instead of through the TCP transport's emulated PUT
+///   (RTS, RTR, the data, the PUT's acknowledgement, ATP: five). The transport uses no UCX RMA:
+///   the PUT lane served only rendezvous messages.
+/// - UCX_TCP_RX_SEG_SIZE=128k (UCX: 64k): the largest zero-copy fragment, so those rendezvous
+///   fragments of 128 KiB instead of 64 KiB (33 `sendmsg` per 4 MiB message instead of 65); with
+///   64 KiB ones, dropping the PUT lost bandwidth from 1 MiB under a window of messages. The
+///   price: a 64 KiB eager message leaves in one fragment instead of two, which UCX copied as
+///   persistent data; a 32-64 KiB ping-pong took 1.1-1.5x as long until eager data over TCP
+///   was no longer asked persistent (ucx_options::persistent_eager).
+/// Both, between two nodes against UCX's defaults (RESULTS.md, "Two nodes over TCP: large
+/// messages"): 1-4 MiB ping-pong 0.35-0.8x the time, 4 MiB window bandwidth 1.2-1.5x.
+struct ucx_default {
+    const char* env;
+    const char* key;
+    const char* value;
+};
+constexpr ucx_default ucx_defaults[] = {
+    {"UCX_TCP_PUT_ENABLE", "PUT_ENABLE", "n"},
+    {"UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "128k"},
+};
+
 }  // namespace
 
 status detail::ucx_error(const char* what, ucs_status_t st) noexcept {
@@ -81,6 +108,16 @@ status ucx_transport::init(const ucx_options& opts) noexcept {
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &cfg);  // UCX_* variables keep working
     if (st != UCS_OK) {
         return detail::ucx_error("ucp_config_read", st);
+    }
+    // Our defaults for UCX's own settings, each only where the environment does not set it
+    // (docs/architecture.md, "UCX settings of the transport").
+    for (const ucx_default& d : ucx_defaults) {
+        if (std::getenv(d.env) != nullptr) {
+            continue;
+        }
+        if (st = ucp_config_modify(cfg, d.key, d.value); st != UCS_OK) {
+            MPC_LOG(warn, net, "UCX refused the setting %s=%s: %s", d.env, d.value, ucs_status_string(st));
+        }
     }
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;

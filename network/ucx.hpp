@@ -13,8 +13,10 @@
 ///   the callback; its address is the UCX request's user_data. UCX's requests come from its
 ///   own pools.
 /// - **Receive.** One handler, set by the owner, sees every message with its envelope and an
-///   `incoming` descriptor. Eager data (UCX delivers it persistent: UCP_AM_FLAG_PERSISTENT_DATA)
-///   may be copied in the handler, or kept and released later; a rendezvous message must be kept
+///   `incoming` descriptor. Eager data may be copied in the handler, or kept and released later
+///   when keep() succeeds (always with ucx_options::persistent_eager, i.e.
+///   UCP_AM_FLAG_PERSISTENT_DATA; without it, when UCX can hand over its data without a copy of
+///   its own: see transport.hpp); a rendezvous message must be kept
 ///   and is later fetched straight into the final buffer (ucp_am_recv_data_nbx), possibly long
 ///   after its arrival. fetch() also works on kept eager data (a memcpy), so the engine has one
 ///   path for an unexpected message that its receive matches later.

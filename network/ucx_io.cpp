@@ -53,8 +53,11 @@ status ucx_transport::install_am_handler() noexcept {
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
                     UCP_AM_HANDLER_PARAM_FIELD_ARG;
     hp.id = am_id;
-    // Whole messages only, and eager data always persistent, so that the handler may keep it.
-    hp.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+    // Whole messages only; eager data persistent (always keepable) only when asked for: else
+    // UCX hands over its receive buffer where it can, and the handler copies once from there
+    // (ucx_options::persistent_eager).
+    const std::uint32_t persistent = static_cast<std::uint32_t>(UCP_AM_FLAG_PERSISTENT_DATA);
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG | (opts_.persistent_eager ? persistent : 0U);
     hp.arg = this;
     hp.cb = [](void* arg, const void* header, std::size_t header_length, void* data, std::size_t length,
                const ucp_am_recv_param_t* param) -> ucs_status_t {

@@ -3,7 +3,7 @@
 # one host name each): runs an MPI job with the first half of its processes on node 0 and the
 # rest on node 1, UCX over TCP between them.
 #
-#   two_nodes.sh [--blocked] [--min-bytes B] [--no-lane L] MPC_RUN -n N -p P PROGRAM [ARGS...]
+#   two_nodes.sh [--blocked] [--min-bytes B] [--no-lane L] [--lane L] MPC_RUN -n N -p P PROGRAM [ARGS...]
 #
 # UCX_TLS=tcp: UCX takes two namespaces of one kernel for one machine (same boot id), so it would
 # pick its shared-memory transports between them, whose wake-up signals (abstract unix sockets)
@@ -16,6 +16,7 @@
 #               (MPC_NET_CONNECT_TIMEOUT=3).
 #   --no-lane L no TCP connection may carry UCX lane L (e.g. rma_bw: the test's UCX settings
 #               must have taken effect)
+#   --lane L    every TCP connection must carry UCX lane L
 # Needs root; where namespaces cannot be created it prints why and exits 77 (ctest's
 # SKIP_RETURN_CODE).
 set -u
@@ -24,11 +25,13 @@ sim=$(cd "$(dirname "$0")/../../../scripts" && pwd)/sim_nodes.sh
 blocked=0
 min_bytes=1
 no_lane=
+lane=
 while :; do
     case "${1:-}" in
         --blocked) blocked=1; shift ;;
         --min-bytes) min_bytes=$2; shift 2 ;;
         --no-lane) no_lane=$2; shift 2 ;;
+        --lane) lane=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -87,6 +90,9 @@ tcp=$(grep -c "debug net: connected to peer [0-9]* over tcp/" "$out")
 [ "$tcp" -gt 0 ] || fail "no connection over TCP"
 if [ -n "$no_lane" ] && grep "debug net: connected to peer [0-9]* over tcp/" "$out" | grep -q "[ (]$no_lane[ )#]"; then
     fail "a TCP connection carries lane $no_lane: $(grep 'over tcp/' "$out" | grep "$no_lane" | head -1)"
+fi
+if [ -n "$lane" ] && grep "debug net: connected to peer [0-9]* over tcp/" "$out" | grep -v "[ (]$lane[ )#]" >/dev/null; then
+    fail "a TCP connection without lane $lane: $(grep 'over tcp/' "$out" | grep -v "$lane" | head -1)"
 fi
 procs=$(for a in "$@"; do [ "${prev:-}" = "-p" ] && echo "$a"; prev=$a; done)
 shm=$(grep "debug net: connected to peer [0-9]* over shared memory" "$out" |

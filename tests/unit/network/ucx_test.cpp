@@ -5,6 +5,7 @@
 #include <poll.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 #include "../env_guard.hpp"
@@ -280,30 +281,39 @@ TEST(Ucx, LargeMessagesFetchedIntoBuffersMadeAfterArrival) {
     finish(s, c);
 }
 
+/// Child: sends one message of each size to the parent (payload i, seq i), one at a time (no
+/// ordering matter), then shuts down when the parent says so.
+int send_each(int fd, const std::vector<std::size_t>& sizes) {
+    return child_run(fd, [&](side& s, int) {
+        for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+            auto data = payload(i, sizes[i]);
+            if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
+                return false;
+            }
+        }
+        return true;
+    });
+}
+
 /// Over TCP, messages up to MPC_NET_UCX_TCP_EAGER bytes arrive eager (UCX alone would start its
 /// rendezvous at about 19 KiB there), larger ones by rendezvous; `limit` is the knob's value
 /// ("0": UCX decides). Returns, per size of `sizes`, whether it arrived by rendezvous, after
-/// checking every byte (eager ones kept, then read; rendezvous ones fetched).
-std::vector<bool> rendezvous_over_tcp(const char* limit, const std::vector<std::size_t>& sizes) {
+/// checking every byte (eager ones kept, then read; rendezvous ones fetched). `route`, when given,
+/// receives the transport's lanes to the peer.
+std::vector<bool> rendezvous_over_tcp(const char* limit, const std::vector<std::size_t>& sizes,
+                                      std::string* route = nullptr) {
     mpc::test::env_guard tls("UCX_TLS", "tcp");  // forked children inherit these
     mpc::test::env_guard knob("MPC_NET_UCX_TCP_EAGER", limit);
     mpc::test::env_guard off("MPC_NET_UCX_BATCH", "0");
-    child_process c([&](int fd) {
-        return child_run(fd, [&](side& s, int) {
-            for (std::uint32_t i = 0; i < sizes.size(); ++i) {  // one at a time: no ordering matter here
-                auto data = payload(i, sizes[i]);
-                if (!send_wait(s, parent_id, make_env(i, data.size()), data.data(), data.size())) {
-                    return false;
-                }
-            }
-            return true;
-        });
-    });
+    child_process c([&](int fd) { return send_each(fd, sizes); });
     side s;
     s.keep_eager = true;
     std::vector<bool> rndv;
     EXPECT_TRUE(bootstrap(s, c.fd(), child_id));
     EXPECT_EQ(s.t->route(child_id).compare(0, 4, "tcp/"), 0) << "not over TCP: " << s.t->route(child_id);
+    if (route != nullptr) {
+        *route = s.t->route(child_id);
+    }
     for (std::uint32_t i = 0; i < sizes.size(); ++i) {
         arrival a;
         EXPECT_TRUE(s.wait([&] { return s.count() > 0; }));
@@ -329,6 +339,56 @@ TEST(Ucx, OverTcpMessagesUpToTheEagerLimitSkipTheRendezvous) {
     ASSERT_EQ(ucx.size(), sizes.size());
     EXPECT_FALSE(ucx[0]);
     EXPECT_TRUE(ucx[1]) << "UCX sent 30000 bytes over TCP eagerly by itself: the limit is not what this tests";
+}
+
+/// The transport turns UCX's emulated PUT over TCP off (UCX_TCP_PUT_ENABLE=n, ucx.cpp's
+/// ucx_defaults): no rma_bw lane, rendezvous data as active-message fragments; a user's
+/// UCX_TCP_PUT_ENABLE wins. Rendezvous messages arrive whole either way.
+TEST(Ucx, OverTcpRendezvousWithoutThePutLaneUnlessTheUserAsks) {
+    const std::vector<std::size_t> sizes = {300000, 1u << 20, 4u << 20};
+    std::string route;
+    {
+        mpc::test::env_guard unset("UCX_TCP_PUT_ENABLE", nullptr);
+        EXPECT_EQ(rendezvous_over_tcp("65536", sizes, &route), (std::vector<bool>{true, true, true}));
+        EXPECT_EQ(route.find("rma_bw"), std::string::npos) << "UCX's PUT lane over TCP: " << route;
+        EXPECT_NE(route.find(" am"), std::string::npos) << route;
+    }
+    {
+        mpc::test::env_guard put("UCX_TCP_PUT_ENABLE", "y");
+        EXPECT_EQ(rendezvous_over_tcp("65536", sizes, &route), (std::vector<bool>{true, true, true}));
+        EXPECT_NE(route.find("rma_bw"), std::string::npos) << "the user's UCX_TCP_PUT_ENABLE=y was ignored: " << route;
+    }
+}
+
+/// Without ucx_options::persistent_eager (the engine's setting), an eager message that UCX's TCP
+/// transport delivers in one fragment is read from UCX's receive buffer in the handler and
+/// cannot be kept (UCX made no copy of it); rendezvous ones are kept and fetched as before.
+/// With it, the same eager messages can be kept. Every byte checked.
+TEST(Ucx, OverTcpEagerDataIsKeptOnlyWhenPersistentDataIsAsked) {
+    mpc::test::env_guard tls("UCX_TLS", "tcp");  // forked children inherit these
+    mpc::test::env_guard off("MPC_NET_UCX_BATCH", "0");
+    const std::vector<std::size_t> sizes = {300, 5000, 30000, 300000};
+    for (const bool persistent : {false, true}) {
+        child_process c([&](int fd) { return send_each(fd, sizes); });
+        side s;
+        s.persistent = persistent;
+        s.keep_eager = true;
+        ASSERT_TRUE(bootstrap(s, c.fd(), child_id));
+        for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+            arrival a;
+            ASSERT_TRUE(s.wait([&] { return s.count() > 0; }));
+            ASSERT_TRUE(s.next(a));
+            ASSERT_EQ(a.env.seq, i);
+            const bool eager = i + 1 < sizes.size();
+            EXPECT_EQ(a.msg.is_rendezvous(), !eager) << sizes[i] << " bytes";
+            EXPECT_EQ(a.keep_refused, eager && !persistent) << sizes[i] << " bytes, persistent " << persistent;
+            std::vector<std::byte> buf;
+            ASSERT_TRUE(bytes_of(s, a, buf));
+            ASSERT_EQ(buf.size(), sizes[i]);
+            EXPECT_TRUE(check_payload(i, buf.data(), buf.size())) << sizes[i] << " bytes, persistent " << persistent;
+        }
+        finish(s, c);
+    }
 }
 
 TEST(Ucx, EventFdWakesASleepingReceiver) {
