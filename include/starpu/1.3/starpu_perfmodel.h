@@ -81,6 +81,10 @@ int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *mo
 /** Loads the model stored in `filename` (same rules). */
 int starpu_perfmodel_load_file(const char *filename, struct starpu_perfmodel *model);
 int starpu_perfmodel_unload_model(struct starpu_perfmodel *model);
+
+/** A model for codelets that do nothing (StarPU's dummy schedulers' examples): STARPU_PER_ARCH,
+ * every task predicted at 0.000001 us, StarPU's value. */
+extern struct starpu_perfmodel starpu_perfmodel_nop;
 /** The file of model `symbol`. */
 void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxlen);
 /** Forgets the models' data (they are read again on next use). */

@@ -382,6 +382,21 @@ TEST_F(StarPU, TaskGetCurrent) {
     starpu_task_destroy(t);
 }
 
+// starpu_perfmodel_nop: a per-arch model that predicts StarPU's 0.000001 us for any task.
+TEST_F(StarPU, PerfmodelNop) {
+    EXPECT_EQ(starpu_perfmodel_nop.type, STARPU_PER_ARCH);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = incr;
+    cl.nbuffers = 0;
+    cl.model = &starpu_perfmodel_nop;
+    starpu_task* t = starpu_task_create();
+    t->cl = &cl;
+    starpu_perfmodel_arch* arch = starpu_worker_get_perf_archtype(0, 0);
+    EXPECT_DOUBLE_EQ(starpu_task_expected_length(t, arch, 0), 0.000001);
+    t->destroy = 0;
+    starpu_task_destroy(t);
+}
+
 // starpu_execute_on_each_worker(_ex) / starpu_execute_on_specific_workers: once on each worker
 // (each call sees its own worker id), nothing for a mask without STARPU_CPU.
 std::atomic<int> g_on_worker[8];
