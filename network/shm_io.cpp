@@ -532,8 +532,9 @@ status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf) noexcept {
     x.done.store(0, std::memory_order_relaxed);
     x.failed.store(0, std::memory_order_relaxed);
     const std::size_t chunk = split_chunk_bytes(msg.length_);
+    const auto chunks = static_cast<std::uint32_t>((msg.length_ + chunk - 1) / chunk);
     x.chunk_bytes.store(static_cast<std::uint32_t>(chunk), std::memory_order_relaxed);
-    x.chunks.store(static_cast<std::uint32_t>((msg.length_ + chunk - 1) / chunk), std::memory_order_relaxed);
+    x.chunks.store(chunks, std::memory_order_relaxed);
     x.src.store(reinterpret_cast<std::uintptr_t>(msg.data_), std::memory_order_relaxed);
     x.len.store(msg.length_, std::memory_order_relaxed);
     x.dst.store(reinterpret_cast<std::uintptr_t>(buf), std::memory_order_relaxed);
@@ -542,7 +543,6 @@ status shm_transport::fetch_shared(peer& p, incoming& msg, void* buf) noexcept {
     q.extra = static_cast<std::uint64_t>(d) | (std::uint64_t{gen} << 32);
     bool written = false;
     status st = post(p, q, &written);  // the ring's release store publishes the fields
-    const std::uint32_t chunks = x.chunks.load(std::memory_order_relaxed);
     if (st) {
         chunks_read_.fetch_add(copy_chunks(x, gen, p.pid, static_cast<char*>(buf), static_cast<char*>(msg.data_), false),
                                std::memory_order_relaxed);

@@ -284,8 +284,6 @@ void release_arbitrated(task* t) noexcept;
 bool in_task() noexcept;
 /// The task the calling worker runs (its codelet or its callback), nullptr outside one.
 task* running_task() noexcept;
-/// Marks t as the calling worker's running task (nullptr: none); no-op outside a worker.
-void set_running(task* t) noexcept;
 /// The submission counter and in-flight accounting of the runtime.
 std::uint64_t next_seq() noexcept;
 void inflight_add() noexcept;

@@ -306,7 +306,9 @@ void run(worker& w, task* t) noexcept {
     if (g_rt.pol_starts) {
         g_rt.pol->starting(t, w.id);
     }
+    w.running = t;  // starpu_task_get_current(), in the codelet and the callback
     detail::execute(t);
+    w.running = nullptr;
     ++w.executed;
 }
 
@@ -589,12 +591,6 @@ status push_local(task* t, int w, bool front) noexcept {
 bool wake_worker(int w) noexcept { return w >= 0 && w < g_rt.nworkers && kick(g_rt.workers[w]); }
 
 bool in_task() noexcept { return this_worker() != nullptr; }
-
-void set_running(task* t) noexcept {
-    if (worker* w = this_worker(); w != nullptr) {
-        w->running = t;
-    }
-}
 
 task* running_task() noexcept {
     worker* w = this_worker();

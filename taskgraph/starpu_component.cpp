@@ -427,18 +427,27 @@ starpu_sched_component* make_mct(starpu_sched_tree* tree, const char* name, star
 // ---- work stealing -----------------------------------------------------------------------------
 
 /// One child's deque and the predicted work queued in it (µs; tasks without a prediction add
-/// nothing).
+/// nothing), kept by its push, pull and steal.
 struct ws_deque {
     deque_queue q;
     std::atomic<double> exp_len{0};
-    void add(const starpu_task* t) noexcept { exp_len.fetch_add(predicted_of(t), std::memory_order_relaxed); }
-    /// t left the deque: its prediction off; an empty deque restarts from 0 (no drift).
-    void remove(const starpu_task* t) noexcept {
+    void push(starpu_task* t) noexcept {
+        exp_len.fetch_add(predicted_of(t), std::memory_order_relaxed);
+        q.push(core_of(t));
+    }
+    /// The owner's end (pull) or a thief's (steal); nullptr when empty.
+    starpu_task* take(bool steal) noexcept {
+        task* ct = steal ? q.steal() : q.pull(-1);
+        if (ct == nullptr) {
+            return nullptr;
+        }
+        starpu_task* t = api_task_of(ct);
         if (q.size() == 0) {
-            exp_len.store(0, std::memory_order_relaxed);
+            exp_len.store(0, std::memory_order_relaxed);  // an empty deque restarts from 0 (no drift)
         } else {
             exp_len.fetch_sub(predicted_of(t), std::memory_order_relaxed);
         }
+        return t;
     }
 };
 
@@ -500,8 +509,7 @@ int ws_push(starpu_sched_component* c, starpu_task* t) {
             continue;
         }
         d->last_push.store(start + k, std::memory_order_relaxed);
-        d->q[i]->add(t);
-        d->q[i]->q.push(core_of(t));
+        d->q[i]->push(t);
         starpu_sched_component_can_pull_all(c);
         return 0;
     }
@@ -517,8 +525,7 @@ int ws_push_own(starpu_sched_component* c, starpu_task* t, int w) {
     if (i < 0 || static_cast<std::size_t>(i) >= d->q.size()) {
         return 1;
     }
-    d->q[static_cast<std::size_t>(i)]->add(t);
-    d->q[static_cast<std::size_t>(i)]->q.push(core_of(t));
+    d->q[static_cast<std::size_t>(i)]->push(t);
     c->can_pull(c);
     return 0;
 }
@@ -528,19 +535,16 @@ starpu_task* ws_pull(starpu_sched_component* c, starpu_sched_component* to) {
     const unsigned n = std::min<std::size_t>(c->nchildren, d->q.size());
     const int mine = ws_child_of(c, to, starpu_worker_get_id());
     if (mine >= 0) {
-        ws_deque& own = *d->q[static_cast<std::size_t>(mine)];
-        if (task* t = own.q.pull(-1); t != nullptr) {
-            own.remove(api_task_of(t));
-            return api_task_of(t);
+        if (starpu_task* t = d->q[static_cast<std::size_t>(mine)]->take(false); t != nullptr) {
+            return t;
         }
     }
     const std::uint64_t start = d->rr.fetch_add(1, std::memory_order_relaxed);
     for (unsigned k = 0; k < n; ++k) {
         const auto v = static_cast<std::size_t>((start + k) % n);
         if (static_cast<int>(v) != mine) {
-            if (task* t = d->q[v]->q.steal(); t != nullptr) {
-                d->q[v]->remove(api_task_of(t));
-                return api_task_of(t);
+            if (starpu_task* t = d->q[v]->take(true); t != nullptr) {
+                return t;
             }
         }
     }

@@ -79,7 +79,6 @@ void execute(task* t) noexcept {
         v = more.get();
     }
     const int worker = current_worker();
-    set_running(t);  // starpu_task_get_current(), in the codelet and the callback
     prepare_buffers(t, worker, v);
     if (g_measure || t->model != nullptr) {
         std::uint64_t start = now_ns();
@@ -93,7 +92,6 @@ void execute(task* t) noexcept {
     }
     finish_buffers(t, worker, v);
     complete(t);
-    set_running(nullptr);
 }
 
 void complete(task* t) noexcept {

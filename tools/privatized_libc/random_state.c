@@ -13,3 +13,17 @@ void mpc_pl_random_enter(void) {
         random_ready = 1;
     }
 }
+
+int32_t mpc_pl_random_draw(void) {
+    int32_t r = 0;
+    mpc_pl_random_enter();
+    random_r(&mpc_pl_random_data, &r);
+    mpc_pl_give(&mpc_pl_random_lock);
+    return r;
+}
+
+void mpc_pl_random_seed(unsigned int seed) {
+    mpc_pl_random_enter();
+    srandom_r(seed, &mpc_pl_random_data);
+    mpc_pl_give(&mpc_pl_random_lock);
+}

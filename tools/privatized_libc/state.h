@@ -18,6 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -44,6 +45,9 @@ extern MPC_PL_HIDDEN mpc_pl_lock mpc_pl_random_lock;
 extern MPC_PL_HIDDEN struct random_data mpc_pl_random_data;
 /* Takes the lock and sets the generator up on first use. */
 MPC_PL_HIDDEN void mpc_pl_random_enter(void);
+/* The generator's next number, and its seeding (rand and random, srand and srandom). */
+MPC_PL_HIDDEN int32_t mpc_pl_random_draw(void);
+MPC_PL_HIDDEN void mpc_pl_random_seed(unsigned int seed);
 
 /* drand48 and its family: a zeroed drand48_data is glibc's initial state. */
 extern MPC_PL_HIDDEN mpc_pl_lock mpc_pl_d48_lock;
