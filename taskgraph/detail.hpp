@@ -73,6 +73,8 @@ struct task {
     double predicted_us = 0;    ///< what the policy expected when it placed the task
     int sched_worker = -1;      ///< the worker a placing policy chose
     std::uint64_t trace_id = 0; ///< non-zero when traced (trace.cpp)
+    task_times* times = nullptr;  ///< task_desc::times (profiling)
+    std::atomic<std::uint8_t> push_stamp{0};  ///< who writes times->push_end (runtime.cpp)
 };
 
 /// Where a handle's interface structure lives: inline for the built-in interfaces, on the heap
@@ -262,6 +264,13 @@ extern bool g_policy_done;
 /// feeds the policy, the model, the trace and the summary. Called before complete().
 void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
 std::uint64_t now_ns() noexcept;
+/// Profiling (runtime.cpp): whether the workers account their time (set_profiling()); the
+/// calling worker starts a task function at `now`, or ran one from start to end.
+extern std::atomic<bool> g_profiling;
+void prof_exec_begin(std::uint64_t now) noexcept;
+void prof_exec_end(std::uint64_t start, std::uint64_t end, double flops) noexcept;
+/// A worker pops a task whose times are recorded, at `now` (settles push_end with the pusher).
+void close_push_stamp(task* t, task_times* tt, std::uint64_t now) noexcept;
 /// Trace hooks (trace.cpp): an id for a new task, and a dependency between two traced tasks.
 extern bool g_tracing;
 void trace_new_task(task* t) noexcept;

@@ -39,6 +39,8 @@ MPC_CONFIG_TABLE(tg, {
      "write a Chrome/Perfetto trace (JSON) of the task graph's tasks and dependencies to this file at shutdown"},
     {"MPC_TG_SUMMARY", ::mpc::config::knob_type::string, "",
      "1: print per-worker busy/idle time and per-codelet counts and mean times at shutdown (else STARPU_WORKER_STATS)"},
+    {"MPC_TG_PROFILING", ::mpc::config::knob_type::integer, "-1",
+     "1: account every worker's executing and sleeping time and stamp the StarPU tasks' profiling_info from init (StarPU's starpu_profiling_status_set); -1: STARPU_PROFILING, else off"},
     {"MPC_TG_PERFMODEL_DIR", ::mpc::config::knob_type::string, "",
      "directory of the performance models (else STARPU_PERF_MODEL_DIR, else $STARPU_HOME/.starpu/sampling/codelets/mpc)"},
     {"MPC_TG_CALIBRATE", ::mpc::config::knob_type::string, "",
@@ -74,9 +76,22 @@ struct alignas(64) worker {
     spinlock pinned_lock;
     sched::detail::fifo<task> pinned;
     std::atomic<long> npinned{0};
-    alignas(64) std::uint64_t executed = 0;
+    /// Tasks run; written by the worker only (a relaxed store), read by worker_profile_take().
+    alignas(64) std::atomic<std::uint64_t> executed{0};
     std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
     task* running = nullptr;   ///< the task this worker runs (its codelet or callback), if any
+    /// Profiling (worker_profile_take), under prof_lock: the interval's start and sums, and
+    /// since when the worker executes or sleeps (0: it does not). Parks always stamp
+    /// sleep_since (a park costs far more than a clock read), so that profiling switched on
+    /// while a worker sleeps counts that sleep; task functions stamp only while profiling is on.
+    alignas(64) spinlock prof_lock;
+    std::uint64_t prof_start = 0;
+    std::uint64_t exec_ns = 0;
+    std::uint64_t sleep_ns = 0;
+    std::uint64_t exec_since = 0;
+    std::uint64_t sleep_since = 0;
+    std::uint64_t tasks_base = 0;  ///< executed at the interval's start
+    double flops = 0;
 };
 
 struct runtime {
@@ -100,6 +115,7 @@ struct runtime {
     std::atomic<bool> running{false};
     std::atomic<bool> stopping{false};
     std::uint64_t spin_ns = 0;
+    std::uint64_t t0 = 0;  ///< clock_ns() at the start
     sched::key worker_key = -1;  ///< ULT-local: the worker record of a worker ULT
     /// Written by every submission (seq) or push (wake_cursor): a line of their own, away from
     /// the fields above that the workers read for every task (pol, workers, stopping...).
@@ -167,6 +183,28 @@ status read_ncpus(const config& c, int* out) noexcept {
         return {};
     }
     *out = c.ncpus;
+    return {};
+}
+
+/// MPC_TG_PROFILING, else STARPU_PROFILING (StarPU: a number, profiling when not 0).
+status read_profiling(int* out) noexcept {
+    result<std::int64_t> mine = mpc::config::get_int("MPC_TG_PROFILING");
+    if (!mine) {
+        return mine.error();
+    }
+    if (*mine >= 0) {
+        *out = *mine > 0 ? 1 : 0;
+        return {};
+    }
+    *out = 0;
+    if (const char* s = std::getenv("STARPU_PROFILING"); s != nullptr && *s != '\0') {
+        std::int64_t v = 0;
+        if (!mpc::config::parse_int(s, &v)) {
+            MPC_LOG(error, tg, "STARPU_PROFILING=%s: expected a number (0: off, else on)", s);
+            return {errc::invalid_argument, "malformed STARPU_PROFILING"};
+        }
+        *out = v != 0 ? 1 : 0;
+    }
     return {};
 }
 
@@ -277,11 +315,21 @@ bool kick(worker& w) noexcept {
 /// Parks until kicked (the kick that claimed this worker's announced sleep).
 void await_kick(worker& w) noexcept {
     ++w.sleeps;
+    {
+        spin_guard g(w.prof_lock);
+        w.sleep_since = detail::now_ns();
+    }
     w.idle.lock.lock();
     w.idle.wait_locked([&w] { return w.kicked; }, "mpc::tg worker idle");
     w.idle.lock.lock();
     w.kicked = false;
     w.idle.lock.unlock();
+    spin_guard g(w.prof_lock);
+    if (detail::g_profiling.load(std::memory_order_relaxed)) {
+        const std::uint64_t now = detail::now_ns();
+        w.sleep_ns += now - std::max(w.sleep_since, w.prof_start);
+    }
+    w.sleep_since = 0;
 }
 
 /// The worker's next task: its own queue first, then the policy's.
@@ -302,22 +350,35 @@ bool work_or_stop(void* p) {
            g_rt.stopping.load(std::memory_order_relaxed);
 }
 
-void run(worker& w, task* t) noexcept {
+/// `look`: when the worker began the search that found t (0 unless profiling).
+void run(worker& w, task* t, std::uint64_t look) noexcept {
     if (g_rt.pol_starts) {
         g_rt.pol->starting(t, w.id);
+    }
+    if (task_times* tt = t->times; tt != nullptr) {
+        tt->pop_end = detail::now_ns();
+        tt->pop_start = look != 0 ? look : tt->pop_end;
+        tt->worker = w.id;
+        detail::close_push_stamp(t, tt, tt->pop_end);
     }
     w.running = t;  // starpu_task_get_current(), in the codelet and the callback
     detail::execute(t);
     w.running = nullptr;
-    ++w.executed;
+    w.executed.store(w.executed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+/// The start of a search for work, when profiling.
+std::uint64_t look_time() noexcept {
+    return detail::g_profiling.load(std::memory_order_relaxed) ? detail::now_ns() : 0;
 }
 
 void worker_main(void* p) noexcept {
     auto* w = static_cast<worker*>(p);
     sched::set_specific(g_rt.worker_key, w).ignore();
     for (;;) {
+        std::uint64_t look = look_time();
         if (task* t = next_task(*w); t != nullptr) {
-            run(*w, t);
+            run(*w, t, look);
             continue;
         }
         if (g_rt.stopping.load(std::memory_order_acquire)) {
@@ -328,6 +389,7 @@ void worker_main(void* p) noexcept {
         }
         w->sleeping.store(1, std::memory_order_seq_cst);
         mpc::full_fence();
+        look = look_time();
         task* t = next_task(*w);
         if (t == nullptr) {
             t = g_rt.pol->pop_idle(w->id);  // the policy's last look (HEFT's other queues)
@@ -338,7 +400,7 @@ void worker_main(void* p) noexcept {
                 await_kick(*w);  // a pusher claimed the sleep: take its kick before going on
             }
             if (t != nullptr) {
-                run(*w, t);
+                run(*w, t, look);
             }
             if (stop) {
                 break;
@@ -348,7 +410,7 @@ void worker_main(void* p) noexcept {
         await_kick(*w);
     }
     MPC_LOG(debug, tg, "worker %d ends after %llu tasks and %llu wake-ups", w->id,
-            static_cast<unsigned long long>(w->executed), static_cast<unsigned long long>(w->sleeps));
+            static_cast<unsigned long long>(w->executed.load(std::memory_order_relaxed)), static_cast<unsigned long long>(w->sleeps));
     g_rt.all_done.lock.lock();
     --g_rt.alive;
     detail::gate::wakeups wk = g_rt.all_done.notify_locked();
@@ -408,6 +470,7 @@ status start_workers(int n) noexcept {
         worker& w = g_rt.workers[i];
         w.id = i;
         w.vp = g_rt.vps[i];
+        w.prof_start = g_rt.t0;
         char name[32];
         std::snprintf(name, sizeof name, "tg worker %d", i);
         sched::attr a;
@@ -466,6 +529,10 @@ status start(const config& c) noexcept {
         return {errc::invalid_argument, "malformed MPC_TG_SPIN_US"};
     }
     if (status st = read_memory_knobs(); !st.ok()) {
+        return st;
+    }
+    int prof = 0;
+    if (status st = read_profiling(&prof); !st.ok()) {
         return st;
     }
     if (ncpus == 0) {
@@ -527,12 +594,16 @@ status start(const config& c) noexcept {
     g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
     g_rt.stopping.store(false, std::memory_order_relaxed);
     g_rt.inflight.store(0, std::memory_order_relaxed);
+    g_rt.t0 = detail::now_ns();
     if (status st = start_workers(n); !st.ok()) {
         stop_workers();
         if (g_rt.started_engine) {
             sched::finalize().ignore();
         }
         return st;
+    }
+    if (prof > 0) {
+        detail::g_profiling.store(true, std::memory_order_relaxed);
     }
     g_rt.running.store(true, std::memory_order_release);
     MPC_LOG(info, tg, "task runtime: %d CPU workers, policy %s", g_rt.nworkers, g_rt.policy_name);
@@ -558,7 +629,49 @@ void pin(task* t, worker& w, bool front) noexcept {
 }
 }  // namespace
 
+namespace {
+void push_untimed(task* t) noexcept;
+
+/// push_ready() for a task whose times are recorded. The task may run, end and be freed (with
+/// its times) as soon as it is pushed: the pusher holds a reference across the push, and the
+/// end stamp goes in only if the worker has not popped the task yet (push_stamp: 0 open,
+/// 1 the pusher writes, 2 written, 3 closed by the worker, which then stamps it itself).
+void push_timed(task* t, task_times* tt) noexcept {
+    tt->push_start = now_ns();
+    task_ref(t);
+    push_untimed(t);
+    const std::uint64_t end = now_ns();
+    std::uint8_t open = 0;
+    if (t->push_stamp.compare_exchange_strong(open, 1, std::memory_order_acquire)) {
+        tt->push_end = end;
+        t->push_stamp.store(2, std::memory_order_release);
+    }
+    task_unref(t);
+}
+}  // namespace
+
+/// The worker's side of push_stamp (see push_timed), when it pops a timed task.
+void close_push_stamp(task* t, task_times* tt, std::uint64_t now) noexcept {
+    std::uint8_t open = 0;
+    if (t->push_stamp.compare_exchange_strong(open, 3, std::memory_order_acquire)) {
+        tt->push_end = now;  // popped before the pusher got back: it ended by now
+        return;
+    }
+    while (t->push_stamp.load(std::memory_order_acquire) == 1) {
+        mpc::cpu_relax();  // the pusher is between two stores, with no switch in between
+    }
+}
+
 void push_ready(task* t) noexcept {
+    if (task_times* tt = t->times; tt != nullptr) [[unlikely]] {
+        push_timed(t, tt);
+        return;
+    }
+    push_untimed(t);
+}
+
+namespace {
+void push_untimed(task* t) noexcept {
     if (t->worker >= 0 && t->worker < g_rt.nworkers) {
         if (g_rt.pol_pinned) {
             g_rt.pol->pinned(t, t->worker);  // before the push: the worker may end it at once
@@ -578,6 +691,7 @@ void push_ready(task* t) noexcept {
         wake_any();
     }
 }
+}  // namespace
 
 status push_local(task* t, int w, bool front) noexcept {
     if (w < 0 || w >= g_rt.nworkers) {
@@ -716,6 +830,89 @@ status shutdown() noexcept {
     }
     settle(runtime::phase::idle, 0);
     return st;
+}
+
+namespace {
+/// Starts worker w's profiling interval at `now` (under its prof_lock).
+void prof_reset_locked(worker& w, std::uint64_t now) noexcept {
+    w.prof_start = now;
+    w.exec_ns = 0;
+    w.sleep_ns = 0;
+    w.flops = 0;
+    w.tasks_base = w.executed.load(std::memory_order_relaxed);
+    if (w.exec_since != 0) {
+        w.exec_since = now;
+    }
+}
+}  // namespace
+
+namespace detail {
+std::atomic<bool> g_profiling{false};
+
+void prof_exec_begin(std::uint64_t now) noexcept {
+    if (worker* w = this_worker(); w != nullptr) {
+        spin_guard g(w->prof_lock);
+        w->exec_since = now;
+    }
+}
+
+void prof_exec_end(std::uint64_t start, std::uint64_t end, double flops) noexcept {
+    if (worker* w = this_worker(); w != nullptr) {
+        spin_guard g(w->prof_lock);
+        w->exec_ns += end - std::max(start, w->prof_start);
+        w->exec_since = 0;
+        w->flops += flops;
+    }
+}
+}  // namespace detail
+
+std::uint64_t clock_ns() noexcept { return detail::now_ns(); }
+std::uint64_t started_ns() noexcept { return g_rt.t0; }
+bool profiling() noexcept { return detail::g_profiling.load(std::memory_order_relaxed); }
+
+bool set_profiling(bool on) noexcept {
+    // Under the lifecycle lock: the worker records stay while it is held.
+    g_rt.lifecycle.lock.lock();
+    const bool was = detail::g_profiling.exchange(on, std::memory_order_relaxed);
+    if (on && g_rt.ph == runtime::phase::up) {
+        const std::uint64_t now = detail::now_ns();
+        for (int i = 0; i < g_rt.nworkers; ++i) {
+            spin_guard g(g_rt.workers[i].prof_lock);
+            prof_reset_locked(g_rt.workers[i], now);
+        }
+    }
+    g_rt.lifecycle.lock.unlock();
+    return was;
+}
+
+status worker_profile_take(int w, worker_profile* out) noexcept {
+    g_rt.lifecycle.lock.lock();
+    if (g_rt.ph != runtime::phase::up) {
+        g_rt.lifecycle.lock.unlock();
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    if (w < 0 || w >= g_rt.nworkers) {
+        g_rt.lifecycle.lock.unlock();
+        MPC_LOG(error, tg, "worker_profile_take: no worker %d (there are %d)", w, g_rt.nworkers);
+        return {errc::invalid_argument, "no such worker"};
+    }
+    worker& k = g_rt.workers[w];
+    {
+        spin_guard g(k.prof_lock);
+        const std::uint64_t now = detail::now_ns();
+        if (out != nullptr) {
+            const bool on = detail::g_profiling.load(std::memory_order_relaxed);
+            out->start_ns = k.prof_start;
+            out->total_ns = now - k.prof_start;
+            out->executing_ns = k.exec_ns + (on && k.exec_since != 0 ? now - std::max(k.exec_since, k.prof_start) : 0);
+            out->sleeping_ns = k.sleep_ns + (on && k.sleep_since != 0 ? now - std::max(k.sleep_since, k.prof_start) : 0);
+            out->tasks = k.executed.load(std::memory_order_relaxed) - k.tasks_base;
+            out->flops = k.flops;
+        }
+        prof_reset_locked(k, now);
+    }
+    g_rt.lifecycle.lock.unlock();
+    return {};
 }
 
 bool running() noexcept { return g_rt.running.load(std::memory_order_acquire); }

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -151,6 +152,66 @@ void starpu_worker_relax_off(void) {}
 int starpu_worker_get_relax_state(void) { return 1; }
 
 enum starpu_worker_archtype starpu_worker_get_type(int /*id*/) { return STARPU_CPU_WORKER; }
+
+namespace {
+bool of_type(enum starpu_worker_archtype type) noexcept { return type == STARPU_CPU_WORKER || type == STARPU_ANY_WORKER; }
+}  // namespace
+
+unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int* workerids, unsigned maxsize) {
+    const unsigned n = of_type(type) ? starpu_worker_get_count() : 0;
+    for (unsigned i = 0; i < n; ++i) {
+        if (i >= maxsize) {
+            return static_cast<unsigned>(-ERANGE);  // StarPU's answer (an unsigned -ERANGE)
+        }
+        workerids[i] = static_cast<int>(i);
+    }
+    return n;
+}
+
+int starpu_worker_get_by_type(enum starpu_worker_archtype type, int num) {
+    return of_type(type) && num >= 0 && num < static_cast<int>(starpu_worker_get_count()) ? num : -1;
+}
+
+int starpu_worker_get_by_devid(enum starpu_worker_archtype type, int devid) {
+    return type == STARPU_CPU_WORKER ? starpu_worker_get_by_type(type, devid) : -1;
+}
+
+int starpu_worker_get_devid(int id) { return id >= 0 && id < static_cast<int>(starpu_worker_get_count()) ? id : -1; }
+
+int starpu_worker_get_devids(enum starpu_worker_archtype type, int* devids, int num) {
+    const int n = type == STARPU_CPU_WORKER ? std::min(num, static_cast<int>(starpu_worker_get_count())) : 0;
+    for (int i = 0; i < n; ++i) {
+        devids[i] = i;
+    }
+    return std::max(n, 0);
+}
+
+int starpu_worker_get_bindid(int workerid) { return worker_vp(workerid); }
+
+char* starpu_worker_get_type_as_string(enum starpu_worker_archtype type) {
+    // StarPU returns its string literals as char*; callers must not write to them.
+    switch (type) {
+        case STARPU_CPU_WORKER: return const_cast<char*>("STARPU_CPU_WORKER");
+        case STARPU_CUDA_WORKER: return const_cast<char*>("STARPU_CUDA_WORKER");
+        case STARPU_OPENCL_WORKER: return const_cast<char*>("STARPU_OPENCL_WORKER");
+        case STARPU_MIC_WORKER: return const_cast<char*>("STARPU_MIC_WORKER");
+        case STARPU_MPI_MS_WORKER: return const_cast<char*>("STARPU_MPI_MS_WORKER");
+        case STARPU_ANY_WORKER: return const_cast<char*>("STARPU_ANY_WORKER");
+    }
+    return const_cast<char*>("STARPU_unknown_WORKER");
+}
+
+unsigned starpu_worker_get_local_memory_node(void) { return STARPU_MAIN_RAM; }
+unsigned starpu_memory_nodes_get_count(void) { return 1; }
+enum starpu_node_kind starpu_node_get_kind(unsigned node) { return node == STARPU_MAIN_RAM ? STARPU_CPU_RAM : STARPU_UNUSED; }
+
+int starpu_memory_node_get_name(unsigned node, char* name, size_t size) {
+    if (node != STARPU_MAIN_RAM) {
+        MPC_LOG(error, tg, "starpu_memory_node_get_name: no memory node %u (main memory, 0, is the only one)", node);
+        return -1;
+    }
+    return std::snprintf(name, size, "NUMA %d", 0);
+}
 
 void starpu_worker_get_name(int id, char* dst, size_t maxlen) {
     std::snprintf(dst, maxlen, "CPU %d (VP %d)", id, worker_vp(id));

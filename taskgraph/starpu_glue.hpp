@@ -32,6 +32,13 @@ void fill_model(starpu_task* t, task_desc* d) noexcept;
 /// The starpu_task a core task stands for (submitted through starpu_task_submit), or nullptr
 /// (a task the runtime made itself).
 starpu_task* api_task_of(const task* t) noexcept;
+/// Profiling (starpu_profiling.cpp): the times record of a submission of t (nullptr when
+/// profiling is off; t->profiling_info made on first need); t's dates from the record at its
+/// end, before the callback, and the callback's own (end: after it); t's record freed.
+task_times* profile_for_submit(starpu_task* t) noexcept;
+void profile_task_end(starpu_task* t) noexcept;
+void profile_callback(starpu_task* t, bool end) noexcept;
+void profile_free(starpu_task* t) noexcept;
 /// The application's policy now running (starpu_sched.cpp), or nullptr.
 starpu_sched_policy* user_policy() noexcept;
 /// The policy table entry for an application's policy, to pass in config::custom_policy;

@@ -23,9 +23,11 @@
 
 #include <starpu.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <span>
 
@@ -56,8 +58,14 @@ struct context {
 };
 context g_ctx;
 
+/// As StarPU's lists: at the end the cursor goes back to the start, so that a second walk
+/// needs no init_iterator.
 unsigned coll_has_next(starpu_worker_collection* ws, starpu_sched_ctx_iterator* it) {
-    return it->cursor >= 0 && static_cast<unsigned>(it->cursor) < ws->nworkers ? 1 : 0;
+    if (it->cursor >= 0 && static_cast<unsigned>(it->cursor) < ws->nworkers) {
+        return 1;
+    }
+    it->cursor = 0;
+    return 0;
 }
 int coll_get_next(starpu_worker_collection* ws, starpu_sched_ctx_iterator* it) {
     if (!coll_has_next(ws, it)) {
@@ -78,6 +86,60 @@ void coll_init_iterator(starpu_worker_collection* /*ws*/, starpu_sched_ctx_itera
 }
 void coll_init_iterator_parallel(starpu_worker_collection* ws, starpu_sched_ctx_iterator* it, starpu_task* /*t*/) {
     coll_init_iterator(ws, it);
+}
+
+// starpu_worker_list: a collection the application fills (add, remove), in insertion order.
+void list_init(starpu_worker_collection* ws) {
+    auto* ids = static_cast<int*>(std::malloc(sizeof(int) * STARPU_NMAXWORKERS));
+    if (ids == nullptr) {
+        fatal("starpu_worker_list.init", "no memory for the worker list");
+    }
+    std::fill(ids, ids + STARPU_NMAXWORKERS, -1);
+    ws->workerids = ids;
+    ws->nworkers = 0;
+    ws->unblocked_workers = nullptr;
+    ws->nunblocked_workers = 0;
+    ws->masters = nullptr;
+    ws->nmasters = 0;
+    std::fill(std::begin(ws->present), std::end(ws->present), 0);
+    std::fill(std::begin(ws->is_unblocked), std::end(ws->is_unblocked), 0);
+    std::fill(std::begin(ws->is_master), std::end(ws->is_master), 0);
+}
+void list_deinit(starpu_worker_collection* ws) {
+    std::free(ws->workerids);
+    ws->workerids = nullptr;
+    ws->nworkers = 0;
+}
+/// Returns the worker, or -1 when it is already there (or not a worker id: logged).
+int list_add(starpu_worker_collection* ws, int worker) {
+    if (worker < 0 || worker >= STARPU_NMAXWORKERS) {
+        MPC_LOG(error, tg, "starpu_worker_list.add: %d is not a worker id (0..%d)", worker, STARPU_NMAXWORKERS - 1);
+        return -1;
+    }
+    if (ws->workerids == nullptr) {
+        fatal("starpu_worker_list.add", "the collection is not initialized (call its init first)");
+    }
+    if (ws->present[worker]) {
+        return -1;
+    }
+    ws->workerids[ws->nworkers++] = worker;
+    ws->present[worker] = 1;
+    ws->is_unblocked[worker] = 1;
+    return worker;
+}
+/// Returns the worker, or -1 when it is not there; the others keep their order.
+int list_remove(starpu_worker_collection* ws, int worker) {
+    if (worker < 0 || worker >= STARPU_NMAXWORKERS || ws->workerids == nullptr || !ws->present[worker]) {
+        return -1;
+    }
+    int* end = ws->workerids + ws->nworkers;
+    int* at = std::find(ws->workerids, end, worker);
+    std::copy(at + 1, end, at);
+    end[-1] = -1;
+    --ws->nworkers;
+    ws->present[worker] = 0;
+    ws->is_unblocked[worker] = 0;
+    return worker;
 }
 
 /// (Re)builds the collection for n workers (ids 0..n-1).
@@ -328,6 +390,28 @@ using namespace mpc::tg;
 namespace sp = mpc::tg::starpu;
 
 extern "C" {
+
+struct starpu_worker_collection starpu_worker_list = {
+    .workerids = nullptr,
+    .collection_private = nullptr,
+    .nworkers = 0,
+    .unblocked_workers = nullptr,
+    .nunblocked_workers = 0,
+    .masters = nullptr,
+    .nmasters = 0,
+    .present = {},
+    .is_unblocked = {},
+    .is_master = {},
+    .type = STARPU_WORKER_LIST,
+    .has_next = &sp::coll_has_next,
+    .get_next = &sp::coll_get_next,
+    .add = &sp::list_add,
+    .remove = &sp::list_remove,
+    .init = &sp::list_init,
+    .deinit = &sp::list_deinit,
+    .init_iterator = &sp::coll_init_iterator,
+    .init_iterator_for_parallel_tasks = &sp::coll_init_iterator_parallel,
+};
 
 // ---- the scheduling context -----------------------------------------------------------------
 

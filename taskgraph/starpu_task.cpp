@@ -85,6 +85,9 @@ void clean(starpu_task* t, bool check) noexcept {
     t->dyn_handles = nullptr;
     std::free(t->dyn_modes);
     t->dyn_modes = nullptr;
+    if (t->profiling_info != nullptr) {
+        profile_free(t);
+    }
 }
 
 /// Frees what the task structure owns, then the structure (a task of starpu_task_create()).
@@ -104,7 +107,14 @@ void on_task_end(void* p) noexcept {
     auto* t = static_cast<starpu_task*>(p);
     // Read before the callback: it may destroy or resubmit a task that is not auto-destroyed.
     const bool auto_destroy = t->destroy && t->detach && !t->synchronous;
-    if (t->callback_func != nullptr) {
+    if (t->profiling_info != nullptr) [[unlikely]] {
+        profile_task_end(t);
+        profile_callback(t, false);
+        if (t->callback_func != nullptr) {
+            t->callback_func(t->callback_arg);
+        }
+        profile_callback(t, true);  // the callback can neither destroy nor resubmit a running task
+    } else if (t->callback_func != nullptr) {
         t->callback_func(t->callback_arg);
     }
     if (auto_destroy) {
@@ -186,6 +196,7 @@ int submit(starpu_task* t) noexcept {
     d.name = t->name;
     d.use_tag = t->use_tag != 0;
     d.tag = t->tag_id;
+    d.times = profile_for_submit(t);
     fill_model(t, &d);
     if (t->execute_on_a_specific_worker) {
         if (t->workerid >= static_cast<unsigned>(worker_count())) {

@@ -66,6 +66,40 @@ void now_ready(task* t) noexcept {
     }
 }
 
+namespace {
+/// execute() while profiling, or for a task whose times are recorded: the same steps, stamped.
+void execute_profiled(task* t, task_times* tt, int worker, void** v) noexcept {
+    const bool prof = g_profiling.load(std::memory_order_relaxed);
+    if (tt != nullptr) {
+        tt->fetch_start = now_ns();
+    }
+    prepare_buffers(t, worker, v);
+    const std::uint64_t start = now_ns();
+    if (tt != nullptr) {
+        tt->fetch_end = start;
+        tt->start = start;
+    }
+    if (prof) {
+        prof_exec_begin(start);
+    }
+    t->fn(v, t->cl_arg);
+    const std::uint64_t end = now_ns();
+    if (prof) {
+        prof_exec_end(start, end, tt != nullptr ? tt->flops : 0.0);
+    }
+    task_ran(t, start, end);
+    if (tt != nullptr) {
+        tt->end = end;
+        tt->release_start = end;
+    }
+    finish_buffers(t, worker, v);
+    if (tt != nullptr) {
+        tt->release_end = now_ns();
+    }
+    complete(t);
+}
+}  // namespace
+
 void execute(task* t) noexcept {
     void* ifaces[max_buffers];
     std::unique_ptr<void*[]> more;
@@ -79,6 +113,10 @@ void execute(task* t) noexcept {
         v = more.get();
     }
     const int worker = current_worker();
+    if (task_times* tt = t->times; tt != nullptr || g_profiling.load(std::memory_order_relaxed)) [[unlikely]] {
+        execute_profiled(t, tt, worker, v);
+        return;
+    }
     prepare_buffers(t, worker, v);
     if (g_measure || t->model != nullptr) {
         std::uint64_t start = now_ns();
@@ -232,6 +270,7 @@ status fill(task* t, const task_desc& d) noexcept {
     t->footprint = d.footprint;
     t->size = d.size;
     t->cost_us = d.cost_us;
+    t->times = d.times;
     return {};
 }
 
@@ -320,6 +359,9 @@ status submit(task* t, const task_desc& d) noexcept {
     }
     if (!in_task()) {
         throttle_submission();  // at the high watermark: wait for the low one
+    }
+    if (d.times != nullptr) {
+        d.times->submit = now_ns();
     }
     t->g.lock.lock();
     bool fresh = t->state == task_state::created;

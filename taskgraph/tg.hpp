@@ -241,6 +241,48 @@ const char* policy_name() noexcept;
 void priority_range(int* min, int* max) noexcept;
 
 // --------------------------------------------------------------------------------------------
+// Profiling (StarPU's starpu_profiling.h is built on this)
+
+/// Where one task's life went, in steady-clock nanoseconds (clock_ns()), written by the runtime
+/// when the task's description points to such a record (task_desc::times) and it has not been
+/// freed before the task finished. A stage the task did not go through stays 0 (an empty task
+/// is never pushed nor run).
+struct task_times {
+    std::uint64_t submit = 0;
+    std::uint64_t push_start = 0, push_end = 0;        ///< handed to the scheduler (or the worker's queue)
+    std::uint64_t pop_start = 0, pop_end = 0;          ///< the worker's search that returned the task
+    std::uint64_t fetch_start = 0, fetch_end = 0;      ///< its buffers made ready
+    std::uint64_t start = 0, end = 0;                  ///< its function ran
+    std::uint64_t release_start = 0, release_end = 0;  ///< its buffers given back
+    int worker = -1;                                   ///< the worker that ran it
+    double flops = 0;  ///< input: the task's operations, added to its worker's count
+};
+
+/// What a worker did since profiling was switched on or since the last worker_profile_take()
+/// (nanoseconds): executing is the time in task functions; sleeping the time parked for
+/// lack of work (not the short spin before parking).
+struct worker_profile {
+    std::uint64_t start_ns = 0;  ///< clock_ns() when the interval began
+    std::uint64_t total_ns = 0;
+    std::uint64_t executing_ns = 0;
+    std::uint64_t sleeping_ns = 0;
+    std::uint64_t tasks = 0;  ///< tasks run (counted whether profiling is on or not)
+    double flops = 0;         ///< sum of task_times::flops of the tasks run while on
+};
+
+/// Switches the workers' time accounting on or off (before init() too); switching it on
+/// starts every worker's interval again (counters reset). Off by default; MPC_TG_PROFILING=1
+/// (or STARPU_PROFILING=1) switches it on at init(). Returns whether it was on.
+bool set_profiling(bool on) noexcept;
+bool profiling() noexcept;
+/// Worker w's counters into *out (when out is not null), then a new interval for w.
+/// errc::invalid_argument for a bad worker, errc::not_initialized when the runtime is down.
+status worker_profile_take(int w, worker_profile* out) noexcept;
+/// The clock of task_times and worker_profile (steady clock, ns), and its value at init().
+std::uint64_t clock_ns() noexcept;
+std::uint64_t started_ns() noexcept;
+
+// --------------------------------------------------------------------------------------------
 // Data
 
 /// Registers memory the application owns; *out receives the handle. The memory must stay valid
@@ -384,6 +426,9 @@ struct task_desc {
     std::size_t size = 0;
     /// Expected duration given by the application (a cost function), in µs; < 0: none.
     double cost_us = -1;
+    /// Where to record the task's timestamps (profiling); the caller keeps it alive until the
+    /// task has finished. nullptr: not recorded.
+    task_times* times = nullptr;
 };
 
 /// A new task, not yet submitted; the caller owns one reference (task_release()).

@@ -29,6 +29,8 @@
 #include "starpu_scheduler.h"
 #include "starpu_sched_ctx.h"
 #include "starpu_task_list.h"
+#include "starpu_profiling.h"
+#include "starpu_hash.h"
 #include "starpu_helper.h"
 #include "starpu_rand.h"
 #include "starpu_cublas.h"
@@ -72,6 +74,14 @@ void starpu_shutdown(void);
 /** Prints on f each worker with the VP (and the PU it is pinned to, when known) it runs on. */
 void starpu_topology_print(FILE *f);
 void starpu_get_version(int *major, int *minor, int *release);
+/** Whether asynchronous data copies are disabled (STARPU_DISABLE_ASYNCHRONOUS_COPY, and the
+ * _CUDA_, _OPENCL_, _MIC_, _MPI_MS_ variants, read at each call). Main memory is the only
+ * memory node here, so no copy between nodes happens either way. */
+int starpu_asynchronous_copy_disabled(void);
+int starpu_asynchronous_cuda_copy_disabled(void);
+int starpu_asynchronous_opencl_copy_disabled(void);
+int starpu_asynchronous_mic_copy_disabled(void);
+int starpu_asynchronous_mpi_ms_copy_disabled(void);
 
 #ifdef __cplusplus
 }

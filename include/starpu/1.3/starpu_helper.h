@@ -54,6 +54,15 @@ static inline float starpu_get_env_float_default(const char *str, float defval) 
     return f;
 }
 
+/** The position in strings (NULL-terminated) of environment variable str's value, compared
+ * without case; defvalue when str is not set. A value not in the list stops the program with
+ * the list of valid ones (as StarPU does). */
+int starpu_get_env_string_var_default(const char *str, const char *strings[], int defvalue);
+/** A size in bytes from environment variable str ("12", "12K", "3M", "1G", "512B"; a number
+ * alone is in KiB, as in StarPU; spaces ignored); defval when str is unset or empty. A
+ * malformed value stops the program with a message. */
+int starpu_get_env_size_default(const char *str, int defval);
+
 /** Copies src_handle's contents into dst_handle, as a task that reads src and writes dst
  * (ordered after the tasks submitted before on either, with sequential consistency). The
  * handles need the same interface and shape: dense built-ins may differ in leading

@@ -29,6 +29,20 @@ int starpu_memory_pin(void *addr, size_t size);
 /** Undoes starpu_memory_pin(); returns 0. */
 int starpu_memory_unpin(void *addr, size_t size);
 
+/** Suspends the caller for nb_sec seconds (nb_micro_sec microseconds). From a task the worker
+ * stays busy, as in StarPU; the VP runs its other user-level threads meanwhile. */
+void starpu_sleep(float nb_sec);
+void starpu_usleep(float nb_micro_sec);
+
+/** Main memory's size in bytes (node 0, the only one): the runtime's memory limit
+ * (STARPU_LIMIT_CPU_MEM) when one is set, else the machine's memory, as StarPU counts it; and
+ * what the runtime's own allocations (scratch, redux copies, handles registered without
+ * memory) leave of it. -1 for another node. The _all_nodes forms: the same (one node). */
+starpu_ssize_t starpu_memory_get_total(unsigned node);
+starpu_ssize_t starpu_memory_get_available(unsigned node);
+starpu_ssize_t starpu_memory_get_total_all_nodes(void);
+starpu_ssize_t starpu_memory_get_available_all_nodes(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /* StarPU 1.3 API on MPC: codelets and tasks.
  *
  * The structures keep StarPU's field names for what MPC implements; fields of features not
- * implemented yet (CUDA/OpenCL implementations, bundles, profiling,
+ * implemented yet (CUDA/OpenCL implementations, bundles,
  * scheduling contexts) are absent, so a program that sets them does not compile rather than
  * silently running without them. */
 #ifndef MPC_STARPU_TASK_H
@@ -53,6 +53,7 @@ typedef void (*starpu_opencl_func_t)(void **, void *);
 
 struct starpu_perfmodel;
 struct starpu_task;
+struct starpu_profiling_task_info;
 
 /** A tag: the name of a task's end (starpu_task_dep.h). */
 typedef uint64_t starpu_tag_t;
@@ -139,6 +140,9 @@ struct starpu_task {
     /** Colour in traces (0: the codelet's); floating-point operations of the task (informative). */
     unsigned color;
     double flops;
+    /** Dates of the task's last profiled run (starpu_profiling.h): made at its submission while
+     * profiling is enabled, freed by starpu_task_clean/destroy. */
+    struct starpu_profiling_task_info *profiling_info;
     /** The runtime's record of the task. */
     void *starpu_private;
 };
@@ -202,6 +206,18 @@ struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
 struct starpu_task *starpu_task_get_current(void);
 /** Frees a task made by starpu_task_create() (after starpu_task_clean()). */
 void starpu_task_destroy(struct starpu_task *task);
+/** A new task (starpu_task_create's pool) with task's fields: its dyn_handles/dyn_modes
+ * copied, its arguments shared but not owned (cl_arg_free, callback_arg_free 0: the original
+ * frees them), no runtime record and no profiling record. NULL on no memory. */
+struct starpu_task *starpu_task_dup(struct starpu_task *task);
+/** The task's name, else its performance model's symbol, else its codelet's name (NULL for no
+ * task); starpu_task_get_model_name: the model's symbol, else the codelet's name. */
+const char *starpu_task_get_name(struct starpu_task *task);
+const char *starpu_task_get_model_name(struct starpu_task *task);
+/** Iteration numbers for tracing tools (nested push/pop around a submission loop): accepted
+ * and unused (MPC's traces carry no iteration numbers). */
+void starpu_iteration_push(unsigned long iteration);
+void starpu_iteration_pop(void);
 /** Submits the task; it runs once its dependencies are met. Returns 0, -ENODEV when no worker
  * can run its codelet, -EINVAL for a malformed task (the reason is logged), -ENOMEM when its
  * scratch or redux memory does not fit under STARPU_LIMIT_CPU_MEM and cannot come free. With

@@ -43,9 +43,13 @@ enum starpu_worker_collection_type {
     STARPU_WORKER_LIST
 };
 
-/** The workers of a scheduling context (starpu_sched_ctx_get_worker_collection()): walk it with
- * init_iterator, has_next and get_next. Both types are a list of every worker in id order here
- * (one context, no hierarchy of workers to follow); add and remove are refused (-1). */
+/** A set of workers. A scheduling context's (starpu_sched_ctx_get_worker_collection()) is every
+ * worker in id order, of either type (one context, no hierarchy of workers to follow); its add
+ * and remove are refused (-1). starpu_worker_list is one the application fills: copy its
+ * methods into a collection, call init, then add (returns the worker, or -1 when already
+ * there) and remove (the worker, or -1 when absent); deinit frees it. Walk any of them with
+ * init_iterator, has_next and get_next; has_next returns 0 at the end and rewinds the cursor,
+ * as StarPU's lists do. (starpu_worker_tree needs StarPU's hwloc build: not declared.) */
 struct starpu_worker_collection {
     int *workerids;
     void *collection_private;
@@ -69,6 +73,19 @@ struct starpu_worker_collection {
                                              struct starpu_sched_ctx_iterator *it, struct starpu_task *task);
 };
 
+extern struct starpu_worker_collection starpu_worker_list;
+
+/** Kinds of memory node (StarPU's values); main memory (STARPU_CPU_RAM) is the only node. */
+enum starpu_node_kind {
+    STARPU_UNUSED = 0,
+    STARPU_CPU_RAM = 1,
+    STARPU_CUDA_RAM = 2,
+    STARPU_OPENCL_RAM = 3,
+    STARPU_DISK_RAM = 4,
+    STARPU_MIC_RAM = 5,
+    STARPU_MPI_MS_RAM = 6
+};
+
 /** Number of workers (all CPU workers). */
 unsigned starpu_worker_get_count(void);
 unsigned starpu_cpu_worker_get_count(void);
@@ -88,6 +105,38 @@ void starpu_worker_relax_on(void);
 void starpu_worker_relax_off(void);
 int starpu_worker_get_relax_state(void);
 enum starpu_worker_archtype starpu_worker_get_type(int id);
+/** The ids of the workers of a type (STARPU_ANY_WORKER: all) into workerids, in id order;
+ * returns how many, or (unsigned)-ERANGE when more than maxsize exist (the first maxsize
+ * written), as StarPU does. */
+unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize);
+/** The num-th worker of a type, or -1. */
+int starpu_worker_get_by_type(enum starpu_worker_archtype type, int num);
+/** The worker of a type driving device devid (a CPU worker's device id is its rank among the
+ * CPU workers), or -1. */
+int starpu_worker_get_by_devid(enum starpu_worker_archtype type, int devid);
+/** A worker's device id (a CPU worker's: its rank among the CPU workers), or -1. */
+int starpu_worker_get_devid(int id);
+/** The distinct device ids of the workers of a type, at most num, into devids; returns how many. */
+int starpu_worker_get_devids(enum starpu_worker_archtype type, int *devids, int num);
+/** The binding unit of a worker: the VP it runs on (-1 for a bad worker). */
+int starpu_worker_get_bindid(int workerid);
+/** "STARPU_CPU_WORKER", ... (StarPU's names). */
+char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type);
+/** The memory node of the calling worker: STARPU_MAIN_RAM. */
+unsigned starpu_worker_get_local_memory_node(void);
+/** One memory node (main memory). */
+unsigned starpu_memory_nodes_get_count(void);
+/** STARPU_CPU_RAM for node 0, STARPU_UNUSED for any other. */
+enum starpu_node_kind starpu_node_get_kind(unsigned node);
+/** NUMA memory nodes: one (main memory, device id 0; its OS node id is 0 here). */
+int starpu_memory_nodes_get_numa_count(void);
+/** A memory node's device id: 0 for main memory, -1 (logged) for another. */
+int starpu_memory_node_get_devid(unsigned node);
+/** The NUMA device id of OS NUMA node osid (0 for 0, else -1), and the reverse. */
+int starpu_memory_nodes_numa_id_to_devid(int osid);
+int starpu_memory_nodes_numa_devid_to_id(unsigned id);
+/** "NUMA 0" for node 0 (as StarPU names main memory); returns snprintf's count, -1 for another node. */
+int starpu_memory_node_get_name(unsigned node, char *name, size_t size);
 /** "CPU <id>" (with the VP it runs on), truncated to maxlen. */
 void starpu_worker_get_name(int id, char *dst, size_t maxlen);
 /** Prints on output the number of workers of the given type and their names (nothing useful for

@@ -3,6 +3,7 @@
 #include <starpu.h>
 #include <starpu_sched_component.h>
 #include <starpu_heteroprio.h>
+#include <starpu_profiling.h>
 #include <stddef.h>
 
 int main(void)
@@ -79,6 +80,63 @@ int main(void)
 	printf("STARPU_MAXIMPLEMENTATIONS %lld\n", (long long)(STARPU_MAXIMPLEMENTATIONS));
 	printf("STARPU_MAJOR_VERSION %lld\n", (long long)(STARPU_MAJOR_VERSION));
 	printf("STARPU_MINOR_VERSION %lld\n", (long long)(STARPU_MINOR_VERSION));
+	printf("STARPU_PROFILING_DISABLE %lld\n", (long long)(STARPU_PROFILING_DISABLE));
+	printf("STARPU_PROFILING_ENABLE %lld\n", (long long)(STARPU_PROFILING_ENABLE));
+	printf("STARPU_NS_PER_S %lld\n", (long long)(STARPU_NS_PER_S));
+	printf("STARPU_WORKER_LIST %lld\n", (long long)(STARPU_WORKER_LIST));
+	printf("STARPU_WORKER_TREE %lld\n", (long long)(STARPU_WORKER_TREE));
+	printf("STARPU_UNUSED %lld\n", (long long)(STARPU_UNUSED));
+	printf("STARPU_CPU_RAM %lld\n", (long long)(STARPU_CPU_RAM));
+	printf("STARPU_CUDA_RAM %lld\n", (long long)(STARPU_CUDA_RAM));
+	printf("STARPU_OPENCL_RAM %lld\n", (long long)(STARPU_OPENCL_RAM));
+	printf("STARPU_DISK_RAM %lld\n", (long long)(STARPU_DISK_RAM));
+	printf("STARPU_MIC_RAM %lld\n", (long long)(STARPU_MIC_RAM));
+	printf("STARPU_MPI_MS_RAM %lld\n", (long long)(STARPU_MPI_MS_RAM));
+	printf("offsetof(starpu_profiling_task_info, submit_time) %zu\n", offsetof(struct starpu_profiling_task_info, submit_time));
+	printf("offsetof(starpu_profiling_task_info, push_start_time) %zu\n", offsetof(struct starpu_profiling_task_info, push_start_time));
+	printf("offsetof(starpu_profiling_task_info, push_end_time) %zu\n", offsetof(struct starpu_profiling_task_info, push_end_time));
+	printf("offsetof(starpu_profiling_task_info, pop_start_time) %zu\n", offsetof(struct starpu_profiling_task_info, pop_start_time));
+	printf("offsetof(starpu_profiling_task_info, pop_end_time) %zu\n", offsetof(struct starpu_profiling_task_info, pop_end_time));
+	printf("offsetof(starpu_profiling_task_info, acquire_data_start_time) %zu\n", offsetof(struct starpu_profiling_task_info, acquire_data_start_time));
+	printf("offsetof(starpu_profiling_task_info, acquire_data_end_time) %zu\n", offsetof(struct starpu_profiling_task_info, acquire_data_end_time));
+	printf("offsetof(starpu_profiling_task_info, start_time) %zu\n", offsetof(struct starpu_profiling_task_info, start_time));
+	printf("offsetof(starpu_profiling_task_info, end_time) %zu\n", offsetof(struct starpu_profiling_task_info, end_time));
+	printf("offsetof(starpu_profiling_task_info, release_data_start_time) %zu\n", offsetof(struct starpu_profiling_task_info, release_data_start_time));
+	printf("offsetof(starpu_profiling_task_info, release_data_end_time) %zu\n", offsetof(struct starpu_profiling_task_info, release_data_end_time));
+	printf("offsetof(starpu_profiling_task_info, callback_start_time) %zu\n", offsetof(struct starpu_profiling_task_info, callback_start_time));
+	printf("offsetof(starpu_profiling_task_info, callback_end_time) %zu\n", offsetof(struct starpu_profiling_task_info, callback_end_time));
+	printf("offsetof(starpu_profiling_task_info, workerid) %zu\n", offsetof(struct starpu_profiling_task_info, workerid));
+	printf("offsetof(starpu_profiling_task_info, used_cycles) %zu\n", offsetof(struct starpu_profiling_task_info, used_cycles));
+	printf("offsetof(starpu_profiling_task_info, stall_cycles) %zu\n", offsetof(struct starpu_profiling_task_info, stall_cycles));
+	printf("offsetof(starpu_profiling_task_info, energy_consumed) %zu\n", offsetof(struct starpu_profiling_task_info, energy_consumed));
+	printf("sizeof(starpu_profiling_task_info) %zu\n", sizeof(struct starpu_profiling_task_info));
+	printf("offsetof(starpu_profiling_worker_info, start_time) %zu\n", offsetof(struct starpu_profiling_worker_info, start_time));
+	printf("offsetof(starpu_profiling_worker_info, total_time) %zu\n", offsetof(struct starpu_profiling_worker_info, total_time));
+	printf("offsetof(starpu_profiling_worker_info, executing_time) %zu\n", offsetof(struct starpu_profiling_worker_info, executing_time));
+	printf("offsetof(starpu_profiling_worker_info, sleeping_time) %zu\n", offsetof(struct starpu_profiling_worker_info, sleeping_time));
+	printf("offsetof(starpu_profiling_worker_info, executed_tasks) %zu\n", offsetof(struct starpu_profiling_worker_info, executed_tasks));
+	printf("offsetof(starpu_profiling_worker_info, used_cycles) %zu\n", offsetof(struct starpu_profiling_worker_info, used_cycles));
+	printf("offsetof(starpu_profiling_worker_info, stall_cycles) %zu\n", offsetof(struct starpu_profiling_worker_info, stall_cycles));
+	printf("offsetof(starpu_profiling_worker_info, energy_consumed) %zu\n", offsetof(struct starpu_profiling_worker_info, energy_consumed));
+	printf("offsetof(starpu_profiling_worker_info, flops) %zu\n", offsetof(struct starpu_profiling_worker_info, flops));
+	printf("sizeof(starpu_profiling_worker_info) %zu\n", sizeof(struct starpu_profiling_worker_info));
+	printf("offsetof(starpu_profiling_bus_info, start_time) %zu\n", offsetof(struct starpu_profiling_bus_info, start_time));
+	printf("offsetof(starpu_profiling_bus_info, total_time) %zu\n", offsetof(struct starpu_profiling_bus_info, total_time));
+	printf("offsetof(starpu_profiling_bus_info, transferred_bytes) %zu\n", offsetof(struct starpu_profiling_bus_info, transferred_bytes));
+	printf("offsetof(starpu_profiling_bus_info, transfer_count) %zu\n", offsetof(struct starpu_profiling_bus_info, transfer_count));
+	printf("sizeof(starpu_profiling_bus_info) %zu\n", sizeof(struct starpu_profiling_bus_info));
+	{
+		struct timespec a = {3, 900000000}, b = {1, 200000000}, r;
+		starpu_timespec_add(&a, &b, &r);
+		printf("starpu_timespec_add %ld %ld\n", (long)r.tv_sec, r.tv_nsec);
+		starpu_timespec_sub(&b, &a, &r);
+		printf("starpu_timespec_sub %ld %ld\n", (long)r.tv_sec, r.tv_nsec);
+		starpu_timespec_accumulate(&a, &b);
+		printf("starpu_timespec_accumulate %ld %ld\n", (long)a.tv_sec, a.tv_nsec);
+		printf("starpu_timespec_cmp %d %d %d\n", starpu_timespec_cmp(&a, &b, <), starpu_timespec_cmp(&a, &b, >), starpu_timespec_cmp(&b, &b, ==));
+		starpu_timespec_clear(&a);
+		printf("starpu_timespec_clear %ld %ld\n", (long)a.tv_sec, a.tv_nsec);
+	}
 	printf("offsetof(starpu_variable_interface, id) %zu\n", offsetof(struct starpu_variable_interface, id));
 	printf("offsetof(starpu_variable_interface, ptr) %zu\n", offsetof(struct starpu_variable_interface, ptr));
 	printf("offsetof(starpu_variable_interface, dev_handle) %zu\n", offsetof(struct starpu_variable_interface, dev_handle));
