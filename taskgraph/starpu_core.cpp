@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <vector>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
 
@@ -62,6 +64,8 @@ int starpu_conf_init(struct starpu_conf* conf) {
     conf->ncpus = -1;
     conf->ncuda = -1;
     conf->nopencl = -1;
+    conf->nmic = -1;
+    conf->nmpi_ms = -1;
     return 0;
 }
 
@@ -72,10 +76,10 @@ int starpu_init(struct starpu_conf* conf) {
             MPC_LOG(error, tg, "starpu_init: the configuration was not set up with starpu_conf_init()");
             return -EINVAL;
         }
-        if (conf->ncuda > 0 || conf->nopencl > 0) {
+        if (conf->ncuda > 0 || conf->nopencl > 0 || conf->nmic > 0 || conf->nmpi_ms > 0) {
             // Like a StarPU built without these drivers: no such worker; say so.
-            MPC_LOG(warn, tg, "starpu_init: %d CUDA and %d OpenCL workers asked for; only CPU workers exist",
-                    conf->ncuda, conf->nopencl);
+            MPC_LOG(warn, tg, "starpu_init: %d CUDA, %d OpenCL, %d MIC and %d MPI-MS workers asked for; only CPU "
+                              "workers exist", conf->ncuda, conf->nopencl, conf->nmic, conf->nmpi_ms);
         }
         c.ncpus = conf->ncpus;
         c.sched = conf->sched_policy_name;
@@ -321,6 +325,14 @@ void starpu_execute_on_each_worker(void (*func)(void*), void* arg, uint32_t wher
 }
 
 int starpu_memory_unpin(void* /*addr*/, size_t /*size*/) { return 0; }
+
+void starpu_usleep(float nb_micro_sec) {
+    if (nb_micro_sec > 0) {
+        mpc::sched::sleep_for(std::chrono::nanoseconds(static_cast<long long>(nb_micro_sec * 1000.0f)));
+    }
+}
+
+void starpu_sleep(float nb_sec) { starpu_usleep(nb_sec * 1e6f); }
 
 void starpu_cublas_init(void) {}  // no CUDA worker: nothing to set up (starpu_cublas.h)
 void starpu_cublas_set_stream(void) {}

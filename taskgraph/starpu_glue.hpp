@@ -32,6 +32,8 @@ void fill_model(starpu_task* t, task_desc* d) noexcept;
 /// The starpu_task a core task stands for (submitted through starpu_task_submit), or nullptr
 /// (a task the runtime made itself).
 starpu_task* api_task_of(const task* t) noexcept;
+/// Whether worker w may run t (its workerids bitmap, its codelet's can_execute).
+bool worker_may_run(unsigned w, starpu_task* t) noexcept;
 /// The application's policy now running (starpu_sched.cpp), or nullptr.
 starpu_sched_policy* user_policy() noexcept;
 /// The policy table entry for an application's policy, to pass in config::custom_policy;

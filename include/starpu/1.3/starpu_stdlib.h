@@ -28,6 +28,9 @@ int starpu_free_flags(void *A, size_t dim, int flags);
 int starpu_memory_pin(void *addr, size_t size);
 /** Undoes starpu_memory_pin(); returns 0. */
 int starpu_memory_unpin(void *addr, size_t size);
+/** Sleeps that long; from a task, the worker's VP runs its other work meanwhile (may yield). */
+void starpu_sleep(float nb_sec);
+void starpu_usleep(float nb_micro_sec);
 
 #ifdef __cplusplus
 }
