@@ -225,7 +225,7 @@ int submit(starpu_task* t) noexcept {
     int n = 0;
     if (scl != nullptr) {
         std::uint32_t where = scl->where != 0 ? scl->where : (scl->cpu_funcs[0] != nullptr ? STARPU_CPU : 0);
-        if (t->where != -1) {
+        if (t->where != -1 && t->where != 0) {  // 0: a task zeroed without starpu_task_init
             where &= static_cast<std::uint32_t>(t->where);
         }
         if ((where & STARPU_CPU) == 0 || scl->cpu_funcs[0] == nullptr) {

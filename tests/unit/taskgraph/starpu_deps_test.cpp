@@ -365,7 +365,10 @@ TEST(StarpuDepsPolicies, WorkerRestrictionsUnderEveryPolicy) {
         ASSERT_EQ(starpu_task_wait_for_all(), 0);
         EXPECT_EQ(g_on[0].load(), 0) << "worker 0 ran a task its can_execute refuses";
         EXPECT_EQ(g_on[1].load(), 40);
-        EXPECT_EQ(starpu_worker_can_execute_task(0, nullptr, 0), 0);
+        starpu_task probe_task = STARPU_TASK_INITIALIZER;
+        probe_task.cl = &cl;
+        EXPECT_EQ(starpu_worker_can_execute_task(0, &probe_task, 0), 0);
+        EXPECT_EQ(starpu_worker_can_execute_task(1, &probe_task, 0), 1);
 
         starpu_codelet any;
         starpu_codelet_init(&any);
