@@ -164,7 +164,10 @@ int combined_mode(const task* t, int i) noexcept {
 
 /// Why t may not name d now (d->g.lock held), or nullptr.
 const char* refusal(const data* d) noexcept {
-    if (d->unregistering) {
+    // A task still using the handle may submit more work on it while an unregistration waits
+    // for the handle's users (StarPU allows it: its unregister waits for that work too); any
+    // other submission naming it is a use after unregister.
+    if (d->unregistering && !(d->users > 0 && detail::in_task())) {
         return "a handle being unregistered";
     }
     if (d->partitioned) {
@@ -228,7 +231,7 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         task* internal = nullptr;
         if (untracked(static_cast<unsigned>(m))) {
             // scratch: no history, no exclusion; counted as a user only
-        } else if (infer_deps && d->seq) {
+        } else if (infer_deps && d->seq && !t->bufs[i].no_infer) {
             internal = close_phases(d, static_cast<unsigned>(m));
             if ((m & access_redux) == 0) {
                 d->fresh = false;

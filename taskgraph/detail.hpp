@@ -26,6 +26,7 @@ struct buffer {
     data* d;
     access_mode mode;
     bool arbitrated = false;  ///< taken at run time (no inferred order on it): see arbitrate()
+    bool no_infer = false;    ///< the task takes no inferred dependency on this buffer
 };
 
 enum class task_kind : std::uint8_t { normal, acquire, internal };
@@ -75,6 +76,20 @@ struct task {
     std::uint64_t trace_id = 0; ///< non-zero when traced (trace.cpp)
     task_times* times = nullptr;  ///< task_desc::times (profiling)
     std::atomic<std::uint8_t> push_stamp{0};  ///< who writes times->push_end (runtime.cpp)
+
+    // Tags (tags.cpp).
+    task* tag_node = nullptr;  ///< the tag instance this task's end fires (referenced), or nullptr
+    bool tag_fired = false;    ///< a tag instance's node: fired already (under the tags' lock)
+    bool resubmitted = false;  ///< the C API's record of a task submitted again (starpu_task.cpp)
+
+    // End dependencies (StarPU's end deps): complete() returns at once while end_deps > 0,
+    // taking one off; end_rdep's count drops when this task ends (referenced; under g.lock).
+    std::atomic<int> end_deps{0};
+    task* end_rdep = nullptr;
+    callback_fn ready_fn = nullptr;  ///< run when the task becomes ready (StarPU's prologue)
+    void* ready_arg = nullptr;
+    callback_fn pop_fn = nullptr;    ///< run by the worker just before fn (StarPU's pop prologue)
+    void* pop_arg = nullptr;
 };
 
 /// Where a handle's interface structure lives: inline for the built-in interfaces, on the heap
@@ -159,17 +174,17 @@ int combined_mode(const task* t, int i) noexcept;
 /// Runs t's function on the calling worker, then completes it.
 void execute(task* t) noexcept;
 /// Ends t: callback, waiters, successors, handles, in-flight count; drops the runtime's ref.
+/// With end dependencies pending, only counts one of them down (see end_dep_add()).
 void complete(task* t) noexcept;
 
 /// Waits (may block) until t is done, whether or not it has been submitted yet.
 void wait_done(task* t) noexcept;
-/// errc::busy (logged) when tag `id` is carried by a task already or has been notified.
-status tag_check(std::uint64_t id, const char* task_name) noexcept;
-/// Before t (carrying `id`) is submitted: makes t wait for the tags `id` depends on, and the
-/// tag's completion point wait for t. errc::busy (logged) when the tag is carried already.
-status tag_attach(task* t, std::uint64_t id) noexcept;
-/// After t was submitted with tag_attach(): the tag is done once t ends.
-void tag_attached(std::uint64_t id) noexcept;
+/// Before t (carrying `id`) is submitted: makes t wait for the tags `id` depends on and, unless
+/// the tag is done already, makes t's end fire it (t->tag_node). `again`: t is a task submitted
+/// anew (StarPU's resubmission): a done tag starts a fresh instance. errc::no_memory only.
+status tag_attach(task* t, std::uint64_t id, bool again) noexcept;
+/// t, which carried a tag (t->tag_node set), has ended: fires the tag unless it is done already.
+void tag_task_ended(task* t) noexcept;
 
 /// Whether buffer mode m has no place in the handle's history (scratch).
 inline bool untracked(unsigned m) noexcept { return (m & access_scratch) != 0; }

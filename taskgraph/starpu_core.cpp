@@ -63,6 +63,8 @@ int starpu_conf_init(struct starpu_conf* conf) {
     conf->ncpus = -1;
     conf->ncuda = -1;
     conf->nopencl = -1;
+    conf->nmic = -1;
+    conf->nmpi_ms = -1;
     return 0;
 }
 
@@ -73,10 +75,10 @@ int starpu_init(struct starpu_conf* conf) {
             MPC_LOG(error, tg, "starpu_init: the configuration was not set up with starpu_conf_init()");
             return -EINVAL;
         }
-        if (conf->ncuda > 0 || conf->nopencl > 0) {
+        if (conf->ncuda > 0 || conf->nopencl > 0 || conf->nmic > 0 || conf->nmpi_ms > 0) {
             // Like a StarPU built without these drivers: no such worker; say so.
-            MPC_LOG(warn, tg, "starpu_init: %d CUDA and %d OpenCL workers asked for; only CPU workers exist",
-                    conf->ncuda, conf->nopencl);
+            MPC_LOG(warn, tg, "starpu_init: %d CUDA, %d OpenCL, %d MIC and %d MPI-MS workers asked for; only CPU "
+                              "workers exist", conf->ncuda, conf->nopencl, conf->nmic, conf->nmpi_ms);
         }
         c.ncpus = conf->ncpus;
         c.sched = conf->sched_policy_name;

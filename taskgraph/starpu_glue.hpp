@@ -39,6 +39,8 @@ task_times* profile_for_submit(starpu_task* t) noexcept;
 void profile_task_end(starpu_task* t) noexcept;
 void profile_callback(starpu_task* t, bool end) noexcept;
 void profile_free(starpu_task* t) noexcept;
+/// Whether worker w may run t (its workerids bitmap, its codelet's can_execute).
+bool worker_may_run(unsigned w, starpu_task* t) noexcept;
 /// The application's policy now running (starpu_sched.cpp), or nullptr.
 starpu_sched_policy* user_policy() noexcept;
 /// The policy table entry for an application's policy, to pass in config::custom_policy;

@@ -33,6 +33,8 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
     bool cl_args = false;
     unsigned ndeps = 0;
     starpu_task** deps = nullptr;
+    unsigned nend_deps = 0;
+    starpu_task** end_deps = nullptr;
     for (;;) {
         int key = va_arg(ap, int);
         if (key == 0) {
@@ -107,6 +109,33 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
             t->sequential_consistency = va_arg(ap, unsigned) != 0;
         } else if (key == STARPU_TASK_SCHED_DATA) {
             t->sched_data = va_arg(ap, void*);
+        } else if (key == STARPU_PROLOGUE_CALLBACK) {
+            t->prologue_callback_func = va_arg(ap, void (*)(void*));
+        } else if (key == STARPU_PROLOGUE_CALLBACK_ARG || key == STARPU_PROLOGUE_CALLBACK_ARG_NFREE) {
+            t->prologue_callback_arg = va_arg(ap, void*);
+            t->prologue_callback_arg_free = key == STARPU_PROLOGUE_CALLBACK_ARG;
+        } else if (key == STARPU_PROLOGUE_CALLBACK_POP) {
+            t->prologue_callback_pop_func = va_arg(ap, void (*)(void*));
+        } else if (key == STARPU_PROLOGUE_CALLBACK_POP_ARG || key == STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE) {
+            t->prologue_callback_pop_arg = va_arg(ap, void*);
+            t->prologue_callback_pop_arg_free = key == STARPU_PROLOGUE_CALLBACK_POP_ARG;
+        } else if (key == STARPU_EXECUTE_WHERE) {
+            t->where = static_cast<int32_t>(va_arg(ap, unsigned long long));
+        } else if (key == STARPU_HANDLES_SEQUENTIAL_CONSISTENCY) {
+            t->handles_sequential_consistency = va_arg(ap, unsigned char*);
+        } else if (key == STARPU_TASK_END_DEP) {
+            starpu_task_end_dep_add(t, va_arg(ap, int));
+        } else if (key == STARPU_TASK_END_DEPS_ARRAY) {
+            if (end_deps != nullptr) {
+                MPC_LOG(error, tg, "starpu_task_insert(%s): STARPU_TASK_END_DEPS_ARRAY given twice", cl_name(cl));
+                std::free(values.arg_buffer);
+                return -EINVAL;
+            }
+            nend_deps = va_arg(ap, unsigned);
+            end_deps = va_arg(ap, starpu_task**);
+        } else if (key == STARPU_TASK_WORKERIDS) {
+            t->workerids_len = va_arg(ap, unsigned);
+            t->workerids = va_arg(ap, uint32_t*);
         } else if (key == STARPU_EXECUTE_ON_NODE || key == STARPU_NODE_SELECTION_POLICY) {
             (void)va_arg(ap, int);  // StarPU-MPI's; StarPU's own starpu_task_insert ignores them
         } else if (key == STARPU_EXECUTE_ON_DATA) {
@@ -153,6 +182,9 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
     t->nbuffers = n;
     if (deps != nullptr && ndeps > 0) {
         starpu_task_declare_deps_array(t, ndeps, deps);
+    }
+    if (end_deps != nullptr && nend_deps > 0) {
+        starpu_task_declare_end_deps_array(t, nend_deps, end_deps);
     }
     if (n > STARPU_NMAXBUFS) {
         t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(sizeof(starpu_data_handle_t) * n));

@@ -496,7 +496,7 @@ int starpu_wake_worker_relax_light(int workerid) { return wake(workerid); }
 
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task* task, unsigned nimpl) {
     return workerid < starpu_worker_get_count() && nimpl == 0 && task != nullptr &&
-                   (task->cl == nullptr || task->cl->cpu_funcs[0] != nullptr)
+                   (task->cl == nullptr || task->cl->cpu_funcs[0] != nullptr) && sp::worker_may_run(workerid, task)
                ? 1
                : 0;
 }

@@ -9,6 +9,7 @@
 
 #include <starpu.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdlib>
@@ -45,6 +46,18 @@ task* core_of(starpu_task* t) noexcept {
     return static_cast<task*>(t->starpu_private);
 }
 
+/// A new core record for a task whose record `old` was submitted (and has finished): marked as
+/// a resubmission (its tag starts over, as StarPU does for a task submitted again).
+task* renew_core_of(starpu_task* t, task* old) noexcept {
+    task_release(old);
+    t->starpu_private = nullptr;
+    task* core = core_of(t);
+    if (core != nullptr) {
+        core->resubmitted = true;
+    }
+    return core;
+}
+
 /// The core task for a new submission or new dependencies: the current one unless it has
 /// been submitted already (a finished task submitted again gets a new record).
 task* fresh_core_of(starpu_task* t, const char* call) noexcept {
@@ -53,8 +66,7 @@ task* fresh_core_of(starpu_task* t, const char* call) noexcept {
         if (!task_finished(old)) {
             fatal(call, "the task is already submitted and has not finished");
         }
-        task_release(old);
-        t->starpu_private = nullptr;
+        return renew_core_of(t, old);
     }
     return core_of(t);
 }
@@ -65,8 +77,7 @@ task* fresh_core_of(starpu_task* t, const char* call) noexcept {
 task* dep_core_of(starpu_task* t) noexcept {
     auto* old = static_cast<task*>(t->starpu_private);
     if (old != nullptr && task_finished(old)) {
-        task_release(old);
-        t->starpu_private = nullptr;
+        return renew_core_of(t, old);
     }
     return core_of(t);
 }
@@ -97,6 +108,12 @@ void free_task(starpu_task* t, bool check = true) noexcept {
     }
     if (t->callback_arg_free) {
         std::free(t->callback_arg);
+    }
+    if (t->prologue_callback_arg_free) {
+        std::free(t->prologue_callback_arg);
+    }
+    if (t->prologue_callback_pop_arg_free) {
+        std::free(t->prologue_callback_pop_arg);
     }
     clean(t, check);
     detail::starpu_task_pool().put(t);
@@ -131,7 +148,72 @@ enum starpu_data_access_mode mode_of(const starpu_task* t, int i) noexcept {
     return cl->dyn_modes != nullptr ? cl->dyn_modes[i] : cl->modes[i];
 }
 
+/// The n arguments of type T that follow in ap (the varargs forms of the *_array calls).
+template <class T>
+std::vector<T> collect(unsigned n, va_list ap) noexcept {
+    std::vector<T> v(n);
+    for (unsigned i = 0; i < n; ++i) {
+        v[i] = va_arg(ap, T);
+    }
+    return v;
+}
+
+/// Whether worker w may run t: its workerids bitmap and its codelet's can_execute.
+bool may_run(unsigned w, starpu_task* t) noexcept {
+    if (t->workerids_len != 0) {
+        constexpr unsigned bits = 32;
+        if (w / bits >= t->workerids_len || (t->workerids[w / bits] & (1u << (w % bits))) == 0) {
+            return false;
+        }
+    }
+    return t->cl == nullptr || t->cl->can_execute == nullptr || t->cl->can_execute(w, t, 0) != 0;
+}
+
+/// The worker t must run on: -1 for any, a worker when only some may run it (placed in turn
+/// among them, so that no policy gives it to another), or -ENODEV (logged) when none may.
+int place(starpu_task* t) noexcept {
+    const char* name = t->name != nullptr ? t->name : (t->cl != nullptr && t->cl->name != nullptr ? t->cl->name : "(unnamed)");
+    const auto n = static_cast<unsigned>(worker_count());
+    if (t->execute_on_a_specific_worker) {
+        if (t->workerid >= n) {
+            MPC_LOG(error, tg, "starpu_task_submit: task %s asks for worker %u; there are %u workers", name,
+                    t->workerid, n);
+            return -EINVAL;
+        }
+        if (!may_run(t->workerid, t)) {
+            MPC_LOG(warn, tg, "starpu_task_submit: task %s asks for worker %u, which cannot execute it", name,
+                    t->workerid);
+            return -ENODEV;
+        }
+        return static_cast<int>(t->workerid);
+    }
+    if (t->workerids_len == 0 && (t->cl == nullptr || t->cl->can_execute == nullptr)) {
+        return -1;
+    }
+    unsigned able = 0;
+    for (unsigned w = 0; w < n; ++w) {
+        able += may_run(w, t) ? 1 : 0;
+    }
+    if (able == 0) {
+        MPC_LOG(warn, tg, "starpu_task_submit: no worker can execute task %s (can_execute, workerids)", name);
+        return -ENODEV;
+    }
+    if (able == n) {
+        return -1;
+    }
+    static std::atomic<unsigned> turn{0};
+    unsigned k = turn.fetch_add(1, std::memory_order_relaxed) % able;
+    for (unsigned w = 0; w < n; ++w) {
+        if (may_run(w, t) && k-- == 0) {
+            return static_cast<int>(w);
+        }
+    }
+    return -1;
+}
+
 }  // namespace
+
+bool worker_may_run(unsigned w, starpu_task* t) noexcept { return may_run(w, t); }
 
 starpu_task* api_task_of(const task* t) noexcept {
     return t->callback == &on_task_end ? static_cast<starpu_task*>(t->callback_arg) : nullptr;
@@ -153,6 +235,9 @@ int submit(starpu_task* t) noexcept {
     int n = 0;
     if (scl != nullptr) {
         std::uint32_t where = scl->where != 0 ? scl->where : (scl->cpu_funcs[0] != nullptr ? STARPU_CPU : 0);
+        if (t->where != -1 && t->where != 0) {  // 0: a task zeroed without starpu_task_init
+            where &= static_cast<std::uint32_t>(t->where);
+        }
         if ((where & STARPU_CPU) == 0 || scl->cpu_funcs[0] == nullptr) {
             MPC_LOG(warn, tg, "starpu_task_submit: codelet %s has no CPU implementation; only CPU workers exist",
                     scl->name != nullptr ? scl->name : "(unnamed)");
@@ -193,18 +278,21 @@ int submit(starpu_task* t) noexcept {
     d.callback = &on_task_end;
     d.callback_arg = t;
     d.sequential_consistency = t->sequential_consistency != 0;
+    d.handles_seq = t->handles_sequential_consistency;
+    d.ready_callback = t->prologue_callback_func;
+    d.ready_callback_arg = t->prologue_callback_arg;
+    d.pop_callback = t->prologue_callback_pop_func;
+    d.pop_callback_arg = t->prologue_callback_pop_arg;
     d.name = t->name;
     d.use_tag = t->use_tag != 0;
     d.tag = t->tag_id;
     d.times = profile_for_submit(t);
+    d.tag_again = core->resubmitted;
     fill_model(t, &d);
-    if (t->execute_on_a_specific_worker) {
-        if (t->workerid >= static_cast<unsigned>(worker_count())) {
-            MPC_LOG(error, tg, "starpu_task_submit: task %s asks for worker %u; there are %d workers",
-                    t->name != nullptr ? t->name : "(unnamed)", t->workerid, worker_count());
-            return -EINVAL;
-        }
-        d.worker = static_cast<int>(t->workerid);
+    if (int w = place(t); w < -1) {
+        return w;
+    } else {
+        d.worker = w;
     }
     const bool sync = t->synchronous != 0;
     if (starpu_sched_policy* p = user_policy(); p != nullptr && p->submit_hook != nullptr) {
@@ -239,6 +327,7 @@ void starpu_task_init(struct starpu_task* task) {
     std::memset(task, 0, sizeof *task);
     task->sequential_consistency = 1;
     task->detach = 1;
+    task->where = -1;
     task->priority = STARPU_DEFAULT_PRIO;
     task->magic = starpu::task_magic;
     task->predicted = NAN;
@@ -334,14 +423,53 @@ void starpu_task_declare_deps_array(struct starpu_task* task, unsigned ndeps, st
 }
 
 void starpu_task_declare_deps(struct starpu_task* task, unsigned ndeps, ...) {
-    std::vector<starpu_task*> deps(ndeps);
     va_list ap;
     va_start(ap, ndeps);
-    for (unsigned i = 0; i < ndeps; ++i) {
-        deps[i] = va_arg(ap, starpu_task*);
-    }
+    std::vector<starpu_task*> deps = starpu::collect<starpu_task*>(ndeps, ap);
     va_end(ap);
     starpu_task_declare_deps_array(task, ndeps, deps.data());
+}
+
+void starpu_task_end_dep_add(struct starpu_task* t, int nb_deps) {
+    mpc::tg::task* core = starpu::core_of(t);
+    if (core == nullptr) {
+        starpu::fatal("starpu_task_end_dep_add", "no memory for the task record");
+    }
+    if (mpc::status st = end_dep_add(core, nb_deps); !st.ok()) {
+        starpu::fatal("starpu_task_end_dep_add", st.reason());
+    }
+}
+
+void starpu_task_end_dep_release(struct starpu_task* t) {
+    if (t == nullptr || t->starpu_private == nullptr) {
+        starpu::fatal("starpu_task_end_dep_release", "the task has no end dependency");
+    }
+    end_dep_release(static_cast<mpc::tg::task*>(t->starpu_private));
+}
+
+void starpu_task_declare_end_deps_array(struct starpu_task* task, unsigned ndeps, struct starpu_task* task_array[]) {
+    mpc::tg::task* core = starpu::core_of(task);
+    std::vector<mpc::tg::task*> deps(ndeps);
+    for (unsigned i = 0; i < ndeps; ++i) {
+        deps[i] = starpu::core_of(task_array[i]);
+        if (deps[i] == nullptr) {
+            core = nullptr;
+        }
+    }
+    if (core == nullptr) {
+        starpu::fatal("starpu_task_declare_end_deps_array", "no memory for the task record");
+    }
+    if (mpc::status st = declare_end_deps(core, deps.data(), static_cast<int>(ndeps)); !st.ok()) {
+        starpu::fatal("starpu_task_declare_end_deps_array", st.reason());
+    }
+}
+
+void starpu_task_declare_end_deps(struct starpu_task* task, unsigned ndeps, ...) {
+    va_list ap;
+    va_start(ap, ndeps);
+    std::vector<starpu_task*> deps = starpu::collect<starpu_task*>(ndeps, ap);
+    va_end(ap);
+    starpu_task_declare_end_deps_array(task, ndeps, deps.data());
 }
 
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t* array) {
@@ -351,12 +479,9 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 }
 
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...) {
-    std::vector<starpu_tag_t> deps(ndeps);
     va_list ap;
     va_start(ap, ndeps);
-    for (unsigned i = 0; i < ndeps; ++i) {
-        deps[i] = va_arg(ap, starpu_tag_t);
-    }
+    std::vector<starpu_tag_t> deps = starpu::collect<starpu_tag_t>(ndeps, ap);
     va_end(ap);
     starpu_tag_declare_deps_array(id, ndeps, deps.data());
 }
@@ -382,6 +507,17 @@ void starpu_tag_restart(starpu_tag_t id) {
     if (mpc::status st = tag_restart(id); !st.ok()) {
         starpu::fatal("starpu_tag_restart", st.reason());
     }
+}
+
+void starpu_tag_notify_restart_from_apps(starpu_tag_t id) {
+    if (mpc::status st = tag_notify_restart(id); !st.ok()) {
+        starpu::fatal("starpu_tag_notify_restart_from_apps", st.reason());
+    }
+}
+
+struct starpu_task* starpu_tag_get_task(starpu_tag_t id) {
+    mpc::tg::task* t = tag_task(id);
+    return t != nullptr ? starpu::api_task_of(t) : nullptr;
 }
 
 void starpu_tag_remove(starpu_tag_t id) { tag_remove(id); }

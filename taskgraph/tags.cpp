@@ -1,12 +1,21 @@
 /// \file
-/// Tags: 64-bit names for completion points (StarPU's tags).
+/// Tags: 64-bit names for completion points (StarPU's tags, with StarPU 1.3.10's semantics).
 ///
-/// Each tag is a record with a `done` node, an empty task that nobody runs: it completes when
-/// the task carrying the tag ends (it is submitted with a dependency on that task) or when the
-/// application notifies the tag (submitted with none). Waiting for a tag waits for the node;
-/// depending on a tag depends on the node, so tags reuse the tasks' dependency machinery. A
-/// tag's own dependencies are recorded until a task carries it, which then waits for them.
-/// Restart puts a fresh node in place; records live until removed (StarPU's behaviour too).
+/// A tag is a record whose current *instance* is a `node`: an empty task that nobody runs.
+/// The instance fires (its node is submitted with no dependency, so it completes at once) when
+/// the first task carrying it ends or when the application notifies the tag; firing twice does
+/// nothing (StarPU: a done tag stays done). Waiting for a tag waits for the current node;
+/// depending on a tag depends on it, so tags reuse the tasks' dependency machinery.
+///
+/// Several tasks may carry one tag: they attach to the same pending instance, and the first to
+/// end fires it (StarPU's tag_example4). A task carrying a tag that is done already leaves it
+/// done, unless it is the same task submitted again (task_desc::tag_again): then, as StarPU
+/// does for a resubmitted task, a fresh instance starts, with no starpu_tag_restart needed
+/// (tag_restartable). tag_restart() starts a fresh instance of a done tag.
+///
+/// A tag's dependencies (other tags) are kept with the generation of each one's instance that
+/// the tag's task last waited for: the next task carrying it waits for a later instance, so a
+/// dependency counts once per use, as StarPU's completion groups re-arm after each use.
 
 #include <unordered_map>
 #include <vector>
@@ -18,16 +27,37 @@
 namespace mpc::tg {
 namespace {
 
+struct tag_dep {
+    tag_t id;
+    std::uint64_t used_gen = 0;  ///< the instance of `id` the tag's last task waited for
+};
+
 struct tag_rec {
-    task* done = nullptr;      ///< the completion node (referenced)
-    bool carried = false;      ///< a task carries it, or it was notified: done will be submitted
-    std::vector<tag_t> deps;   ///< what its task waits for
+    task* node = nullptr;       ///< the current instance's completion point (referenced)
+    std::uint64_t gen = 0;      ///< the current instance's number (from 1)
+    task* carrier = nullptr;    ///< the last task that carried the tag (referenced), or nullptr
+    std::vector<tag_dep> deps;  ///< what its task waits for
 };
 
 spinlock g_lock;
 std::unordered_map<tag_t, tag_rec>* g_tags = nullptr;  // made on first use, never freed
 
-/// The record of id, made if needed, with its node. Caller holds g_lock.
+/// Gives r a fresh instance (a new node, not fired). Caller holds g_lock. false: no memory.
+bool new_instance(tag_rec& r) noexcept {
+    result<task*> t = task_create();
+    if (!t) {
+        return false;
+    }
+    if (r.node != nullptr) {
+        detail::task_unref(r.node);  // dependents and waiters hold their own references
+    }
+    r.node = *t;
+    r.node->name = "tag";
+    ++r.gen;
+    return true;
+}
+
+/// The record of id, made if needed, with an instance. Caller holds g_lock.
 tag_rec* rec_locked(tag_t id) noexcept {
     if (g_tags == nullptr) {
         g_tags = new (std::nothrow) std::unordered_map<tag_t, tag_rec>();
@@ -36,13 +66,8 @@ tag_rec* rec_locked(tag_t id) noexcept {
         }
     }
     tag_rec& r = (*g_tags)[id];
-    if (r.done == nullptr) {
-        result<task*> t = task_create();
-        if (!t) {
-            return nullptr;
-        }
-        r.done = *t;
-        r.done->name = "tag";
+    if (r.node == nullptr && !new_instance(r)) {
+        return nullptr;
     }
     return &r;
 }
@@ -58,7 +83,16 @@ status with_rec(tag_t id, F&& f) noexcept {
     return f(*r);
 }
 
-/// Submits a tag's node: it completes once its dependencies (the carrying task) have.
+/// Marks node fired (caller holds g_lock); true when it was not yet: the caller submits it.
+bool claim_fire(task* node) noexcept {
+    if (node->tag_fired) {
+        return false;
+    }
+    node->tag_fired = true;
+    return true;
+}
+
+/// Submits a claimed node: it completes at once, releasing the tag's dependents and waiters.
 void submit_node(task* node) noexcept {
     task_desc d;
     d.name = "tag";
@@ -67,71 +101,85 @@ void submit_node(task* node) noexcept {
     }
 }
 
-/// A referenced node of tag id (made if needed), or nullptr on no memory.
+/// A referenced node of tag id's current instance (made if needed), or nullptr on no memory.
 task* node_of(tag_t id) noexcept {
     spin_guard g(g_lock);
     tag_rec* r = rec_locked(id);
     if (r == nullptr) {
         return nullptr;
     }
-    detail::task_ref(r->done);
-    return r->done;
+    detail::task_ref(r->node);
+    return r->node;
+}
+
+/// The nodes (referenced, into waits) that a task carrying r waits for: for each dependency,
+/// an instance later than the one r's previous task waited for. Caller holds g_lock.
+bool dep_nodes_locked(tag_rec& r, std::vector<task*>& waits) noexcept {
+    for (tag_dep& dep : r.deps) {
+        tag_rec* dr = rec_locked(dep.id);
+        if (dr == nullptr) {
+            return false;
+        }
+        if (dr->gen <= dep.used_gen && dr->node->tag_fired && !new_instance(*dr)) {
+            return false;  // that instance was used already: wait for the next one
+        }
+        dep.used_gen = dr->gen;
+        detail::task_ref(dr->node);
+        waits.push_back(dr->node);
+    }
+    return true;
 }
 
 }  // namespace
 
 namespace detail {
 
-status tag_check(tag_t id, const char* task_name) noexcept {
-    spin_guard g(g_lock);
-    if (g_tags != nullptr) {
-        if (auto it = g_tags->find(id); it != g_tags->end() && it->second.carried) {
-            MPC_LOG(error, tg, "task %s: tag %llu is carried by another task or notified already (restart it first)",
-                    task_name, static_cast<unsigned long long>(id));
-            return {errc::busy, "tag already in use"};
-        }
-    }
-    return {};
-}
-
-status tag_attach(task* t, tag_t id) noexcept {
+status tag_attach(task* t, tag_t id, bool again) noexcept {
     std::vector<task*> waits;
-    task* node = nullptr;
     {
         spin_guard g(g_lock);
         tag_rec* r = rec_locked(id);
         if (r == nullptr) {
             return {errc::no_memory, "tag record"};
         }
-        if (r->carried) {
-            return {errc::busy, "tag already in use"};
+        if (r->node->tag_fired && again && !new_instance(*r)) {
+            return {errc::no_memory, "tag record"};
         }
-        r->carried = true;
-        node = r->done;
-        task_ref(node);
-        for (tag_t dep : r->deps) {
-            tag_rec* dr = rec_locked(dep);
-            if (dr == nullptr) {
-                return {errc::no_memory, "tag record"};
+        if (!r->node->tag_fired) {  // t's end fires it, unless another carrier's does first
+            task_ref(r->node);
+            t->tag_node = r->node;
+        }
+        task_ref(t);
+        if (r->carrier != nullptr) {
+            task_unref(r->carrier);
+        }
+        r->carrier = t;
+        if (!dep_nodes_locked(*r, waits)) {
+            for (task* w : waits) {
+                task_unref(w);
             }
-            task_ref(dr->done);
-            waits.push_back(dr->done);
+            return {errc::no_memory, "tag record"};
         }
     }
     for (task* w : waits) {
         add_dependency(w, t);
         task_unref(w);
     }
-    add_dependency(t, node);  // the tag is done when t is
-    task_unref(node);
     return {};
 }
 
-void tag_attached(tag_t id) noexcept {
-    if (task* node = node_of(id); node != nullptr) {
-        submit_node(node);
-        task_unref(node);
+void tag_task_ended(task* t) noexcept {
+    task* node = t->tag_node;
+    t->tag_node = nullptr;
+    bool fire = false;
+    {
+        spin_guard g(g_lock);
+        fire = claim_fire(node);
     }
+    if (fire) {
+        submit_node(node);
+    }
+    task_unref(node);
 }
 
 }  // namespace detail
@@ -141,12 +189,14 @@ status tag_declare_deps(tag_t id, const tag_t* deps, int ndeps) noexcept {
         return {errc::invalid_argument, "tag_declare_deps: bad arguments"};
     }
     return with_rec(id, [&](tag_rec& r) -> status {
-        if (r.carried) {
-            MPC_LOG(error, tg, "tag_declare_deps: tag %llu is already carried by a submitted task",
-                    static_cast<unsigned long long>(id));
-            return {errc::invalid_argument, "dependencies declared after the tag's task was submitted"};
+        for (int i = 0; i < ndeps; ++i) {
+            if (deps[i] == id) {
+                MPC_LOG(error, tg, "tag_declare_deps: tag %llu cannot depend on itself",
+                        static_cast<unsigned long long>(id));
+                return {errc::invalid_argument, "a tag depending on itself"};
+            }
+            r.deps.push_back(tag_dep{deps[i], 0});
         }
-        r.deps.insert(r.deps.end(), deps, deps + ndeps);
         return {};
     });
 }
@@ -168,14 +218,10 @@ status tag_wait(tag_t id) noexcept {
 status tag_notify(tag_t id) noexcept {
     task* node = nullptr;
     status st = with_rec(id, [&](tag_rec& r) -> status {
-        if (r.carried) {
-            MPC_LOG(error, tg, "tag_notify: tag %llu is carried by a task or notified already",
-                    static_cast<unsigned long long>(id));
-            return {errc::busy, "tag already in use"};
+        if (claim_fire(r.node)) {  // a done tag stays done (StarPU: nothing happens)
+            node = r.node;
+            detail::task_ref(node);
         }
-        r.carried = true;
-        node = r.done;
-        detail::task_ref(node);
         return {};
     });
     if (node != nullptr) {
@@ -185,26 +231,43 @@ status tag_notify(tag_t id) noexcept {
     return st;
 }
 
-status tag_restart(tag_t id) noexcept {
-    task* old = nullptr;
+status tag_notify_restart(tag_t id) noexcept {
+    task* node = nullptr;
     status st = with_rec(id, [&](tag_rec& r) -> status {
-        if (r.carried && !task_finished(r.done)) {
-            MPC_LOG(error, tg, "tag_restart: tag %llu is not done yet", static_cast<unsigned long long>(id));
-            return {errc::busy, "tag not done"};
+        if (claim_fire(r.node)) {
+            node = r.node;
+            detail::task_ref(node);
         }
-        old = r.done;
-        r.done = nullptr;
-        r.carried = false;
-        return rec_locked(id) != nullptr ? status{} : status{errc::no_memory, "tag record"};  // a fresh node
+        return new_instance(r) ? status{} : status{errc::no_memory, "tag record"};
     });
-    if (old != nullptr) {
-        task_release(old);
+    if (node != nullptr) {
+        submit_node(node);
+        detail::task_unref(node);
     }
     return st;
 }
 
+status tag_restart(tag_t id) noexcept {
+    return with_rec(id, [&](tag_rec& r) -> status {
+        if (!r.node->tag_fired) {
+            return {};  // not done: its next end is waited for already
+        }
+        return new_instance(r) ? status{} : status{errc::no_memory, "tag record"};
+    });
+}
+
+task* tag_task(tag_t id) noexcept {
+    spin_guard g(g_lock);
+    if (g_tags == nullptr) {
+        return nullptr;
+    }
+    auto it = g_tags->find(id);
+    return it != g_tags->end() ? it->second.carrier : nullptr;
+}
+
 void tag_remove(tag_t id) noexcept {
-    task* old = nullptr;
+    task* node = nullptr;
+    task* carrier = nullptr;
     {
         spin_guard g(g_lock);
         if (g_tags == nullptr) {
@@ -214,10 +277,12 @@ void tag_remove(tag_t id) noexcept {
         if (it == g_tags->end()) {
             return;
         }
-        old = it->second.done;
+        node = it->second.node;
+        carrier = it->second.carrier;
         g_tags->erase(it);
     }
-    task_release(old);  // a submitted node lives on until it completes
+    task_release(node);  // a submitted node lives on until it completes
+    task_release(carrier);
 }
 
 }  // namespace mpc::tg

@@ -57,9 +57,15 @@ void dependency_met(task* t) noexcept {
 }
 
 void now_ready(task* t) noexcept {
+    if (t->ready_fn != nullptr) {
+        t->ready_fn(t->ready_arg);
+    }
     if (t->kind == task_kind::acquire) {
         granted(t);
     } else if (t->fn == nullptr) {
+        if (t->pop_fn != nullptr) {
+            t->pop_fn(t->pop_arg);
+        }
         complete(t);  // an empty task: nothing to run, its end is what others wait for
     } else {
         push_ready(t);
@@ -118,6 +124,9 @@ void execute(task* t) noexcept {
         return;
     }
     prepare_buffers(t, worker, v);
+    if (t->pop_fn != nullptr) {
+        t->pop_fn(t->pop_arg);
+    }
     if (g_measure || t->model != nullptr) {
         std::uint64_t start = now_ns();
         t->fn(v, t->cl_arg);
@@ -133,11 +142,17 @@ void execute(task* t) noexcept {
 }
 
 void complete(task* t) noexcept {
+    // End dependencies: n of them need n + 1 calls (the run and n releases); the last goes on.
+    if (t->end_deps.load(std::memory_order_acquire) != 0 && t->end_deps.fetch_sub(1, std::memory_order_acq_rel) > 0) {
+        return;
+    }
     if (t->callback != nullptr) {
         t->callback(t->callback_arg);
     }
     t->g.lock.lock();
     t->state = task_state::done;  // from now on nobody adds to t->succs
+    task* end_rdep = t->end_rdep;
+    t->end_rdep = nullptr;
     gate::wakeups w = t->g.notify_locked();
     t->g.lock.unlock();
     gate::deliver(w);
@@ -145,6 +160,13 @@ void complete(task* t) noexcept {
         release_arbitrated(t);  // before detach: unregister may free a handle once unused
     }
     detach_buffers(t);
+    if (t->tag_node != nullptr) {
+        tag_task_ended(t);  // after the done state: a tag waiter may submit the task again
+    }
+    if (end_rdep != nullptr) {
+        complete(end_rdep);  // one of its end dependencies
+        task_unref(end_rdep);
+    }
     if (t->mem_reserved != 0) {
         mem_release(t->mem_reserved);  // scratch buffers, or the redux copies a reduction freed
         t->mem_reserved = 0;
@@ -248,6 +270,7 @@ status fill(task* t, const task_desc& d) noexcept {
             }
         }
         t->bufs[i] = {d.handles[i], m};
+        t->bufs[i].no_infer = d.handles_seq != nullptr && d.handles_seq[i] == 0;
     }
     if (status st = check_special_twice(t, d.nbuffers, name); !st.ok()) {
         return st;
@@ -266,6 +289,10 @@ status fill(task* t, const task_desc& d) noexcept {
     t->priority = d.priority;
     t->callback = d.callback;
     t->callback_arg = d.callback_arg;
+    t->ready_fn = d.ready_callback;
+    t->ready_arg = d.ready_callback_arg;
+    t->pop_fn = d.pop_callback;
+    t->pop_arg = d.pop_callback_arg;
     t->model = d.model;
     t->footprint = d.footprint;
     t->size = d.size;
@@ -349,6 +376,50 @@ status declare_deps(task* t, task* const* deps, int ndeps) noexcept {
     return {};
 }
 
+status end_dep_add(task* t, int n) noexcept {
+    if (t == nullptr || n < 0) {
+        return {errc::invalid_argument, "end_dep_add: bad arguments"};
+    }
+    if (task_finished(t)) {
+        MPC_LOG(error, tg, "end_dep_add: task %s has ended already", t->name != nullptr ? t->name : "");
+        return {errc::invalid_argument, "end dependency added to an ended task"};
+    }
+    t->end_deps.fetch_add(n, std::memory_order_acq_rel);
+    return {};
+}
+
+void end_dep_release(task* t) noexcept { complete(t); }
+
+status declare_end_deps(task* t, task* const* deps, int ndeps) noexcept {
+    if (t == nullptr || ndeps < 0 || (ndeps > 0 && deps == nullptr)) {
+        return {errc::invalid_argument, "declare_end_deps: bad arguments"};
+    }
+    if (status st = end_dep_add(t, ndeps); !st.ok()) {
+        return st;
+    }
+    for (int i = 0; i < ndeps; ++i) {
+        task* dep = deps[i];
+        dep->g.lock.lock();
+        const bool ended = dep->state == task_state::done;
+        const bool taken = !ended && dep->end_rdep != nullptr;
+        if (!ended && !taken) {
+            task_ref(t);
+            dep->end_rdep = t;
+        }
+        dep->g.lock.unlock();
+        if (taken) {
+            MPC_LOG(error, tg, "declare_end_deps: task %s already delays another task's end (one at a time, as in "
+                               "StarPU)", dep->name != nullptr ? dep->name : "");
+            end_dep_release(t);
+            return {errc::unsupported, "a task delaying the end of two tasks"};
+        }
+        if (ended) {
+            end_dep_release(t);
+        }
+    }
+    return {};
+}
+
 status submit(task* t, const task_desc& d) noexcept {
     if (!running()) {
         MPC_LOG(error, tg, "task submitted while the task runtime is not running (call init first)");
@@ -377,9 +448,6 @@ status submit(task* t, const task_desc& d) noexcept {
     if (st.ok()) {
         st = reserve_task_memory(t);  // may wait for memory that tasks in flight give back
     }
-    if (st.ok() && d.use_tag) {
-        st = tag_check(d.tag, t->name);  // before the buffers: their history cannot be undone
-    }
     if (st.ok()) {
         st = attach_buffers(t, d.sequential_consistency);
     }
@@ -394,18 +462,14 @@ status submit(task* t, const task_desc& d) noexcept {
         return st;
     }
     if (d.use_tag) {
-        if (status ts = tag_attach(t, d.tag); !ts.ok()) {
-            // Only a race with another submission carrying the same tag, or no memory, gets here.
-            MPC_LOG(error, tg, "task %s runs without its tag: %s", t->name, ts.reason());
+        if (status ts = tag_attach(t, d.tag, d.tag_again); !ts.ok()) {
+            MPC_LOG(error, tg, "task %s runs without its tag: %s", t->name, ts.reason());  // no memory
         }
     }
     t->seq = next_seq();
     task_ref(t);  // the runtime's, dropped by complete()
     inflight_add();
     dependency_met(t);  // the submission guard
-    if (d.use_tag) {
-        tag_attached(d.tag);
-    }
     return {};
 }
 

@@ -415,9 +415,18 @@ struct task_desc {
     callback_fn callback = nullptr;  ///< runs on the worker after the task, before waiters wake
     void* callback_arg = nullptr;
     bool sequential_consistency = true;  ///< false: this task takes no inferred dependency
+    /// Per buffer: 0 when the task takes no inferred dependency on that buffer (nullptr: all do).
+    const unsigned char* handles_seq = nullptr;
+    callback_fn ready_callback = nullptr;  ///< runs when the task becomes ready, before it is queued
+    void* ready_callback_arg = nullptr;
+    callback_fn pop_callback = nullptr;  ///< runs on the worker just before the codelet
+    void* pop_callback_arg = nullptr;
     const char* name = nullptr;          ///< shown in errors; the codelet's name by default
     bool use_tag = false;                ///< the task carries tag `tag` (see tags below)
     std::uint64_t tag = 0;
+    /// The same work submitted again (StarPU's resubmitted task): if its tag is done, the tag
+    /// starts over instead of staying done.
+    bool tag_again = false;
     int worker = -1;                     ///< >= 0: only this worker runs the task
     /// Performance model (perfmodel.hpp): measured runs calibrate it and model-based policies
     /// consult it, indexed by `footprint` (history) or `size` (regressions).
@@ -439,6 +448,13 @@ void task_release(task* t) noexcept;
 /// Makes t wait for each of deps (created tasks, submitted or not, or finished ones). Call
 /// before t is submitted.
 status declare_deps(task* t, task* const* deps, int ndeps) noexcept;
+/// End dependencies (StarPU's): t's end (callback, successors, waiters, handles) waits for n
+/// calls of end_dep_release() besides its own run. Call before t ends.
+status end_dep_add(task* t, int n) noexcept;
+void end_dep_release(task* t) noexcept;
+/// t's end waits for each of deps to end too (each may delay one task's end at a time:
+/// errc::unsupported otherwise). Call before t ends.
+status declare_end_deps(task* t, task* const* deps, int ndeps) noexcept;
 /// Submits t: it runs once its inferred and declared dependencies are met. Does not block.
 /// errc::invalid_argument (logged) for a buffer count that does not match the codelet, a null
 /// handle, a codelet with no CPU implementation, or a task submitted twice; errc::busy for a
@@ -497,19 +513,26 @@ void set_redux_tree(int copies, std::size_t bytes) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Tags (StarPU's): a 64-bit name for the end of a task, or of something the application
-// notifies. A tag is done when its task (task_desc::use_tag) has finished, or when
-// tag_notify() is called; tags may depend on other tags, and then their task waits for those.
+// notifies. A tag is done when the first task carrying it (task_desc::use_tag) has finished, or
+// when tag_notify() is called; tags may depend on other tags, and then their tasks wait for
+// those. Several tasks may carry one tag; a task carrying a done tag leaves it done unless it
+// is submitted again (task_desc::tag_again), which starts the tag over.
 
 using tag_t = std::uint64_t;
 
-/// Tag `id`'s task will wait for each tag of `deps` to be done. Declare before submitting it.
+/// Tag `id`'s tasks will wait for each tag of `deps` to be done: each use of `id` waits for a
+/// later completion of each dependency than its previous use did.
 status tag_declare_deps(tag_t id, const tag_t* deps, int ndeps) noexcept;
 /// Waits until tag `id` is done (may block; errc::busy from inside a task).
 status tag_wait(tag_t id) noexcept;
-/// Marks tag `id` done (for tags without a task). errc::busy if it is done or carried by a task.
+/// Marks tag `id` done (nothing happens if it is done already).
 status tag_notify(tag_t id) noexcept;
-/// Makes a done tag reusable: its next task, or notification, is waited for anew.
+/// Marks tag `id` done (if it is not) and starts it over at once.
+status tag_notify_restart(tag_t id) noexcept;
+/// Starts a done tag over: its next task, or notification, is waited for anew.
 status tag_restart(tag_t id) noexcept;
+/// The last task that carried tag `id` (valid while the tag exists), or nullptr.
+task* tag_task(tag_t id) noexcept;
 /// Forgets tag `id` (its dependencies included).
 void tag_remove(tag_t id) noexcept;
 

@@ -57,6 +57,9 @@ struct starpu_conf {
     /** GPU devices: none exist here; only -1 (default) and 0 are accepted. */
     int ncuda;
     int nopencl;
+    /** MIC and MPI master-slave devices: none exist here either (-1 default, 0 accepted). */
+    int nmic;
+    int nmpi_ms;
 };
 
 /** Fills conf with the defaults. Returns 0. */

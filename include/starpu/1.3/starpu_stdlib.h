@@ -28,7 +28,6 @@ int starpu_free_flags(void *A, size_t dim, int flags);
 int starpu_memory_pin(void *addr, size_t size);
 /** Undoes starpu_memory_pin(); returns 0. */
 int starpu_memory_unpin(void *addr, size_t size);
-
 /** Suspends the caller for nb_sec seconds (nb_micro_sec microseconds). From a task the worker
  * stays busy, as in StarPU; the VP runs its other user-level threads meanwhile. */
 void starpu_sleep(float nb_sec);

@@ -61,6 +61,9 @@ typedef uint64_t starpu_tag_t;
 struct starpu_codelet {
     /** Where it can run (STARPU_CPU); 0: deduced from the implementations given. */
     uint32_t where;
+    /** When set, a worker for which it returns 0 never gets the codelet's tasks (checked for
+     * each worker at submission, implementation 0; -ENODEV when no worker can). */
+    int (*can_execute)(unsigned workerid, struct starpu_task *task, unsigned nimpl);
     enum starpu_codelet_type type;
     /** CPU implementations; the first one runs. */
     starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
@@ -89,6 +92,9 @@ struct starpu_codelet {
 struct starpu_task {
     const char *name;
     struct starpu_codelet *cl;
+    /** Where the task may run (STARPU_CPU...); -1: the codelet's where. Without STARPU_CPU the
+     * submission returns -ENODEV (CPU workers are the only ones). */
+    int32_t where;
     /** Buffers of the task when the codelet has STARPU_VARIABLE_NBUFFERS. */
     int nbuffers;
     /** Handles and modes beyond STARPU_NMAXBUFS (malloc'ed; freed by starpu_task_clean()). */
@@ -97,16 +103,26 @@ struct starpu_task {
     starpu_data_handle_t handles[STARPU_NMAXBUFS];
     /** Per-task modes, used when the codelet has STARPU_VARIABLE_NBUFFERS. */
     enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
+    /** Per buffer: 0 when the task takes no inferred dependency on it (NULL: the handles' flags). */
+    unsigned char *handles_sequential_consistency;
     void *cl_arg;
     size_t cl_arg_size;
     /** Runs on the worker once the task has run, before starpu_task_wait() returns. */
     void (*callback_func)(void *);
     void *callback_arg;
+    /** Runs in starpu_task_submit(), before the task can start. */
+    void (*prologue_callback_func)(void *);
+    void *prologue_callback_arg;
+    /** Runs on the worker that took the task, just before its codelet. */
+    void (*prologue_callback_pop_func)(void *);
+    void *prologue_callback_pop_arg;
     /** With use_tag, the task carries tag_id: the tag is done when the task ends. */
     starpu_tag_t tag_id;
     /** free() cl_arg / callback_arg when the task is destroyed. */
     unsigned cl_arg_free : 1;
     unsigned callback_arg_free : 1;
+    unsigned prologue_callback_arg_free : 1;
+    unsigned prologue_callback_pop_arg_free : 1;
     unsigned use_tag : 1;
     /** 0: the task takes no inferred dependency on its data. */
     unsigned sequential_consistency : 1;
@@ -119,6 +135,10 @@ struct starpu_task {
     /** 1: only worker `workerid` runs the task. */
     unsigned execute_on_a_specific_worker : 1;
     unsigned workerid;
+    /** With workerids_len != 0: a bitmap (32 workers per element) of the workers that may run
+     * the task (workerid, when set, takes precedence). */
+    uint32_t *workerids;
+    unsigned workerids_len;
     int priority;
     int magic;
     /** The scheduling context (always 0: one context). */
@@ -149,7 +169,7 @@ struct starpu_task {
 
 #define STARPU_TASK_INITIALIZER                                                                              \
     {                                                                                                        \
-        .name = NULL, .cl = NULL, .nbuffers = 0, .dyn_handles = NULL, .dyn_modes = NULL, .cl_arg = NULL,    \
+        .name = NULL, .cl = NULL, .where = -1, .nbuffers = 0, .dyn_handles = NULL, .dyn_modes = NULL, .cl_arg = NULL,    \
         .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, .cl_arg_free = 0,                    \
         .callback_arg_free = 0, .use_tag = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1,          \
         .destroy = 0, .execute_on_a_specific_worker = 0, .workerid = 0, .priority = 0, .magic = 42,               \

@@ -16,18 +16,33 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 /** Same, with the tasks as ndeps arguments. */
 void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...);
 
-/* Tags: a tag is done when the task carrying it (starpu_task::use_tag, tag_id, or STARPU_TAG in
- * starpu_task_insert) has ended, or when the application notifies it. */
+/** task ends (callback, dependents, waiters, its data) only once each task of task_array has
+ * ended too; call before task ends. */
+void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...);
+/** Adds nb_deps end dependencies to t: it ends only after that many calls of
+ * starpu_task_end_dep_release() (and its own run). */
+void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps);
+void starpu_task_end_dep_release(struct starpu_task *t);
 
-/** Tag id's task will wait for the ndeps tags given (starpu_tag_t arguments). Declare before
- * submitting that task. */
+/* Tags: a tag is done when the first task carrying it (starpu_task::use_tag, tag_id, or
+ * STARPU_TAG in starpu_task_insert) has ended, or when the application notifies it. A task
+ * carrying a done tag leaves it done, unless it is the same task submitted again: then the tag
+ * starts over (no starpu_tag_restart needed). */
+
+/** Tag id's tasks will wait for the ndeps tags given (starpu_tag_t arguments); each use of the
+ * tag waits for a new completion of each of them. */
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...);
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array);
 /** Waits until the tag is done. Returns 0, or -EDEADLK from inside a task. */
 int starpu_tag_wait(starpu_tag_t id);
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *id);
-/** Marks a tag that no task carries done. */
+/** Marks the tag done (nothing happens if it is done already). */
 void starpu_tag_notify_from_apps(starpu_tag_t id);
+/** Marks the tag done if it is not, and starts it over. */
+void starpu_tag_notify_restart_from_apps(starpu_tag_t id);
+/** The last task that carried the tag (NULL: none), valid while that task exists. */
+struct starpu_task *starpu_tag_get_task(starpu_tag_t id);
 /** Makes a done tag usable again (its next task or notification is waited for anew). */
 void starpu_tag_restart(starpu_tag_t id);
 /** Forgets the tag. */

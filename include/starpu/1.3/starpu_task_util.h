@@ -1,7 +1,7 @@
 /* StarPU 1.3 API on MPC: starpu_task_insert() and packed codelet arguments.
  *
  * The argument keys keep StarPU's values. Keys of features not implemented yet (worker order,
- * scheduling contexts, prologue callbacks, end dependencies, ...) are not declared: using one
+ * scheduling contexts, ...) are not declared: using one
  * does not compile. */
 #ifndef MPC_STARPU_TASK_UTIL_H
 #define MPC_STARPU_TASK_UTIL_H
@@ -56,6 +56,25 @@ extern "C" {
 #define STARPU_CALLBACK_WITH_ARG_NFREE (38 << STARPU_MODE_SHIFT)
 /** followed by a void *: starpu_task::sched_data */
 #define STARPU_TASK_SCHED_DATA (41 << STARPU_MODE_SHIFT)
+/** followed by a function pointer and by its argument: starpu_task::prologue_callback_func
+ * (run at submission) and prologue_callback_arg (_ARG: freed with the task; _ARG_NFREE: not) */
+#define STARPU_PROLOGUE_CALLBACK (14 << STARPU_MODE_SHIFT)
+#define STARPU_PROLOGUE_CALLBACK_ARG (15 << STARPU_MODE_SHIFT)
+#define STARPU_PROLOGUE_CALLBACK_ARG_NFREE (39 << STARPU_MODE_SHIFT)
+/** The same for starpu_task::prologue_callback_pop_func (run by the worker before the codelet) */
+#define STARPU_PROLOGUE_CALLBACK_POP (16 << STARPU_MODE_SHIFT)
+#define STARPU_PROLOGUE_CALLBACK_POP_ARG (17 << STARPU_MODE_SHIFT)
+#define STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE (40 << STARPU_MODE_SHIFT)
+/** followed by an unsigned long long: starpu_task::where */
+#define STARPU_EXECUTE_WHERE (19 << STARPU_MODE_SHIFT)
+/** followed by an unsigned char *: starpu_task::handles_sequential_consistency */
+#define STARPU_HANDLES_SEQUENTIAL_CONSISTENCY (29 << STARPU_MODE_SHIFT)
+/** followed by an unsigned and a struct starpu_task **: starpu_task_declare_end_deps_array() */
+#define STARPU_TASK_END_DEPS_ARRAY (31 << STARPU_MODE_SHIFT)
+/** followed by an int: starpu_task_end_dep_add() */
+#define STARPU_TASK_END_DEP (32 << STARPU_MODE_SHIFT)
+/** followed by an unsigned and a uint32_t *: starpu_task::workerids_len and workerids */
+#define STARPU_TASK_WORKERIDS (33 << STARPU_MODE_SHIFT)
 /** followed by an int: the priority */
 #define STARPU_PRIORITY (5 << STARPU_MODE_SHIFT)
 /** followed by a starpu_tag_t: the tag the task carries */

@@ -4,6 +4,7 @@
 #include <starpu_sched_component.h>
 #include <starpu_heteroprio.h>
 #include <starpu_profiling.h>
+#include <math.h>
 #include <stddef.h>
 
 int main(void)
@@ -36,6 +37,21 @@ int main(void)
 	printf("STARPU_CALLBACK_ARG_NFREE %lld\n", (long long)(STARPU_CALLBACK_ARG_NFREE));
 	printf("STARPU_CALLBACK_WITH_ARG_NFREE %lld\n", (long long)(STARPU_CALLBACK_WITH_ARG_NFREE));
 	printf("STARPU_TASK_SCHED_DATA %lld\n", (long long)(STARPU_TASK_SCHED_DATA));
+	printf("STARPU_PROLOGUE_CALLBACK %lld\n", (long long)(STARPU_PROLOGUE_CALLBACK));
+	printf("STARPU_PROLOGUE_CALLBACK_ARG %lld\n", (long long)(STARPU_PROLOGUE_CALLBACK_ARG));
+	printf("STARPU_PROLOGUE_CALLBACK_ARG_NFREE %lld\n", (long long)(STARPU_PROLOGUE_CALLBACK_ARG_NFREE));
+	printf("STARPU_PROLOGUE_CALLBACK_POP %lld\n", (long long)(STARPU_PROLOGUE_CALLBACK_POP));
+	printf("STARPU_PROLOGUE_CALLBACK_POP_ARG %lld\n", (long long)(STARPU_PROLOGUE_CALLBACK_POP_ARG));
+	printf("STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE %lld\n", (long long)(STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE));
+	printf("STARPU_EXECUTE_WHERE %lld\n", (long long)(STARPU_EXECUTE_WHERE));
+	printf("STARPU_HANDLES_SEQUENTIAL_CONSISTENCY %lld\n", (long long)(STARPU_HANDLES_SEQUENTIAL_CONSISTENCY));
+	printf("STARPU_TASK_END_DEPS_ARRAY %lld\n", (long long)(STARPU_TASK_END_DEPS_ARRAY));
+	printf("STARPU_TASK_END_DEP %lld\n", (long long)(STARPU_TASK_END_DEP));
+	printf("STARPU_TASK_WORKERIDS %lld\n", (long long)(STARPU_TASK_WORKERIDS));
+	{
+		struct starpu_task t = STARPU_TASK_INITIALIZER;
+		printf("STARPU_TASK_INITIALIZER where %d\n", (int)t.where);
+	}
 	printf("STARPU_CUDA_ASYNC %lld\n", (long long)(STARPU_CUDA_ASYNC));
 	printf("STARPU_OPENCL_ASYNC %lld\n", (long long)(STARPU_OPENCL_ASYNC));
 	printf("STARPU_CODELET_SIMGRID_EXECUTE %lld\n", (long long)(STARPU_CODELET_SIMGRID_EXECUTE));
