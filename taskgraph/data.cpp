@@ -205,9 +205,11 @@ bool busy_for(data* d, unsigned m) noexcept {
 status attach_buffers(task* t, bool infer_deps) noexcept {
     // Plans first (StarPU switches them at submission, before the task's own dependencies).
     for (int i = 0; i < t->nbuffers; ++i) {
+        if (!t->bufs[i].d->plan_involved.load(std::memory_order_acquire)) {
+            continue;  // the common case: one load per buffer
+        }
         const int m = combined_mode(t, i);
-        if (m >= 0 && !untracked(static_cast<unsigned>(m)) &&
-            t->bufs[i].d->plan_involved.load(std::memory_order_acquire)) {
+        if (m >= 0 && !untracked(static_cast<unsigned>(m))) {
             partition_access(t->bufs[i].d, (m & (access_write | access_redux)) != 0);
         }
     }
