@@ -29,9 +29,8 @@
 #include <cstring>
 #include <new>
 
-#include "lib/spinlock.hpp"
-
 #include "lib/log.hpp"
+#include "lib/spinlock.hpp"
 #include "taskgraph/detail.hpp"
 
 namespace mpc::tg {
