@@ -79,6 +79,8 @@ void infer(data* d, access_mode mode, task* t) noexcept {
 
 }  // namespace
 
+void detail::infer_access(data* d, access_mode mode, task* t) noexcept { infer(d, mode, t); }
+
 void detail::drop_history(data* d) noexcept {
     if (d->last_writer != nullptr) {
         detail::task_unref(d->last_writer);
@@ -162,8 +164,8 @@ int combined_mode(const task* t, int i) noexcept {
     return static_cast<int>(m);
 }
 
-/// Why t may not name d now (d->g.lock held), or nullptr.
-const char* refusal(const data* d) noexcept {
+/// Why t may not name d now in mode m (d->g.lock held), or nullptr.
+const char* refusal(const data* d, unsigned m) noexcept {
     // A task still using the handle may submit more work on it while an unregistration waits
     // for the handle's users (StarPU allows it: its unregister waits for that work too); any
     // other submission naming it is a use after unregister.
@@ -175,6 +177,12 @@ const char* refusal(const data* d) noexcept {
     }
     if (d->child_off) {
         return "a child of a handle that is not partitioned (partition_submit first)";
+    }
+    if ((m & (access_write | access_redux)) != 0 && d->ro_partitioned) {
+        return "a handle partitioned read-only, in a writing mode (unpartition it first)";
+    }
+    if ((m & (access_write | access_redux)) != 0 && d->child_ro) {
+        return "a child of a read-only partition, in a writing mode (upgrade the partition to read-write first)";
     }
     return nullptr;
 }
@@ -198,6 +206,16 @@ bool busy_for(data* d, unsigned m) noexcept {
 }
 
 status attach_buffers(task* t, bool infer_deps) noexcept {
+    // Plans first (StarPU switches them at submission, before the task's own dependencies).
+    for (int i = 0; i < t->nbuffers; ++i) {
+        if (!t->bufs[i].d->plan_involved.load(std::memory_order_acquire)) {
+            continue;  // the common case: one load per buffer
+        }
+        const int m = combined_mode(t, i);
+        if (m >= 0 && !untracked(static_cast<unsigned>(m))) {
+            partition_access(t->bufs[i].d, (m & (access_write | access_redux)) != 0);
+        }
+    }
     for (int i = 0; i < t->nbuffers; ++i) {
         int m = combined_mode(t, i);
         if (m < 0) {
@@ -205,7 +223,7 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         }
         data* d = t->bufs[i].d;
         d->g.lock.lock();
-        const char* why = refusal(d);
+        const char* why = refusal(d, static_cast<unsigned>(m));
         const bool would_wait = why == nullptr && t->try_only && busy_for(d, static_cast<unsigned>(m));
         if (why != nullptr || would_wait) {
             d->g.lock.unlock();

@@ -104,6 +104,14 @@ union builtin_iface {
     coo_interface coo;
 };
 
+struct data;
+/// A planned partition (partition.cpp): its children, and whether it is switched on.
+struct partition_plan_rec {
+    std::vector<data*> kids;
+    enum class state : std::uint8_t { off, ro, rw } st = state::off;
+    bool sync = false;  ///< made by partition() (StarPU's starpu_data_partition): no implicit switch
+};
+
 struct data {
     static constexpr std::uint32_t live_magic = 0x74676461;  // "tgda"
     std::uint32_t magic = live_magic;
@@ -151,11 +159,19 @@ struct data {
     // Commute accesses: the open group (referenced), ordered after what came before.
     std::vector<task*> commute_group;
 
-    // Partitioning (partition.cpp).
+    // Partitioning (partition.cpp), under partition.cpp's lock and g.lock. A handle may have
+    // several plans; at most one is switched on read-write, or several read-only.
     data* parent = nullptr;
-    std::vector<data*> children;  ///< planned children
-    bool partitioned = false;     ///< the children stand for it: tasks may not name it
-    bool child_off = false;       ///< a child whose parent is not partitioned: not usable
+    std::vector<std::unique_ptr<partition_plan_rec>> plans;  ///< planned partitions
+    partition_plan_rec* sibs = nullptr;  ///< a child: the plan it belongs to
+    int nactive = 0;                     ///< plans switched on
+    bool partitioned = false;     ///< a plan is on read-write: tasks may not name it
+    bool ro_partitioned = false;  ///< plans are on read-only: tasks may only read it
+    bool child_off = false;       ///< a child whose plan is not switched on: not usable
+    bool child_ro = false;        ///< a child of a plan switched on read-only: read only
+    /// A parent with plans of partition_plan() or a child of one: an access may switch plans
+    /// first (partition_access()). Read without the locks at every submission.
+    std::atomic<bool> plan_involved{false};
 };
 
 namespace detail {
@@ -248,6 +264,12 @@ void free_data_memory(data* d) noexcept;
 status ensure_memory(data* d) noexcept;
 /// A new handle record of kind id (built-in ops set for built-in kinds).
 status new_handle(data** out, interface_id id) noexcept;
+/// Before a task or acquisition accessing d (write: in a writing mode) enters d's history: when
+/// d has plans or is a planned child, switches the plans (partition/unpartition tasks) so that
+/// d may be accessed so (StarPU's implicit partitioning). No lock held.
+void partition_access(data* d, bool write) noexcept;
+/// infer() of data.cpp for an internal task: t's access in `mode` enters d's history (lock held).
+void infer_access(data* d, access_mode mode, task* t) noexcept;
 /// Called by unregister() (no lock held): the handle may go if it is not partitioned.
 status check_unpartitioned(data* d, const char* call) noexcept;
 /// Enters t's accesses into the handles' histories (inferred dependencies) and counts t as a

@@ -131,6 +131,33 @@ const I* iface(starpu_data_handle_t h, interface_id id, const char* call) noexce
 
 }  // namespace
 
+namespace mpc::tg::starpu {
+
+int check_nodes(const starpu_codelet* cl, int nbuffers) noexcept {
+    if (cl == nullptr || cl->specific_nodes == 0) {
+        return 0;
+    }
+    for (int i = 0; i < nbuffers; ++i) {
+        if (cl->dyn_nodes == nullptr && i >= STARPU_NMAXBUFS) {
+            MPC_LOG(error, tg, "starpu_task_submit: codelet %s has specific_nodes and %d buffers: dyn_nodes is needed",
+                    cl->name != nullptr ? cl->name : "(unnamed)", nbuffers);
+            return -EINVAL;
+        }
+        const int node = STARPU_CODELET_GET_NODE(cl, i);
+        // Main memory is the only node: the worker's (LOCAL), a CPU node and a slow node are it.
+        if (node != STARPU_MAIN_RAM && node != STARPU_SPECIFIC_NODE_LOCAL && node != STARPU_SPECIFIC_NODE_CPU &&
+            node != STARPU_SPECIFIC_NODE_SLOW) {
+            MPC_LOG(error, tg, "starpu_task_submit: codelet %s puts buffer %d on memory node %d, which does not "
+                               "exist (main memory, node 0, is the only one; STARPU_SPECIFIC_NODE_FAST has none)",
+                    cl->name != nullptr ? cl->name : "(unnamed)", i, node);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+}  // namespace mpc::tg::starpu
+
 extern "C" {
 
 void starpu_variable_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, size_t size) {
@@ -428,5 +455,7 @@ void starpu_data_set_default_sequential_consistency_flag(unsigned flag) {
 unsigned starpu_data_get_default_sequential_consistency_flag(void) {
     return default_sequential_consistency() ? 1 : 0;
 }
+
+unsigned starpu_task_get_current_data_node(unsigned /*i*/) { return STARPU_MAIN_RAM; }
 
 }  // extern "C"

@@ -242,36 +242,96 @@ void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct star
           "starpu_data_partition_plan");
 }
 
-/// The planned children must be the ones given (StarPU asserts the same).
-static void check_children(starpu_data_handle_t h, unsigned nparts, starpu_data_handle_t* children, const char* call) {
-    if (static_cast<int>(nparts) != nchildren(core(h))) {
-        starpu::fatal(call, "nparts is not the number of planned children");
+/// The children given must be one plan of the handle, in order (StarPU asserts the same).
+static data* plan_of(starpu_data_handle_t h, unsigned nparts, starpu_data_handle_t* children, const char* call) {
+    if (nparts == 0 || children == nullptr) {
+        starpu::fatal(call, "a partition plan has at least one child (nparts 0 or children NULL)");
     }
-    for (unsigned i = 0; children != nullptr && i < nparts; ++i) {
-        if (core(children[i]) != child(core(h), static_cast<int>(i))) {
-            starpu::fatal(call, "children[] are not the handles starpu_data_partition_plan gave");
-        }
+    if (!is_plan(core(h), reinterpret_cast<data* const*>(children), static_cast<int>(nparts))) {
+        starpu::fatal(call, "children[0..nparts) are not the handles starpu_data_partition_plan gave for this handle");
+    }
+    return core(children[0]);
+}
+
+/// StarPU accepts the handle's home node or -1.
+static void check_gathering(int node, const char* call) {
+    if (node != STARPU_MAIN_RAM && node != -1) {
+        starpu::fatal(call, "the gathering node must be the home node (STARPU_MAIN_RAM) or -1");
     }
 }
 
 void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
                                   starpu_data_handle_t* children) {
-    check_children(initial_handle, nparts, children, "starpu_data_partition_submit");
-    check(partition_submit(core(initial_handle)), "starpu_data_partition_submit");
+    data* w = plan_of(initial_handle, nparts, children, "starpu_data_partition_submit");
+    check(partition_submit(core(initial_handle), w), "starpu_data_partition_submit");
+}
+
+void starpu_data_partition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                         starpu_data_handle_t* children, int sequential_consistency) {
+    const char* call = "starpu_data_partition_submit_sequential_consistency";
+    data* w = plan_of(initial_handle, nparts, children, call);
+    check(partition_submit(core(initial_handle), w, false, sequential_consistency != 0), call);
+}
+
+void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                           starpu_data_handle_t* children) {
+    data* w = plan_of(initial_handle, nparts, children, "starpu_data_partition_readonly_submit");
+    check(partition_submit(core(initial_handle), w, true), "starpu_data_partition_readonly_submit");
+}
+
+void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                    starpu_data_handle_t* children) {
+    const char* call = "starpu_data_partition_readwrite_upgrade_submit";
+    data* w = plan_of(initial_handle, nparts, children, call);
+    check(partition_upgrade(core(initial_handle), w), call);
 }
 
 void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
                                     starpu_data_handle_t* children, int gathering_node) {
-    if (gathering_node != STARPU_MAIN_RAM && gathering_node != -1) {
-        starpu::fatal("starpu_data_unpartition_submit", "the gathering node must be STARPU_MAIN_RAM");
-    }
-    check_children(initial_handle, nparts, children, "starpu_data_unpartition_submit");
-    check(unpartition_submit(core(initial_handle)), "starpu_data_unpartition_submit");
+    check_gathering(gathering_node, "starpu_data_unpartition_submit");
+    data* w = plan_of(initial_handle, nparts, children, "starpu_data_unpartition_submit");
+    check(unpartition_submit(core(initial_handle), w), "starpu_data_unpartition_submit");
+}
+
+void starpu_data_unpartition_submit_sequential_consistency_cb(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                              starpu_data_handle_t* children, int gather_node,
+                                                              int sequential_consistency,
+                                                              void (*callback_func)(void*), void* callback_arg) {
+    const char* call = "starpu_data_unpartition_submit_sequential_consistency_cb";
+    check_gathering(gather_node, call);
+    data* w = plan_of(initial_handle, nparts, children, call);
+    unpartition_options o;
+    o.parent_seq = sequential_consistency != 0;
+    o.callback = callback_func;
+    o.callback_arg = callback_arg;
+    check(unpartition_submit(core(initial_handle), w, o), call);
+}
+
+void starpu_data_unpartition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                           starpu_data_handle_t* children, int gathering_node,
+                                                           int sequential_consistency) {
+    starpu_data_unpartition_submit_sequential_consistency_cb(initial_handle, nparts, children, gathering_node,
+                                                             sequential_consistency, nullptr, nullptr);
+}
+
+void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                             starpu_data_handle_t* children, int gathering_node) {
+    const char* call = "starpu_data_unpartition_readonly_submit";
+    check_gathering(gathering_node, call);
+    data* w = plan_of(initial_handle, nparts, children, call);
+    unpartition_options o;
+    o.to_readonly = true;
+    check(unpartition_submit(core(initial_handle), w, o), call);
+}
+
+void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int gathering_node) {
+    check_gathering(gathering_node, "starpu_data_unpartition_submit_r");
+    check(unpartition_all(core(initial_handle)), "starpu_data_unpartition_submit_r");
 }
 
 void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t* children) {
-    check_children(root_data, nparts, children, "starpu_data_partition_clean");
-    check(partition_clean(core(root_data)), "starpu_data_partition_clean");
+    data* w = plan_of(root_data, nparts, children, "starpu_data_partition_clean");
+    check(partition_clean(core(root_data), w), "starpu_data_partition_clean");
 }
 
 void starpu_vector_filter_block(void* father_interface, void* child_interface, struct starpu_data_filter* /*f*/,

@@ -85,4 +85,7 @@ bool dense_of(void* iface, int id, dense_layout* out) noexcept;
 /// pointers; COO: values, columns, rows) and their bytes, in pack order; false for others.
 bool sparse_arrays_of(void* iface, int id, void* arrays[3], std::size_t bytes[3]) noexcept;
 
+/// With codelet->specific_nodes: -EINVAL (logged) when a buffer's node (nodes[i] or dyn_nodes[i])
+/// is none of main memory's names (STARPU_MAIN_RAM, STARPU_SPECIFIC_NODE_LOCAL/CPU/SLOW); else 0.
+int check_nodes(const starpu_codelet* cl, int nbuffers) noexcept;
 }  // namespace mpc::tg::starpu

@@ -254,6 +254,9 @@ int submit(starpu_task* t) noexcept {
                     STARPU_NMAXBUFS);
             return -EINVAL;
         }
+        if (int rc = check_nodes(scl, n); rc != 0) {
+            return rc;
+        }
         cl.name = scl->name;
         cl.cpu_funcs[0] = scl->cpu_funcs[0];
         cl.nbuffers = n;

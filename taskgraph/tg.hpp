@@ -365,7 +365,12 @@ status acquire_async(data* d, access_mode mode, callback_fn granted, void* arg, 
 
 // --------------------------------------------------------------------------------------------
 // Partitioning: a handle cut into children, handles of their own with their own dependencies.
-// While partitioned, tasks may not name the parent.
+// A handle may have several partition plans (StarPU's asynchronous partitioning): at most one
+// submitted read-write (then tasks may not name the parent), or several read-only (then the
+// parent and those children may be read, not written). A task or acquisition naming a child of
+// a plan that is not submitted, or the parent while plans are, switches the plans first
+// (StarPU's implicit partitioning: partition/unpartition tasks in submission order); the
+// children of partition() are switched only by partition()/unpartition().
 
 /// Fills child i of n from the parent's interface (the child's interface is a copy of the
 /// parent's before the call).
@@ -380,26 +385,46 @@ struct child_kind {
 /// child of another kind gets a zeroed interface before fill (not a copy of the parent's); a
 /// built-in one's id field is set to its kind after fill.
 using child_kind_fn = bool (*)(void* ctx, int i, child_kind* out);
-/// Makes the n children of `parent` (not usable until partition_submit()), of the parent's
-/// kind unless `kind` says otherwise. errc::busy when the parent has planned children already;
-/// errc::invalid_argument for an unknown kind or incomplete custom ops.
+/// Makes the n children of a new plan of `parent` (not usable until partition_submit()), of the
+/// parent's kind unless `kind` says otherwise. errc::busy when the parent was partitioned by
+/// partition(); errc::invalid_argument for an unknown kind or incomplete custom ops.
 status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data** children,
                       child_kind_fn kind = nullptr) noexcept;
-/// From now on the children are used instead of the parent: they follow every access to the
-/// parent submitted before. Does not block.
-status partition_submit(data* parent) noexcept;
+/// The plan named by `which` (any of its children; nullptr: the handle's only plan) is used
+/// from now on instead of the parent: its children follow every access to the parent submitted
+/// before (none when !parent_seq). `readonly`: the children may only be read, and so may the
+/// parent, beside other read-only plans. errc::busy (logged) when another plan is submitted
+/// read-write, or read-only for a read-write submission. Does not block.
+status partition_submit(data* parent, data* which = nullptr, bool readonly = false, bool parent_seq = true) noexcept;
+/// A plan submitted read-only, the only one submitted, becomes read-write (after the readers of
+/// the parent and of its children). errc::busy (logged) otherwise.
+status partition_upgrade(data* parent, data* which) noexcept;
+struct unpartition_options {
+    bool to_readonly = false;  ///< back to the parent, the plan staying submitted read-only
+    bool parent_seq = true;    ///< the parent's later accesses follow it
+    callback_fn callback = nullptr;  ///< called when it is done
+    void* callback_arg = nullptr;
+};
 /// Back to the parent: later accesses to the parent follow every access to the children
-/// submitted before; the children may not be named any more. Does not block.
-status unpartition_submit(data* parent) noexcept;
-/// Frees the planned children once no task uses them (may block). The parent must not be
-/// partitioned (unpartition_submit() first).
-status partition_clean(data* parent) noexcept;
-/// plan + submit, and unpartition_submit + clean (StarPU's starpu_data_partition/unpartition).
+/// submitted before; the children may not be named any more (read only with to_readonly).
+/// errc::invalid_argument (logged) when the plan is not submitted. Does not block.
+status unpartition_submit(data* parent, data* which = nullptr, const unpartition_options& o = {}) noexcept;
+/// Forgets a plan (unpartitioning it first if submitted) and frees its children once no task
+/// uses them (may block). errc::busy when a child has plans of its own.
+status partition_clean(data* parent, data* which = nullptr) noexcept;
+/// plan + submit, and unpartition_submit + clean (StarPU's starpu_data_partition/unpartition):
+/// the handle's only plan, switched by these calls alone.
 status partition(data* parent, int n, fill_child_fn fill, void* ctx, child_kind_fn kind = nullptr) noexcept;
 status unpartition(data* parent) noexcept;
-/// Number of planned children (0 when none) and child i (nullptr when out of range).
+/// Number of children of the handle's first plan (0 when none) and child i (nullptr when out of
+/// range); the number of plans.
 int nchildren(const data* d) noexcept;
 data* child(const data* d, int i) noexcept;
+int nplans(const data* d) noexcept;
+/// Whether kids[0..n) are, in order, the children of one plan of `parent`.
+bool is_plan(const data* parent, data* const* kids, int n) noexcept;
+/// Switches off every plan submitted under d, the deepest first (StarPU's unpartition_submit_r).
+status unpartition_all(data* d) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Tasks

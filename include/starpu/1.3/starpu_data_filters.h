@@ -1,11 +1,10 @@
 /* StarPU 1.3 API on MPC: partitioning data with filters.
  *
  * A partitioned handle's children are handles of their own, with their own dependencies, so
- * tasks on different children run in parallel; while partitioned, tasks may not name the
- * parent (starpu_task_submit returns -EINVAL, with the reason logged). The synchronous calls
- * (starpu_data_partition, starpu_data_unpartition) and the asynchronous ones
- * (starpu_data_partition_plan / _submit / starpu_data_unpartition_submit / _clean) are
- * implemented. A filter's get_child_ops gives its children another interface than their
+ * tasks on different children run in parallel; while partitioned by starpu_data_partition,
+ * tasks may not name the parent (starpu_task_submit returns -EINVAL, with the reason logged).
+ * The synchronous calls (starpu_data_partition, starpu_data_unpartition) and the asynchronous
+ * ones (plans, read-only plans, implicit switches) are implemented. A filter's get_child_ops gives its children another interface than their
  * parent's (a built-in table such as starpu_interface_vector_ops, or an application's): the
  * child's interface starts zeroed and filter_func fills it. */
 #ifndef MPC_STARPU_DATA_FILTERS_H
@@ -54,17 +53,45 @@ starpu_data_handle_t starpu_data_vget_sub_data(starpu_data_handle_t root_data, u
 void starpu_data_map_filters(starpu_data_handle_t root_data, unsigned nfilters, ...);
 void starpu_data_vmap_filters(starpu_data_handle_t root_data, unsigned nfilters, va_list pa);
 
-/** Asynchronous partitioning: plan makes the children (into children[], f's number of them),
- * not usable yet; partition_submit switches to them (after every access to the parent submitted
- * before), unpartition_submit back to the parent (after every access to the children); clean
- * frees them once no task uses them (may block). None but clean blocks. */
+/** Asynchronous partitioning, StarPU 1.3's: plan makes the children (into children[], f's
+ * number of them), not usable yet; a handle may have several plans. partition_submit switches
+ * to one (after every access to the parent submitted before), unpartition_submit back to the
+ * parent (after every access to the children); clean unpartitions the plan if submitted and
+ * frees its children once no task uses them (may block). A task or acquisition naming a child
+ * of a plan not submitted, or the parent while a plan is, makes these switches itself first,
+ * in submission order (StarPU's implicit partitioning). At most one plan is submitted
+ * read-write; several may be submitted read-only (then the parent and those children may be
+ * read concurrently, not written). Misuse (unpartitioning a plan not submitted, submitting a
+ * second plan read-write) stops the program with a message, as StarPU asserts. */
 void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct starpu_data_filter *f,
                                 starpu_data_handle_t *children);
 void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
                                   starpu_data_handle_t *children);
+/** The children may only be read, and so may the parent; other read-only plans may be on. */
+void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                           starpu_data_handle_t *children);
+/** The plan submitted read-only, the only one submitted, becomes read-write. */
+void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                    starpu_data_handle_t *children);
 void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts,
                                     starpu_data_handle_t *children, int gathering_node);
+/** Unpartitions every plan submitted under the handle, the deepest first. */
+void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int gathering_node);
+/** Back to the parent, the plan staying submitted read-only. */
+void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts,
+                                             starpu_data_handle_t *children, int gathering_node);
 void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children);
+/** The same with sequential_consistency 0: the switch is not ordered with the parent's other
+ * accesses (the children's stay ordered); the callback runs when the unpartition is done. */
+void starpu_data_unpartition_submit_sequential_consistency_cb(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                              starpu_data_handle_t *children, int gather_node,
+                                                              int sequential_consistency,
+                                                              void (*callback_func)(void *), void *callback_arg);
+void starpu_data_partition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                         starpu_data_handle_t *children, int sequential_consistency);
+void starpu_data_unpartition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts,
+                                                           starpu_data_handle_t *children, int gathering_node,
+                                                           int sequential_consistency);
 
 /* Standard filters (StarPU's: parts as equal as possible, the first ones one element larger). */
 /** Vector into nparts contiguous pieces. */

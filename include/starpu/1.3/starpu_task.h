@@ -48,6 +48,13 @@ typedef void (*starpu_opencl_func_t)(void **, void *);
 /** starpu_codelet::flags: run the codelet under SimGrid (StarPU's value; no effect here). */
 #define STARPU_CODELET_SIMGRID_EXECUTE (1 << 0)
 
+/** starpu_codelet::nodes values (StarPU's): the node of the worker running the task, a CPU
+ * node, a slow node, a fast node. StarPU 1.3.10 refuses STARPU_SPECIFIC_NODE_FAST at
+ * submission; so does MPC. */
+#define STARPU_SPECIFIC_NODE_LOCAL (-1)
+#define STARPU_SPECIFIC_NODE_CPU (-2)
+#define STARPU_SPECIFIC_NODE_SLOW (-3)
+#define STARPU_SPECIFIC_NODE_FAST (-4)
 /** starpu_codelet::nbuffers: the number of buffers is given by each task (starpu_task::nbuffers). */
 #define STARPU_VARIABLE_NBUFFERS (-1)
 
@@ -79,6 +86,12 @@ struct starpu_codelet {
     /** Access modes of the buffers (beyond STARPU_NMAXBUFS: dyn_modes). */
     enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
     enum starpu_data_access_mode *dyn_modes;
+    /** 1: buffer i's memory node is nodes[i] (dyn_nodes[i] when set): STARPU_MAIN_RAM or a
+     * STARPU_SPECIFIC_NODE_* value, all main memory here (the only node); any other node
+     * makes starpu_task_submit() return -EINVAL, with the reason logged. */
+    unsigned specific_nodes;
+    int nodes[STARPU_NMAXBUFS];
+    int *dyn_nodes;
     /** Performance model (starpu_perfmodel.h): calibrated from the runs, used by dm/dmda/dmdas. */
     struct starpu_perfmodel *model;
     /** Energy model (fed by the application with starpu_perfmodel_update_history). */
@@ -197,6 +210,14 @@ struct starpu_task {
         else                                        \
             (codelet)->modes[i] = mode;             \
     } while (0)
+#define STARPU_CODELET_GET_NODE(codelet, i) (((codelet)->dyn_nodes) ? (codelet)->dyn_nodes[i] : (codelet)->nodes[i])
+#define STARPU_CODELET_SET_NODE(codelet, __node, i) \
+    do {                                            \
+        if ((codelet)->dyn_nodes)                   \
+            (codelet)->dyn_nodes[i] = __node;       \
+        else                                        \
+            (codelet)->nodes[i] = __node;           \
+    } while (0)
 #define STARPU_TASK_GET_MODE(task, i)                                                              \
     ((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (task)->dyn_modes                          \
          ? (((task)->dyn_modes) ? (task)->dyn_modes[i] : (task)->modes[i])                          \
@@ -224,6 +245,8 @@ void starpu_task_clean(struct starpu_task *task);
 struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
 /** The task whose codelet or callback the calling worker runs; NULL elsewhere. */
 struct starpu_task *starpu_task_get_current(void);
+/** The memory node of buffer i of the task the calling worker runs: STARPU_MAIN_RAM. */
+unsigned starpu_task_get_current_data_node(unsigned i);
 /** Frees a task made by starpu_task_create() (after starpu_task_clean()). */
 void starpu_task_destroy(struct starpu_task *task);
 /** A new task (starpu_task_create's pool) with task's fields: its dyn_handles/dyn_modes

@@ -156,6 +156,74 @@ TEST_P(Partition, NestedTilesAndMisuse) {
     ASSERT_TRUE(tg::unregister(hv).ok());
 }
 
+TEST_P(Partition, SeveralPlansSwitchedByTheirTasks) {
+    constexpr std::uint32_t n = 48;
+    std::vector<double> v(n, 1.0);
+    tg::data* hv = nullptr;
+    ASSERT_TRUE(tg::register_vector(&hv, v.data(), n, sizeof(double)).ok());
+    tg::data* halves[2];
+    tg::data* quarters[4];
+    ASSERT_TRUE(tg::partition_plan(hv, 2, &cut_vector, nullptr, halves).ok());
+    ASSERT_TRUE(tg::partition_plan(hv, 4, &cut_vector, nullptr, quarters).ok());
+    EXPECT_EQ(tg::nplans(hv), 2);
+    // Misuse: no plan named among two, a plan not submitted, two read-write plans, a plan not on.
+    EXPECT_EQ(tg::partition_submit(hv).code(), errc::invalid_argument) << "two plans: name one";
+    EXPECT_EQ(tg::unpartition_submit(hv, halves[0]).code(), errc::invalid_argument) << "not submitted";
+    EXPECT_EQ(tg::partition_upgrade(hv, halves[0]).code(), errc::busy) << "not submitted read-only";
+    EXPECT_EQ(tg::partition(hv, 2, &cut_vector, nullptr).code(), errc::busy) << "plans exist";
+    ASSERT_TRUE(tg::partition_submit(hv, halves[1]).ok());
+    EXPECT_EQ(tg::partition_submit(hv, quarters[0]).code(), errc::busy) << "another plan is on read-write";
+    EXPECT_EQ(tg::partition_submit(hv, quarters[0], true).code(), errc::busy) << "read-only beside read-write";
+    ASSERT_TRUE(tg::unpartition_submit(hv, halves[1]).ok());
+    // x -> (x * 2 on the halves) + 3 on the quarters, then * 10 on the whole: each task waits for
+    // the earlier ones through the switches the core inserts.
+    auto affine = [](double mul, double add, bool slow) {
+        return [mul, add, slow](void** b) {
+            if (slow) {
+                std::this_thread::sleep_for(20ms);
+            }
+            auto* c = static_cast<tg::vector_interface*>(b[0]);
+            for (std::uint32_t k = 0; k < c->nx; ++k) {
+                vec_ptr(b[0])[k] = vec_ptr(b[0])[k] * mul + add;
+            }
+        };
+    };
+    probe times2{affine(2, 0, true)};
+    probe plus3{affine(1, 3, false)};
+    probe times10{affine(10, 0, false)};
+    tg::codelet cl = probe_codelet(1, "affine");
+    for (tg::data* c : halves) {
+        tg::task_release(submit_probe(cl, &times2, {c}, {tg::access_rw}));
+    }
+    for (tg::data* c : quarters) {
+        tg::task_release(submit_probe(cl, &plus3, {c}, {tg::access_rw}));
+    }
+    tg::task_release(submit_probe(cl, &times10, {hv}, {tg::access_rw}));
+    ASSERT_TRUE(tg::acquire(hv, tg::access_read).ok());
+    for (double x : v) {
+        ASSERT_EQ(x, 50.0);
+    }
+    ASSERT_TRUE(tg::release(hv).ok());
+    // Read-only: a reader of a quarter switches its plan on read-only; the parent stays readable,
+    // a write to the quarter upgrades the plan, a write to the parent switches it off.
+    probe nothing{[](void**) {}};
+    tg::task_release(submit_probe(cl, &nothing, {quarters[2]}, {tg::access_read}));
+    tg::task_release(submit_probe(cl, &nothing, {hv}, {tg::access_read}));
+    EXPECT_EQ(tg::partition_submit(hv, halves[0]).code(), errc::busy) << "a read-only plan is on";
+    tg::task_release(submit_probe(cl, &plus3, {quarters[2]}, {tg::access_rw}));
+    tg::task_release(submit_probe(cl, &plus3, {hv}, {tg::access_rw}));
+    ASSERT_TRUE(tg::acquire(hv, tg::access_read).ok());
+    for (std::uint32_t k = 0; k < n; ++k) {
+        ASSERT_EQ(v[k], k >= 24 && k < 36 ? 56.0 : 53.0) << k;
+    }
+    ASSERT_TRUE(tg::release(hv).ok());
+    EXPECT_EQ(tg::unregister(hv).code(), errc::busy) << "plans left: clean them first";
+    ASSERT_TRUE(tg::partition_clean(hv, halves[0]).ok());
+    ASSERT_TRUE(tg::partition_clean(hv, quarters[3]).ok());
+    EXPECT_EQ(tg::nplans(hv), 0);
+    ASSERT_TRUE(tg::unregister(hv).ok());
+}
+
 /// Row i of a matrix as a vector (a child of another kind); leaves the id field to the core.
 void matrix_row(void* /*ctx*/, void* parent, void* child, int i, int /*n*/) {
     auto* m = static_cast<tg::matrix_interface*>(parent);

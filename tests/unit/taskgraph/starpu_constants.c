@@ -73,6 +73,10 @@ int main(void)
 		printf("starpu_heteroprio_types_to_arch[%d] %u\n", i, starpu_heteroprio_types_to_arch[i]);
 	printf("STARPU_MAIN_RAM %lld\n", (long long)(STARPU_MAIN_RAM));
 	printf("STARPU_VARIABLE_NBUFFERS %lld\n", (long long)(STARPU_VARIABLE_NBUFFERS));
+	printf("STARPU_SPECIFIC_NODE_LOCAL %lld\n", (long long)(STARPU_SPECIFIC_NODE_LOCAL));
+	printf("STARPU_SPECIFIC_NODE_CPU %lld\n", (long long)(STARPU_SPECIFIC_NODE_CPU));
+	printf("STARPU_SPECIFIC_NODE_SLOW %lld\n", (long long)(STARPU_SPECIFIC_NODE_SLOW));
+	printf("STARPU_SPECIFIC_NODE_FAST %lld\n", (long long)(STARPU_SPECIFIC_NODE_FAST));
 	printf("STARPU_SEQ %lld\n", (long long)(STARPU_SEQ));
 	printf("STARPU_MALLOC_PINNED %lld\n", (long long)(STARPU_MALLOC_PINNED));
 	printf("STARPU_CPU_WORKER %lld\n", (long long)(STARPU_CPU_WORKER));
