@@ -14,11 +14,43 @@ namespace mpc::alloc {
 namespace {
 /// Span map entry: kind in the top 4 bits; a run's first span holds its length, its last span
 /// (when longer than one) the distance back to the first. Only those two entries of a run are
-/// kept exact: nothing reads the entries inside a run.
-enum kind : std::uint32_t { k_unused = 0, k_small = 1, k_large = 2, k_large_tail = 3, k_free = 4, k_free_tail = 5 };
+/// kept exact, and no entry inside a run (free or large) reads as k_small or as a large block's
+/// first span (give_run() clears the first entry of a run it merges into the one before), so
+/// that the debug check (is_live_block()) recognises any pointer into a run.
+/// A large block's first entry also holds its colour (large_entry()); a block of 2^22 spans
+/// (256 GiB) or more is k_huge: never coloured, its whole value the length.
+enum kind : std::uint32_t {
+    k_unused = 0, k_small = 1, k_large = 2, k_large_tail = 3, k_free = 4, k_free_tail = 5, k_huge = 6
+};
 constexpr std::uint32_t entry(kind k, std::size_t v) noexcept { return (static_cast<std::uint32_t>(k) << 28) | static_cast<std::uint32_t>(v); }
 constexpr kind kind_of(std::uint32_t e) noexcept { return static_cast<kind>(e >> 28); }
 constexpr std::size_t value_of(std::uint32_t e) noexcept { return e & 0x0fffffffU; }
+
+/// Large blocks' colours (jemalloc's cache-oblivious large allocations, Evans 2015): a large
+/// block starts c x 64 bytes into its run's first span, c in [0, 64), from a per-heap sequence
+/// (next_colour()). Every large block is given room for any colour (large_pad), so that its span
+/// count depends on its size only: a buffer freed and allocated again at the next time step takes
+/// the same run whatever its colour. See docs/architecture.md ("Large blocks' colours").
+constexpr std::size_t colour_line = 64;
+constexpr std::size_t large_colours = page_size / colour_line;
+constexpr std::size_t large_pad = page_size - colour_line;
+/// Step of the colour sequence, in lines: 39 / 64 is near 1 / golden ratio, so that any run of
+/// consecutive colours spreads evenly over the page (three-gap theorem); three consecutive
+/// blocks are at least 14 lines (896 bytes) apart.
+constexpr std::uint32_t colour_stride = 39;
+constexpr int colour_shift = 22;
+constexpr std::size_t coloured_max = (std::size_t{1} << colour_shift) - 1;  ///< spans of a coloured block, at most
+static_assert(large_colours <= (std::size_t{1} << (28 - colour_shift)), "a colour fits above the length");
+constexpr std::uint32_t large_entry(std::size_t k, std::size_t colour) noexcept {
+    return k > coloured_max ? entry(k_huge, k) : entry(k_large, k | (colour / colour_line) << colour_shift);
+}
+constexpr bool is_large(std::uint32_t e) noexcept { return kind_of(e) == k_large || kind_of(e) == k_huge; }
+constexpr std::size_t large_spans(std::uint32_t e) noexcept {
+    return kind_of(e) == k_huge ? value_of(e) : value_of(e) & coloured_max;
+}
+constexpr std::size_t large_colour(std::uint32_t e) noexcept {
+    return kind_of(e) == k_huge ? 0 : (value_of(e) >> colour_shift) * colour_line;
+}
 
 constexpr std::size_t npos = ~std::size_t{0};
 constexpr std::size_t span_header = 128;
@@ -57,7 +89,8 @@ std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1)
 }  // namespace
 
 static_assert(sizeof(span) <= span_header);
-static_assert(num_classes <= heap::map_small_class + 1, "a small span's class fits in its map entry");
+static_assert(heap::map_small == entry(k_small, 0), "heap.hpp's fast path knows small entries");
+static_assert(num_classes < (std::size_t{1} << 28), "a small span's class fits in its map entry");
 static_assert(offsetof(span, remote) == 64, "the remote-free fields sit on the second cache line");
 
 // ---- creation and lookup --------------------------------------------------------------------
@@ -142,6 +175,7 @@ void heap::give_run(std::size_t first, std::size_t n, std::size_t dirty, std::ui
         if (head != npos) {
             n += value_of(map_[head]);
             merge(head);
+            map_[first] = entry(k_unused, 0);  // inside the merged run now (see kind)
             first = head;
         }
     }
@@ -315,7 +349,7 @@ span* heap::new_small_span(int cls) noexcept {
     s->kept = false;
     s->cls = static_cast<std::uint16_t>(cls);
     push_front(cls, s);  // full of free blocks: the next ones come from it
-    map_[i] = entry(k_small, static_cast<std::size_t>(cls));  // its class: free_own_small()
+    map_[i] = entry(k_small, static_cast<std::size_t>(cls));  // its class: free_own()
     return s;
 }
 
@@ -483,22 +517,43 @@ bool heap::release_if_empty(span* s) noexcept {
 
 // ---- large blocks ---------------------------------------------------------------------------
 
+std::size_t heap::next_colour() noexcept {
+    std::size_t c = colour_;
+    colour_ = (colour_ + colour_stride) % large_colours;
+    return c * colour_line;
+}
+
+void heap::set_large(std::size_t first, std::size_t k, std::size_t colour) noexcept {
+    map_[first] = large_entry(k, colour);
+    if (k > 1) {
+        map_[first + k - 1] = entry(k_large_tail, k - 1);
+    }
+}
+
 void* heap::alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept {
+    // A colour that keeps the alignment: none from a page up (valloc, pvalloc and the like get
+    // page-aligned runs as before), else a multiple of the alignment.
+    std::size_t colour = 0;
     std::size_t k = round_up(n == 0 ? 1 : n, span_size) / span_size;
-    std::size_t extra = align > span_size ? align / span_size - 1 : 0;
+    if (align < page_size) {
+        std::size_t padded = round_up(n + large_pad, span_size) / span_size;
+        if (padded <= coloured_max) {
+            colour = next_colour() & ~(align - 1);
+            k = padded;
+        }
+    }
+    std::size_t run_align = align > span_size ? align : span_size;
+    std::size_t extra = run_align / span_size - 1;
     std::size_t i = take_run(k + extra, clean);
     if (i == npos) {
         return nullptr;
     }
     std::size_t j = i;
-    while (addr_of(j) % align != 0) {
+    while (addr_of(j) % run_align != 0) {
         ++j;
     }
     // Label the block first: the leftovers given back on either side look at its ends.
-    map_[j] = entry(k_large, k);
-    if (k > 1) {
-        map_[j + k - 1] = entry(k_large_tail, k - 1);
-    }
+    set_large(j, k, colour);
     if (j > i) {
         map_[j - 1] = entry(k_unused, 0);
         give_run(i, j - i, j - i);
@@ -507,17 +562,23 @@ void* heap::alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept 
         give_run(j + k, i + k + extra - (j + k), i + k + extra - (j + k));
     }
     ++large_live_;
-    return reinterpret_cast<void*>(addr_of(j));
+    return reinterpret_cast<void*>(addr_of(j) + colour);
 }
 
 void heap::free_large_run(std::size_t first) noexcept {
-    std::size_t k = value_of(map_[first]);
+    std::size_t k = large_spans(map_[first]);
     --large_live_;
     give_run(first, k, k);
 }
 
+void heap::free_own_large(void* p) noexcept { free_large_run(index_of(reinterpret_cast<std::uintptr_t>(p))); }
+
 bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
-    std::size_t k = value_of(map_[first]);
+    std::size_t k = large_spans(map_[first]);
+    std::size_t colour = large_colour(map_[first]);
+    if (colour != 0 && want > coloured_max) {
+        return false;  // its entry could not say its colour any more: it moves (as k_huge)
+    }
     std::size_t after = first + k;
     std::size_t need = want - k;
     std::size_t have = 0;  // free spans right after the block
@@ -542,8 +603,7 @@ bool heap::grow_large_in_place(std::size_t first, std::size_t want) noexcept {
         dirty_ = dirty_ > have_dirty ? dirty_ - have_dirty : 0;
         map_[after] = entry(k_unused, 0);
     }
-    map_[first] = entry(k_large, want);
-    map_[first + want - 1] = entry(k_large_tail, want - 1);
+    set_large(first, want, colour);
     if (have > need) {  // the part of the free run not needed goes back
         give_run(first + want, have - need, have_dirty < have - need ? have_dirty : have - need, since);
     }
@@ -556,7 +616,7 @@ void* heap::alloc_big(std::size_t n) noexcept {
     if (n > spans_max_ * span_size) {
         return nullptr;
     }
-    return alloc_large(n, span_size, nullptr);
+    return alloc_large(n, min_align, nullptr);
 }
 
 void* heap::alloc_zeroed(std::size_t n) noexcept {
@@ -571,11 +631,13 @@ void* heap::alloc_zeroed(std::size_t n) noexcept {
         return nullptr;
     }
     bool clean = false;
-    void* p = alloc_large(n, span_size, &clean);
+    void* p = alloc_large(n, min_align, &clean);
     if (p != nullptr) {
         // A run never touched, or purged, reads as zeros but for its first page (the links of
-        // the free run): a calloc of 1 GiB does not touch 1 GiB.
-        std::memset(p, 0, clean ? (n < page_size ? n : page_size) : n);
+        // the free run), which the block starts inside (its colour): a calloc of 1 GiB does not
+        // touch 1 GiB.
+        std::size_t head = page_size - (reinterpret_cast<std::uintptr_t>(p) & (page_size - 1));
+        std::memset(p, 0, clean && head < n ? head : n);
     }
     return p;
 }
@@ -597,7 +659,7 @@ void* heap::alloc_aligned(std::size_t n, std::size_t align) noexcept {
     if (n > spans_max_ * span_size || align > spans_max_ * span_size) {
         return nullptr;
     }
-    return alloc_large(n, align > span_size ? align : span_size, nullptr);
+    return alloc_large(n, align, nullptr);
 }
 
 void heap::free(heap* current, void* p) noexcept {
@@ -606,15 +668,14 @@ void heap::free(heap* current, void* p) noexcept {
     }
 }
 
-void heap::free_slow(heap* h, heap* current, void* p) noexcept {
-    // A small block never starts on a span boundary (its span's header is there) and a large
-    // one always does: the address alone tells them apart, without the span map.
-    if ((reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
+void heap::free_remote(heap* h, void* p) noexcept {
+    // The block's kind from the owner's span map: its entry does not change while the block is
+    // live (a small span is not given back while it holds a block, a large block is this
+    // caller's to free).
+    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
+    std::uint32_t e = h->map_[i];
+    if (!is_large(e)) {
         span* s = span::of(p);
-        if (h == current) {
-            h->free_local_small(s, p);
-            return;
-        }
         // One swap pushes the block and turns full into queued (see span::remote): the span
         // cannot go back to the runs between the two, and when the swap did not queue it this
         // thread touches the span no more (the owner may reuse its memory at once).
@@ -633,33 +694,37 @@ void heap::free_slow(heap* h, heap* current, void* p) noexcept {
         }
         return;
     }
-    // Large (the block starts on its run's first span).
-    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
-    std::uint32_t e = h->map_[i];
-    if (h == current) {
-        h->free_large_run(i);
-        return;
-    }
-    std::size_t k = value_of(e);
+    // Large: its run goes on the owner's returned_ stack, linked through the run's first word
+    // (the block's start, or the gap its colour left before it).
+    std::size_t k = large_spans(e);
+    void* run = reinterpret_cast<void*>(h->addr_of(i));
     if (k * span_size >= purge_min) {  // give the memory back now, from this thread
-        ::madvise(p, k * span_size, MADV_DONTNEED);
+        ::madvise(run, k * span_size, MADV_DONTNEED);
     }
-    auto* link = static_cast<std::uintptr_t*>(p);
+    auto* link = static_cast<std::uintptr_t*>(run);
     std::uintptr_t top = h->returned_.load(std::memory_order_relaxed);
     do {
         *link = top;
     } while (!h->returned_.compare_exchange_weak(top, i + 1, std::memory_order_release, std::memory_order_relaxed));
 }
 
+namespace {
+/// Bytes usable at a, a block whose span has map entry e.
+std::size_t usable_at(std::uint32_t e, std::uintptr_t a) noexcept {
+    if (!is_large(e)) {
+        return span::of(reinterpret_cast<void*>(a))->block;
+    }
+    return large_spans(e) * span_size - (a & (span_size - 1));
+}
+}  // namespace
+
 std::size_t heap::usable_size(const void* p) noexcept {
     if (p == nullptr) {
         return 0;
     }
-    if ((reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
-        return span::of(p)->block;  // small (see free_in)
-    }
     heap* h = of(p);
-    return value_of(h->map_[h->index_of(reinterpret_cast<std::uintptr_t>(p))]) * span_size;
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    return usable_at(h->map_[h->index_of(a)], a);
 }
 
 bool heap::is_live_block(const void* p) noexcept {
@@ -673,8 +738,8 @@ bool heap::is_live_block(const void* p) noexcept {
         return false;
     }
     std::uint32_t e = h->map_[i];
-    if (kind_of(e) == k_large) {
-        return a == h->addr_of(i);
+    if (is_large(e)) {
+        return a == h->addr_of(i) + large_colour(e);
     }
     if (kind_of(e) != k_small) {
         return false;
@@ -702,17 +767,17 @@ void* heap::realloc(void* p, std::size_t n) noexcept {
         return alloc(n);
     }
     heap* h = of(p);
-    std::size_t i = h->index_of(reinterpret_cast<std::uintptr_t>(p));
-    std::size_t have = usable_size(p);
-    if (h == this && kind_of(map_[i]) == k_large && n > small_max) {
-        std::size_t want = round_up(n, span_size) / span_size;
-        std::size_t k = value_of(map_[i]);
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    std::size_t i = h->index_of(a);
+    std::uint32_t e = h->map_[i];
+    std::size_t have = usable_at(e, a);
+    if (h == this && is_large(e) && n > small_max) {
+        std::size_t colour = a - addr_of(i);  // it keeps its colour
+        std::size_t want = round_up(n + colour, span_size) / span_size;
+        std::size_t k = large_spans(e);
         if (want <= k) {
             if (want < k) {  // shrink: give the tail back
-                map_[i] = entry(k_large, want);
-                if (want > 1) {
-                    map_[i + want - 1] = entry(k_large_tail, want - 1);
-                }
+                set_large(i, want, colour);
                 give_run(i + want, k - want, k - want);
             }
             return p;
@@ -720,7 +785,7 @@ void* heap::realloc(void* p, std::size_t n) noexcept {
         if (grow_large_in_place(i, want)) {
             return p;
         }
-    } else if (n <= have && (kind_of(h->map_[i]) == k_small ? n > have / 2 : n > small_max)) {
+    } else if (n <= have && (!is_large(e) ? n > have / 2 : n > small_max)) {
         return p;  // fits, and not worth moving to a smaller block
     }
     void* q = alloc(n);

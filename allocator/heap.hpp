@@ -8,10 +8,12 @@
 ///
 /// The heap area is cut into 64 KiB spans. A span serves either one small size class (blocks up
 /// to 8 KiB; its header, with the free lists, sits at the span's start, so a block never starts
-/// on a span boundary) or belongs to a run of whole spans holding one large block (which starts
-/// on the run's first span: large blocks are 64 KiB aligned). The span map (4 bytes per span of
-/// the slice, committed with the heap state, touched as spans come into use) says what each span
-/// is, so free() finds a block's kind and size from its address alone.
+/// on a span boundary) or belongs to a run of whole spans holding one large block. A large block
+/// starts a colour into its run's first span: a multiple of 64 bytes below 4 KiB that changes
+/// from one large block to the next (see heap.cpp), so that the arrays of a program do not all
+/// share their low 16 address bits. The span map (4 bytes per span of the slice, committed with
+/// the heap state, touched as spans come into use) says what each span is (and a large block's
+/// length and colour), so free() finds a block's kind and size from its address and one load.
 ///
 /// Ownership (Hoard, "Hoard: A Scalable Memory Allocator for Multithreaded Applications",
 /// Berger et al., ASPLOS 2000; mimalloc's free-list sharding, Leijen et al., 2019): only the
@@ -151,8 +153,9 @@ inline std::size_t class_size(int cls) noexcept { return detail::class_sizes[sta
 
 class heap {
 public:
-    /// A small span's entry in the span map holds its class in these bits.
-    static constexpr std::uint32_t map_small_class = 0xff;
+    /// The span map entry of a small span of class c: map_small + c (kind 1 in the top 4 bits,
+    /// see heap.cpp); every other kind of entry is at least 2 << 28.
+    static constexpr std::uint32_t map_small = std::uint32_t{1} << 28;
     /// Creates the heap of slice s inside it (commits the heap state and span map); returns the
     /// existing one if s has a heap. nullptr if the slice cannot hold it.
     static heap* create_in(slice& s) noexcept;
@@ -203,27 +206,32 @@ public:
     static void free(heap* current, void* p) noexcept;
     /// free() when the owner h of p is known already (h == of(p), p not null).
     static void free_in(heap* h, heap* current, void* p) noexcept {
-        // A small block (never on a span boundary) of the caller's own heap: the owner's path.
-        if (h == current && (reinterpret_cast<std::uintptr_t>(p) & (span_size - 1)) != 0) {
-            h->free_own_small(p);
+        if (h == current) {
+            h->free_own(p);
             return;
         }
-        free_slow(h, current, p);
+        free_remote(h, p);
     }
-    static void free_slow(heap* h, heap* current, void* p) noexcept;
-    /// True when p lies in this heap's committed spans and is not on a span boundary: a small
-    /// block of this heap (for a pointer malloc returned). Two fields of the heap's first line,
-    /// no lookup of the slice: the caller's own frees take this path.
-    bool holds_small(const void* p) const noexcept {
-        auto a = reinterpret_cast<std::uintptr_t>(p);
-        return a - spans_lo_ < spans_committed_ * span_size && (a & (span_size - 1)) != 0;
+    /// free() of a block of heap h by another task or thread (or one without a heap).
+    static void free_remote(heap* h, void* p) noexcept;
+    /// True when p lies in this heap's committed spans: a block of this heap (for a pointer
+    /// malloc returned). Two fields of the heap's first line, no lookup of the slice: the
+    /// caller's own frees take this path.
+    bool holds(const void* p) const noexcept {
+        return reinterpret_cast<std::uintptr_t>(p) - spans_lo_ < spans_committed_ * span_size;
     }
-    /// free() of a small block of this heap by its owner (holds_small(p) is true). The fast
-    /// path: a span that stays in its class list and does not become empty.
-    void free_own_small(void* p) noexcept {
-        // The class from the span map (a dense array: the span's header is not touched).
-        if (std::size_t cls = map_[index_of(reinterpret_cast<std::uintptr_t>(p))] & map_small_class;
-            cache_room_[cls] != 0) {
+    /// free() of a block of this heap by its owner (holds(p) is true). The fast path: a small
+    /// block that goes to the owner's free cache, or to a span that stays in its class list and
+    /// does not become empty.
+    void free_own(void* p) noexcept {
+        // Kind and class from the span map (a dense array: the span's header is not touched). A
+        // small span's entry is map_small + its class; a large block's entry is far above.
+        std::uint32_t cls = map_[index_of(reinterpret_cast<std::uintptr_t>(p))] - map_small;
+        if (cls >= num_classes) {
+            free_own_large(p);
+            return;
+        }
+        if (cache_room_[cls] != 0) {
             *static_cast<void**>(p) = cache_[cls];
             cache_[cls] = p;
             --cache_room_[cls];
@@ -264,7 +272,14 @@ private:
 
     void* alloc_small(int cls) noexcept;
     void* alloc_big(std::size_t n) noexcept;
+    /// A large block of n bytes aligned to align (a power of two, at least min_align), at a
+    /// colour into its run when align is below a page; *clean as take_run's.
     void* alloc_large(std::size_t n, std::size_t align, bool* clean) noexcept;
+    void free_own_large(void* p) noexcept;
+    /// The next large block's colour (bytes, a multiple of 64 below page_size).
+    std::size_t next_colour() noexcept;
+    /// Labels spans [first, first + k) as a large block at `colour` bytes into the first.
+    void set_large(std::size_t first, std::size_t k, std::size_t colour) noexcept;
     void free_local_small(span* s, void* p) noexcept;
     /// Gives every cached block back to its span and resets each class's room (trim(); on a new
     /// heap, whose caches are empty, it only sets the room).
@@ -324,6 +339,7 @@ private:
     int kept_ = 0;  ///< spans flagged kept (see free_local_small)
     std::size_t dirty_ = 0;  ///< free spans not yet given back to the kernel
     std::uint64_t next_purge_ms_ = 0;  ///< no scan for old dirty runs before this
+    std::uint32_t colour_ = 0;  ///< the next large block's colour, in 64-byte lines (next_colour())
 };
 
 

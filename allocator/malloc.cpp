@@ -198,8 +198,8 @@ void release(void* p) noexcept {
         check_block("free", p);
     }
     heap* cur = t_cur;
-    if (cur != nullptr && cur->holds_small(p)) {  // the common case: the caller's own small block
-        cur->free_own_small(p);
+    if (cur != nullptr && cur->holds(p)) {  // the common case: the caller's own block
+        cur->free_own(p);
         return;
     }
     if (heap* h = heap::of(p); h != nullptr) {

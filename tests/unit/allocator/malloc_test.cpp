@@ -67,6 +67,25 @@ const int child_mode_done = [] {
         auto* p = static_cast<char*>(std::malloc(100000));
         escape(p);
         std::free(opaque(p + 64));  // must abort here
+    } else if (std::strcmp(m, "large-double-free") == 0 || std::strcmp(m, "run-start-free") == 0) {
+        // A large block at a colour (not on its run's 64 KiB boundary; the first one may be).
+        void* before = std::malloc(std::size_t{1} << 20);
+        void* p = std::malloc(std::size_t{1} << 20);
+        escape(before);
+        escape(p);
+        auto run = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{0xffff};
+        if (run == reinterpret_cast<std::uintptr_t>(p)) {
+            std::printf("not coloured\n");
+            std::fflush(stdout);
+            std::_Exit(3);
+        }
+        if (std::strcmp(m, "run-start-free") == 0) {
+            std::free(opaque(reinterpret_cast<void*>(run)));  // must abort here
+        }
+        void* same = opaque(p);
+        std::free(before);
+        std::free(p);  // its run merges into the one before
+        std::free(same);  // must abort here
     }
     std::_Exit(0);
 }();
@@ -165,6 +184,74 @@ TEST(Malloc, EveryEntryPointServesAndFrees) {
     std::free(z);
     std::free(nullptr);
     EXPECT_EQ(malloc_usable_size(nullptr), 0u);
+}
+
+TEST(Malloc, LargeAlignedBlocksFromEveryEntryPoint) {
+    // Large blocks start at a colour inside their first page (allocator/heap.hpp): every aligned
+    // entry point must still honour its alignment, and the plain ones max_align_t.
+    constexpr std::size_t sizes[] = {20000, 100000, std::size_t{1} << 20, (std::size_t{3} << 20) + 17};
+    auto use = [](void* p, std::size_t n, std::size_t al, const char* how) {
+        ASSERT_NE(p, nullptr) << how << " " << n << " aligned to " << al;
+        EXPECT_TRUE(aligned(p, al)) << how << " " << n << " aligned to " << al << ": " << p;
+        EXPECT_GE(malloc_usable_size(p), n) << how;
+        static_cast<unsigned char*>(p)[0] = 1;
+        static_cast<unsigned char*>(p)[n - 1] = 1;
+    };
+    for (std::size_t n : sizes) {
+        for (std::size_t al = 16; al <= (std::size_t{1} << 21); al *= 2) {
+            void* p = nullptr;
+            ASSERT_EQ(posix_memalign(&p, al, n), 0);
+            use(p, n, al, "posix_memalign");
+            void* q = aligned_alloc(al, (n + al - 1) / al * al);
+            use(q, n, al, "aligned_alloc");
+            void* r = memalign(al, n);
+            use(r, n, al, "memalign");
+            void* o = ::operator new(n, std::align_val_t(al));
+            use(o, n, al, "operator new");
+            void* oa = ::operator new[](n, std::align_val_t(al), std::nothrow);
+            use(oa, n, al, "operator new[] nothrow");
+            std::free(p);
+            std::free(q);
+            std::free(r);
+            ::operator delete(o, n, std::align_val_t(al));
+            ::operator delete[](oa, std::align_val_t(al));
+        }
+        void* v = valloc(n);
+        use(v, n, 4096, "valloc");
+        void* pv = pvalloc(n);
+        use(pv, n, 4096, "pvalloc");
+        void* m = std::malloc(n);
+        use(m, n, alignof(std::max_align_t), "malloc");
+        void* c = std::calloc(1, n);
+        use(c, n, alignof(std::max_align_t), "calloc");
+        void* g = std::realloc(m, 2 * n);
+        use(g, 2 * n, alignof(std::max_align_t), "realloc");
+        std::free(v);
+        std::free(pv);
+        std::free(g);
+        std::free(c);
+    }
+}
+
+TEST(Malloc, StreamsArraysDoNotShareTheirLowAddressBits) {
+    // STREAM's three arrays of 166,666 doubles, allocated in a row: with our heap they start at
+    // different offsets in their pages (address bits 6-11), so the triad's three streams do not
+    // fall in the same cache sets.
+    if (!interposing()) {
+        return;  // sanitizer builds: glibc's malloc
+    }
+    constexpr std::size_t n = 166666 * sizeof(double);
+    void* a = std::malloc(n);
+    void* b = std::malloc(n);
+    void* c = std::malloc(n);
+    ASSERT_TRUE(a && b && c);
+    auto line = [](void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4096 / 64; };
+    EXPECT_NE(line(a), line(b)) << a << " " << b;
+    EXPECT_NE(line(b), line(c)) << b << " " << c;
+    EXPECT_NE(line(a), line(c)) << a << " " << c;
+    std::free(a);
+    std::free(b);
+    std::free(c);
 }
 
 TEST(Malloc, BadRequestsFailCleanly) {
@@ -333,13 +420,17 @@ TEST(Malloc, MallocTrimGivesTheFreePagesBackNow) {
     auto* p = static_cast<unsigned char*>(std::malloc(n));
     ASSERT_NE(p, nullptr);
     std::memset(p, 7, n);
+    escape(p);  // (the memset before a free is otherwise a dead store)
     volatile std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p);  // its pages are looked at after the free
+    // The block starts at a colour inside its first page (allocator/heap.hpp). The vector is
+    // made before the free: made after, it could take a span of the freed run.
+    std::uintptr_t lo = at / 4096 * 4096;
+    std::vector<unsigned char> vec((at + n - lo + 4095) / 4096);
     std::free(p);
     int released = malloc_trim(0);
     if (interposing()) {
         EXPECT_EQ(released, 1);
-        std::vector<unsigned char> vec(n / 4096);
-        ASSERT_EQ(::mincore(reinterpret_cast<void*>(at), n, vec.data()), 0);
+        ASSERT_EQ(::mincore(reinterpret_cast<void*>(lo), vec.size() * 4096, vec.data()), 0);
         EXPECT_LE(std::count_if(vec.begin(), vec.end(), [](unsigned char c) { return (c & 1) != 0; }), 1);
         EXPECT_EQ(malloc_trim(0), 0) << "nothing left to give back";
     }
@@ -361,7 +452,7 @@ TEST(Malloc, DebugModeReportsBadFreesWithTheAddress) {
     if (!interposing()) {
         return;  // sanitizer builds: the sanitizer's malloc reports bad frees itself
     }
-    for (const char* mode : {"double-free", "interior-free"}) {
+    for (const char* mode : {"double-free", "interior-free", "large-double-free", "run-start-free"}) {
         std::string out;
         int status = run_child(mode, "MPC_ALLOC_DEBUG", "1", &out);
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) << mode << ": " << out;
