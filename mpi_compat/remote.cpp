@@ -5,6 +5,7 @@
 #include "mpi_compat/remote.hpp"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,13 @@ struct state {
     /// progresses the transport once itself (watch_events). Only written when clear, so pollers
     /// keep the line shared.
     std::atomic<bool> polled{false};
+    /// Set while the watcher sleeps on the transports' event fds (every VP was asleep when it
+    /// looked). The first progress call of a VP that finds it set (detail::progress) clears it
+    /// and wakes the watcher through idle_efd: UCX's event fd (nested epoll sets over its
+    /// sockets) wakes a thread polling it at every arrival even when the VP's own poll takes the
+    /// data first, so a watcher left there while a VP runs costs that VP a context switch per
+    /// message on its core (docs/architecture.md, "The event watcher leaves the fds to awake VPs").
+    std::atomic<bool> watching_fds{false};
     long watch_period_ns = 1000000;  ///< MPC_NET_PROGRESS_US (0: no timed check)
     std::atomic<int> done_peers{0};  ///< ctl_done messages received
     std::vector<int> node_of_proc;   ///< node index of every process (node_of)
@@ -349,6 +357,9 @@ bool arm_transports() noexcept {
 /// a synchronous send waits for). It looks after MPC_NET_PROGRESS_US (1 ms) when its last
 /// look found work, and backs off (doubling, up to 16 times that) while looks find none.
 void watch_events() noexcept {
+    // Named, so that its wake-ups can be told from the VPs' (/proc/self/task/*/comm; the
+    // nodes.watcher_wakeups test counts them).
+    pthread_setname_np(pthread_self(), "mpc-watcher");
     auto stopped = [] { return g.stopping.load(std::memory_order_acquire); };
     long period_ns = g.watch_period_ns;
     for (;;) {
@@ -394,11 +405,15 @@ void watch_events() noexcept {
                     fds[nfds++].fd = t->event_fd();
                 }
             }
-            if (!poll_fds(fds, nfds) || stopped()) {
-                return;
+            g.watching_fds.store(true, std::memory_order_seq_cst);
+            if (sched::all_vps_asleep()) {  // a VP that woke before the store might not see it
+                if (!poll_fds(fds, nfds) || stopped()) {
+                    return;
+                }
             }
+            g.watching_fds.store(false, std::memory_order_relaxed);
             if ((fds[0].revents & POLLIN) != 0) {
-                drain(g.idle_efd);  // a VP woke and slept again meanwhile
+                drain(g.idle_efd);  // a VP woke (and maybe slept again) meanwhile
             }
         }
     }
@@ -720,7 +735,14 @@ int detail::progress() noexcept {
     if (!g.polled.load(std::memory_order_relaxed)) {
         g.polled.store(true, std::memory_order_relaxed);
     }
-    return g.tr->progress();
+    const int n = g.tr->progress();
+    // A VP polls while the watcher sleeps on the transports' fds: send it back to its timed
+    // checks (state::watching_fds), once this poll found nothing (a message first).
+    if (n == 0 && g.watching_fds.load(std::memory_order_relaxed) &&
+        g.watching_fds.exchange(false, std::memory_order_relaxed)) {
+        on_all_asleep(nullptr);  // the watcher finds a VP awake and leaves the fds
+    }
+    return n;
 }
 net::transport& transport() noexcept { return *g.tr; }
 
