@@ -251,10 +251,12 @@ int get_attr(const char* call, MPI_Comm h, int kv, void* value, int* flag) noexc
         *flag = 1;
         return MPI_SUCCESS;
     }
-    if (find_keyval(kv) == nullptr) {
+    // An attribute keeps its keyval alive after MPI_Comm_free_keyval (MPI 3.1 section 6.7.2):
+    // the attribute is found by the handle's value as long as it is set.
+    const cached_attr* a = find_attr(local_of(*c.self, c.c), kv);
+    if (a == nullptr && find_keyval(kv) == nullptr) {
         return raise(h, MPI_ERR_KEYVAL, call, "invalid keyval %#x", kv);
     }
-    const cached_attr* a = find_attr(local_of(*c.self, c.c), kv);
     *flag = a != nullptr ? 1 : 0;
     if (a != nullptr) {
         *static_cast<void**>(value) = a->value;
@@ -267,12 +269,12 @@ int delete_attr(const char* call, MPI_Comm h, int kv) noexcept {
     if (c.err != MPI_SUCCESS) {
         return c.err;
     }
-    std::shared_ptr<keyval_info> k;
-    if (int e = user_keyval(call, h, kv, k); e != MPI_SUCCESS) {
-        return e;
-    }
-    const cached_attr* a = find_attr(local_of(*c.self, c.c), kv);
-    if (a == nullptr) {
+    const cached_attr* a = is_predefined(kv) ? nullptr : find_attr(local_of(*c.self, c.c), kv);
+    if (a == nullptr) {  // a set attribute keeps its keyval alive after MPI_Comm_free_keyval
+        std::shared_ptr<keyval_info> k;
+        if (int e = user_keyval(call, h, kv, k); e != MPI_SUCCESS) {
+            return e;
+        }
         return MPI_SUCCESS;  // nothing to delete
     }
     cached_attr old = *a;

@@ -111,6 +111,7 @@ struct comm_local {
     std::string name;
     std::shared_ptr<const virtual_topology> topo;  ///< Cartesian/graph topology (topo.cpp); null: none
     std::vector<cached_attr> attrs;                ///< in the order they were set (attr.cpp)
+    std::uint32_t idup_calls = 0;                  ///< MPI_Comm_idup calls so far (internal.hpp's idup_tag)
 };
 
 namespace detail {

@@ -51,7 +51,7 @@ int PMPI_Comm_dup(MPI_Comm h, MPI_Comm* newcomm) {
     if (newcomm == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_dup", "null output pointer");
     }
-    *newcomm = k.c->is_inter ? intercomm_dup(*k.self, *k.c)
+    *newcomm = k.c->is_inter ? intercomm_dup(*k.self, *k.c, tag_comm_create)
                              : make_comm(*k.self, *k.c, members_of(*k.self, *k.c), tag_comm_create, nullptr);
     if (int e = on_comm_dup(*k.self, *k.c, newcomm); e != MPI_SUCCESS) {  // attributes, topology
         return raise(h, e, "MPI_Comm_dup", "an attribute copy callback returned %d", e);

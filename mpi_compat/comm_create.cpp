@@ -13,9 +13,12 @@
 /// to the parent's ranks outside the group, and MPI_Comm_create_group involves only the group;
 /// its tag is part of the internal tag, so concurrent creations with different tags stay apart.
 
+#include <new>
 #include <utility>
 
+#include "mpi_compat/attr.hpp"
 #include "mpi_compat/binding.hpp"
+#include "mpi_compat/coll/nbc.hpp"
 #include "mpi_compat/errors.hpp"
 #include "mpi_compat/group.hpp"
 #include "mpi_compat/info.hpp"
@@ -92,17 +95,32 @@ int check_info(const char* call, MPI_Comm h, MPI_Info info) noexcept {
     return MPI_SUCCESS;
 }
 
-/// The status of a completed MPI_Comm_idup: empty.
-int idup_query(void*, MPI_Status* st) {
-    st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
-    st->mpc_count_lo = 0;
-    st->mpc_count_hi_and_cancelled = 0;
-    return MPI_SUCCESS;
-}
-int idup_free(void*) { return MPI_SUCCESS; }
-int idup_cancel(void*, int) { return MPI_SUCCESS; }
+/// MPI_Comm_idup: the duplication of comm_api.cpp's MPI_Comm_dup, run in a thread of the rank
+/// (coll/nbc.hpp) so that the call returns at once: a member other than the creator waits
+/// there for the contexts while the rank goes on (MPICH's comm_idup test has rank 0 receive
+/// from every other rank before it calls MPI_Comm_idup). The contexts travel with the call's
+/// own tag (idup_tag), so that several duplications in flight cannot swap their results. The
+/// attribute copy callbacks run in that thread; *newcomm is written when it is done.
+class idup_job final : public coll::nbc::job {
+public:
+    idup_job(task& self, const comm& parent, MPI_Comm* newcomm, int tag) noexcept
+        : self_(self), parent_(parent), newcomm_(newcomm), tag_(tag) {
+        hold_comm(&parent);
+    }
+    int run() noexcept override {
+        MPI_Comm h = parent_.is_inter ? intercomm_dup(self_, parent_, tag_)
+                                      : make_comm(self_, parent_, members_of(self_, parent_), tag_, nullptr);
+        int e = on_comm_dup(self_, parent_, &h);  // attributes, topology
+        *newcomm_ = h;
+        return e;
+    }
+
+private:
+    task& self_;
+    const comm& parent_;
+    MPI_Comm* newcomm_;
+    int tag_;
+};
 
 }  // namespace
 
@@ -189,14 +207,10 @@ int PMPI_Comm_idup(MPI_Comm h, MPI_Comm* newcomm, MPI_Request* request) {
     if (newcomm == nullptr || request == nullptr) {
         return raise(h, MPI_ERR_ARG, "MPI_Comm_idup", "null output pointer");
     }
-    // Duplication is a short exchange over the parent: done at once; the request is complete.
-    if (int e = PMPI_Comm_dup(h, newcomm); e != MPI_SUCCESS) {
-        return e;
-    }
-    if (int e = PMPI_Grequest_start(idup_query, idup_free, idup_cancel, nullptr, request); e != MPI_SUCCESS) {
-        return e;
-    }
-    return PMPI_Grequest_complete(*request);
+    const int tag = idup_tag(local_of(*k.self, k.c).idup_calls++);
+    auto* j = new (std::nothrow) idup_job(*k.self, *k.c, newcomm, tag);
+    int e = j == nullptr ? MPI_ERR_NO_MEM : coll::nbc::start(k.self, "MPI_Comm_idup", j, request);
+    return e == MPI_SUCCESS ? MPI_SUCCESS : raise(h, e, "MPI_Comm_idup", "out of memory");
 }
 
 int PMPI_Comm_dup_with_info(MPI_Comm h, MPI_Info info, MPI_Comm* newcomm) {

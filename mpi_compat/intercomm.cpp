@@ -46,27 +46,26 @@ struct new_contexts {
 /// Sends `cx` from its creator, a member of group A of intercommunicator `parent`, to the
 /// members `to` (world ranks of either group; the creator is skipped): group A's through A's
 /// view, group B's over the intercommunicator. The receivers call recv_contexts.
-void send_contexts(task& self, const comm& parent, const std::vector<int>& to, const new_contexts& cx) {
+void send_contexts(task& self, const comm& parent, const std::vector<int>& to, const new_contexts& cx, int tag) {
     const comm& view_a = *parent.group_view[0];
     for (int wr : to) {
         if (wr == self.world_rank) {
             continue;
         }
         if (int in_a = view_a.rank_of_world(wr); in_a != MPI_UNDEFINED) {
-            coll_send(self, view_a, in_a, tag_comm_create, &cx, sizeof(cx));
+            coll_send(self, view_a, in_a, tag, &cx, sizeof(cx));
         } else {
-            coll_send(self, parent, parent.rank_of_world(wr), tag_comm_create, &cx, sizeof(cx));
+            coll_send(self, parent, parent.rank_of_world(wr), tag, &cx, sizeof(cx));
         }
     }
 }
 
 /// Receives what `creator` (a world rank of group A of `parent`) sends with send_contexts. Both
 /// paths name the creator by its rank in group A.
-new_contexts recv_contexts(task& self, const comm& parent, int creator) {
+new_contexts recv_contexts(task& self, const comm& parent, int creator, int tag) {
     new_contexts cx;
     int source = parent.rank_of_world(creator);
-    coll_recv(self, parent.in_group_a(self) ? *parent.group_view[0] : parent, source, tag_comm_create, &cx,
-              sizeof(cx));
+    coll_recv(self, parent.in_group_a(self) ? *parent.group_view[0] : parent, source, tag, &cx, sizeof(cx));
     return cx;
 }
 
@@ -80,15 +79,16 @@ MPI_Comm inherit(task& self, const comm& parent, MPI_Comm h) {
 /// Collective over `a` and `b`, members of intercommunicator `parent` (a: of its group A, b: of
 /// its group B, both non-empty, in new-rank order): a[0] picks the contexts of the
 /// intercommunicator between a and b and sends them; every member adopts it.
-MPI_Comm build_intercomm(task& self, const comm& parent, const std::vector<int>& a, const std::vector<int>& b) {
+MPI_Comm build_intercomm(task& self, const comm& parent, const std::vector<int>& a, const std::vector<int>& b,
+                         int tag = tag_comm_create) {
     new_contexts cx;
     if (a.front() == self.world_rank) {
         cx.context = new_context_pair();
         cx.views = new_context_pair();
-        send_contexts(self, parent, a, cx);
-        send_contexts(self, parent, b, cx);
+        send_contexts(self, parent, a, cx, tag);
+        send_contexts(self, parent, b, cx, tag);
     } else {
-        cx = recv_contexts(self, parent, a.front());
+        cx = recv_contexts(self, parent, a.front(), tag);
     }
     return inherit(self, parent, adopt_intercomm(cx.context, cx.views, a, b));
 }
@@ -235,7 +235,9 @@ const char* failure_text(create_failure f) noexcept {
 
 }  // namespace
 
-MPI_Comm intercomm_dup(task& self, const comm& c) { return build_intercomm(self, c, c.world_of, c.remote_of); }
+MPI_Comm intercomm_dup(task& self, const comm& c, int tag) {
+    return build_intercomm(self, c, c.world_of, c.remote_of, tag);
+}
 
 MPI_Comm intercomm_split(task& self, const comm& c, int color, int key) {
     const comm& view = c.local_view(self);
@@ -351,10 +353,10 @@ int PMPI_Intercomm_merge(MPI_Comm h, int high, MPI_Comm* newcomm) {
         coll_recv(self, c, 0, tag_merge, &b_high, sizeof(b_high));
         cx.a_first = flag != 0 && b_high == 0 ? 0 : 1;
         cx.context = new_context_pair();
-        send_contexts(self, c, c.world_of, cx);
-        send_contexts(self, c, c.remote_of, cx);
+        send_contexts(self, c, c.world_of, cx, tag_comm_create);
+        send_contexts(self, c, c.remote_of, cx, tag_comm_create);
     } else {
-        cx = recv_contexts(self, c, c.world_of.front());
+        cx = recv_contexts(self, c, c.world_of.front(), tag_comm_create);
     }
     std::vector<int> members = cx.a_first != 0 ? c.world_of : c.remote_of;
     const std::vector<int>& second = cx.a_first != 0 ? c.remote_of : c.world_of;

@@ -17,8 +17,9 @@
 
 namespace mpc::mpi {
 
-/// MPI_Comm_dup on intercommunicator c: the same local and remote groups, the same order.
-MPI_Comm intercomm_dup(task& self, const comm& c);
+/// MPI_Comm_dup on intercommunicator c: the same local and remote groups, the same order. The
+/// contexts travel with internal tag `tag` (tag_comm_create, or MPI_Comm_idup's idup_tag).
+MPI_Comm intercomm_dup(task& self, const comm& c, int tag);
 
 /// MPI_Comm_split on intercommunicator c (MPI 3.1 section 6.4.2): the members of each color
 /// form an intercommunicator between the ones of the parent's group A and of its group B, each

@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 
 #include "mpi_compat/runtime.hpp"
 
@@ -43,6 +44,12 @@ enum internal_tag : int {
 /// MPI_ANY_TAG (tags no other internal traffic uses, so the exchange cannot meet a collective
 /// or a construction running on the peer communicator in another thread); only MPI_TAG_UB
 /// shares its internal tag, with MPI_TAG_UB - 1.
+/// The internal tag of the n-th MPI_Comm_idup a member calls on a communicator (comm_local::
+/// idup_calls): above the message-based collectives' tags (coll/msg.cpp), one per call modulo
+/// 2^24, so that duplications in flight at once, and a blocking MPI_Comm_dup among them, each
+/// receive their own contexts whatever order their threads run in.
+constexpr int idup_tag(std::uint32_t n) noexcept { return 0x70000000 + static_cast<int>(n & 0xffffffU); }
+
 constexpr int intercomm_create_tag(int user_tag) noexcept {
     return user_tag < INT_MAX ? INT_MIN + user_tag : INT_MIN + (INT_MAX - 1);
 }

@@ -15,11 +15,14 @@
 namespace mpc::mpi {
 namespace {
 
-/// The groups of basic types of MPI 3.1 section 5.9.2 (MPI_CHAR and MPI_WCHAR belong to none).
+/// The groups of basic types of MPI 3.1 section 5.9.2. MPI_CHAR and MPI_CHARACTER belong to
+/// none there; they are taken as C integers (a char's range), as Open MPI and MPICH both take
+/// them, so that programs written for either run unchanged. MPI_WCHAR stays outside every group.
 enum class cls { c_integer, f_integer, multi, floating, complex_, logical, byte, pair, none };
 
 cls class_of(MPI_Datatype t) noexcept {
     switch (t) {
+        case MPI_CHAR: case MPI_CHARACTER:
         case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT:
         case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
         case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T:
@@ -50,14 +53,18 @@ MPI_Datatype named_type(MPI_Datatype t) noexcept {
     return d != nullptr && d->is_predefined() ? MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, d->predefined_index()) : t;
 }
 
-/// The table of MPI 3.1 section 5.9.2. MPI_REPLACE and MPI_NO_OP are defined for one-sided
-/// accumulates only (section 11.3.4), not for the collectives and MPI_Reduce_local.
+/// The table of MPI 3.1 section 5.9.2, with one extension that Open MPI and MPICH both make:
+/// the logical operations on the multi-language integers (MPI_AINT, MPI_OFFSET, MPI_COUNT), which
+/// the standard lists under every other integer operation. MPI_REPLACE and MPI_NO_OP are
+/// defined for one-sided accumulates only (section 11.3.4), not for the collectives and
+/// MPI_Reduce_local.
 bool defined_on(int op_index, cls c) noexcept {
     bool integer = c == cls::c_integer || c == cls::f_integer || c == cls::multi;
     switch (op_index) {
         case 1: case 2: return integer || c == cls::floating;                         // MAX MIN
         case 3: case 4: return integer || c == cls::floating || c == cls::complex_;   // SUM PROD
-        case 5: case 7: case 9: return c == cls::c_integer || c == cls::logical;      // LAND LOR LXOR
+        case 5: case 7: case 9:                                                       // LAND LOR LXOR
+            return c == cls::c_integer || c == cls::multi || c == cls::logical;
         case 6: case 8: case 10: return integer || c == cls::byte;                    // BAND BOR BXOR
         case 11: case 12: return c == cls::pair;                                      // MINLOC MAXLOC
         default: return false;                                                        // REPLACE NO_OP
@@ -173,6 +180,7 @@ void logical_op(int op, const void* in, void* io, int n, MPI_Datatype t) noexcep
 
 void apply_predefined(int op, const void* in, void* io, int n, MPI_Datatype t) noexcept {
     switch (t) {
+        case MPI_CHAR: case MPI_CHARACTER: integer_op<char>(op, in, io, n); break;
         case MPI_SIGNED_CHAR: case MPI_INT8_T: integer_op<std::int8_t>(op, in, io, n); break;
         case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: integer_op<std::uint8_t>(op, in, io, n); break;
         case MPI_SHORT: case MPI_INT16_T: integer_op<std::int16_t>(op, in, io, n); break;

@@ -219,9 +219,19 @@ int start_one(MPI_Request* h) {
     }
     const persistent_args& a = r->args;
     bool is_recv = r->kind == req_kind::recv;
-    checked k = check_args("MPI_Start", a.buf, a.count, a.type, a.peer, a.tag, a.comm, is_recv);
-    if (k.err != MPI_SUCCESS) {
-        return k.err;
+    // The arguments were checked by the *_init call, and the request holds its type: the
+    // type's handle may have been freed since (MPI 3.1 section 4.1.9: freeing a type does not
+    // affect a communication that uses it), so the type comes from the request, not its handle.
+    checked k;
+    k.self = current();
+    k.c = lookup_comm(a.comm);
+    if (k.self == nullptr || k.c == nullptr || r->held == nullptr) {
+        k = check_args("MPI_Start", a.buf, a.count, a.type, a.peer, a.tag, a.comm, is_recv);
+        if (k.err != MPI_SUCCESS) {
+            return k.err;
+        }
+    } else {
+        k.data = typed(a.buf, a.count, r->held);
     }
     r->state.store(request::pending, std::memory_order_relaxed);
     r->status = MPI_Status{};

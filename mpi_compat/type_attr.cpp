@@ -343,16 +343,19 @@ int get_attr(MPI_Datatype h, int kv, void* value, int* flag) noexcept {
     if (value == nullptr || flag == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_ARG, call, "null attribute_val or flag pointer");
     }
-    if (find_keyval(kv) == nullptr) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, call, "invalid datatype keyval %#x", kv);
-    }
     attr_state& s = state();
-    std::lock_guard<std::mutex> g(s.lock);
+    std::unique_lock<std::mutex> g(s.lock);
     const type_attr* a = find_attr(s, owner_of(h, *t), kv);
-    *flag = a != nullptr ? 1 : 0;
-    if (a != nullptr) {
-        *static_cast<void**>(value) = a->value;
+    if (a == nullptr) {  // a set attribute keeps its keyval alive after MPI_Type_free_keyval
+        g.unlock();
+        if (find_keyval(kv) == nullptr) {
+            return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, call, "invalid datatype keyval %#x", kv);
+        }
+        *flag = 0;
+        return MPI_SUCCESS;
     }
+    *flag = 1;
+    *static_cast<void**>(value) = a->value;
     return MPI_SUCCESS;
 }
 
@@ -362,16 +365,17 @@ int delete_attr(MPI_Datatype h, int kv) noexcept {
     if (t == nullptr) {
         return raise(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %#x", h);
     }
-    if (find_keyval(kv) == nullptr) {
-        return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, call, "invalid datatype keyval %#x", kv);
-    }
     const std::uint64_t owner = owner_of(h, *t);
     attr_state& s = state();
     type_attr old;
     {
-        std::lock_guard<std::mutex> g(s.lock);
+        std::unique_lock<std::mutex> g(s.lock);
         const type_attr* a = find_attr(s, owner, kv);
-        if (a == nullptr) {
+        if (a == nullptr) {  // a set attribute keeps its keyval alive after MPI_Type_free_keyval
+            g.unlock();
+            if (find_keyval(kv) == nullptr) {
+                return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, call, "invalid datatype keyval %#x", kv);
+            }
             return MPI_SUCCESS;  // nothing to delete
         }
         old = *a;

@@ -19,6 +19,22 @@ int main(int argc, char** argv) {
   MPI_Recv_init(&rv, 1, MPI_INT, left, 1, MPI_COMM_WORLD, &pr[1]);
   for (int it = 0; it < 10; ++it) { sv = rank * 100 + it; MPI_Startall(2, pr); MPI_Waitall(2, pr, MPI_STATUSES_IGNORE); CHECK(rv == left * 100 + it); CHECK(pr[0] != MPI_REQUEST_NULL); }
   MPI_Request_free(&pr[0]); MPI_Request_free(&pr[1]); CHECK(pr[0] == MPI_REQUEST_NULL);
+  /* persistent requests whose derived types were freed right after the *_init call (MPI 3.1
+   * section 4.1.9: the requests keep using them); the receive matches any source */
+  {
+    MPI_Datatype st_, rt_; int sv2[2], rv2[2]; MPI_Request q[2];
+    MPI_Type_contiguous(2, MPI_INT, &st_); MPI_Type_commit(&st_);
+    MPI_Type_dup(st_, &rt_);
+    MPI_Send_init(sv2, 1, st_, right, 4, MPI_COMM_WORLD, &q[0]);
+    MPI_Recv_init(rv2, 1, rt_, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &q[1]);
+    MPI_Type_free(&st_); MPI_Type_free(&rt_); CHECK(st_ == MPI_DATATYPE_NULL);
+    for (int it = 0; it < 5; ++it) {
+      sv2[0] = rank; sv2[1] = it; rv2[0] = rv2[1] = -1;
+      CHECK(MPI_Startall(2, q) == MPI_SUCCESS); MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+      CHECK(rv2[0] == left && rv2[1] == it);
+    }
+    MPI_Request_free(&q[0]); MPI_Request_free(&q[1]);
+  }
   /* bsend */
   int bsz = 10 * (1000 * (int)sizeof(int) + MPI_BSEND_OVERHEAD); void* bb = malloc(bsz);
   MPI_Buffer_attach(bb, bsz);

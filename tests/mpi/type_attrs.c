@@ -203,11 +203,16 @@ static int test_callbacks(int rank) {
 
     /* freeing a keyval keeps the callbacks of the attributes that use it */
     CHECK_OK(MPI_Type_set_attr(d2, kn, base + 7));
+    int kn_saved = kn;
     CHECK_OK(MPI_Type_free_keyval(&kn));
     CHECK(kn == MPI_KEYVAL_INVALID);
+    /* ... and get finds the attribute through the freed keyval's value (MPI 3.1 section 6.7.2) */
+    CHECK_OK(MPI_Type_get_attr(d2, kn_saved, &got, &flag));
+    CHECK(flag == 1 && got == base + 7);
     la.deletes = 0;
     CHECK_OK(MPI_Type_free(&d2));
     CHECK(la.deletes == 1 && la.deleted[0] == base + 7);
+    CHECK_CLASS(MPI_Type_get_attr(d, kn_saved, &got, &flag), MPI_ERR_KEYVAL); /* no attribute left */
 
     /* errors: keyvals */
     {

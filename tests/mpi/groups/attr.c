@@ -120,6 +120,23 @@ static int test_user_attrs(int rank) {
     CHECK(b.deletes == deletes_before + 1 && b.last_deleted == base + 1);
     CHECK(a.last_deleted == base);
 
+    /* an attribute keeps its freed keyval alive (MPI 3.1 section 6.7.2): get and delete still
+     * find it through the keyval's old value, as in Open MPI and MPICH (MPICH's fkeyval) */
+    int kf = MPI_KEYVAL_INVALID;
+    CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &kf, &b));
+    int saved = kf;
+    CHECK_OK(MPI_Comm_set_attr(c2, kf, base + 3));
+    CHECK_OK(MPI_Comm_free_keyval(&kf));
+    CHECK(kf == MPI_KEYVAL_INVALID);
+    CHECK_OK(MPI_Comm_get_attr(c2, saved, &got, &flag));
+    CHECK(flag == 1 && got == base + 3);
+    deletes_before = b.deletes;
+    CHECK_OK(MPI_Comm_delete_attr(c2, saved));
+    CHECK(b.deletes == deletes_before + 1 && b.last_deleted == base + 3);
+    /* once its last attribute is gone, the freed keyval is invalid */
+    CHECK_CLASS(MPI_Comm_get_attr(c2, saved, &got, &flag), MPI_ERR_KEYVAL);
+    CHECK_CLASS(MPI_Comm_delete_attr(c2, saved), MPI_ERR_KEYVAL);
+
     /* errors */
     CHECK_CLASS(MPI_Comm_get_attr(c2, kn, &got, &flag), MPI_ERR_KEYVAL); /* freed */
     CHECK_CLASS(MPI_Comm_set_attr(c2, MPI_KEYVAL_INVALID, base), MPI_ERR_KEYVAL);

@@ -254,7 +254,7 @@ static int test_comm_create(int rank, int size) {
                 MPI_ERR_INFO);
     CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_NULL, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c), MPI_ERR_COMM);
 
-    /* idup: completes at once */
+    /* idup */
     MPI_Request req = MPI_REQUEST_NULL;
     int cmp = -1, flag = -1;
     CHECK_OK(MPI_Comm_idup(c2, &c, &req));
@@ -265,6 +265,36 @@ static int test_comm_create(int rank, int size) {
     CHECK_OK(MPI_Comm_compare(c, MPI_COMM_WORLD, &cmp));
     CHECK(cmp == MPI_CONGRUENT);
     CHECK_OK(MPI_Comm_free(&c));
+    /* idup does not block: the other ranks start three duplications (and a blocking dup in
+     * between), then send synchronously to rank 0, which calls its duplications only once it
+     * has received from all of them (MPICH's comm_idup); each result must pair with the same
+     * call on every rank: a different sum on each. */
+    {
+        MPI_Comm d[4];
+        MPI_Request rq[3];
+        int token = rank;
+        if (rank == 0) {
+            for (int i = 1; i < size; ++i) {
+                CHECK_OK(MPI_Recv(&token, 1, MPI_INT, i, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                CHECK(token == i);
+            }
+        }
+        CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d[0], &rq[0]));
+        CHECK_OK(MPI_Comm_idup(c2, &d[1], &rq[1]));
+        if (rank != 0) {
+            CHECK_OK(MPI_Ssend(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+        }
+        CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d[3]));
+        CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d[2], &rq[2]));
+        CHECK_OK(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE));
+        for (int k = 0; k < 4; ++k) {
+            int in = rank + 1000 * k, sum = -1;
+            CHECK_OK(MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, d[k]));
+            CHECK(sum == size * (size - 1) / 2 + 1000 * k * size);
+            fails += check_comm(rank, d[k], size, rank);
+            CHECK_OK(MPI_Comm_free(&d[k]));
+        }
+    }
     CHECK_CLASS(MPI_Comm_idup(MPI_COMM_WORLD, &c, NULL), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Comm_idup(MPI_COMM_NULL, &c, &req), MPI_ERR_COMM);
 
