@@ -36,11 +36,17 @@ namespace {
 // the low one, below 512 GiB, is free in PIE programs.
 constexpr std::uintptr_t default_base = std::uintptr_t{64} << 30;  // 64 GiB
 constexpr std::uintptr_t space_limit = std::uintptr_t{512} << 30;
+constexpr std::uintptr_t default_limit = space_limit;
 #else
 constexpr std::uintptr_t default_base = std::uintptr_t{16} << 40;  // 16 TiB
 /// The kernel puts shared libraries, thread stacks and mmap() results below the main stack,
 /// near 0x7fxxxxxxxxxx; the slices stay below this line.
 constexpr std::uintptr_t space_limit = 0x7e0000000000ULL;
+/// Where the default slice size makes the slices end: below the executable. Linux loads a
+/// position-independent executable at ELF_ET_DYN_BASE (0x555555554000) plus up to 1 TiB of
+/// randomisation, a different place in each process, with its brk heap right after it; slices
+/// of 1 TiB for 70 ranks or more would run into it (MPICH's darray_pack at 72 ranks found it).
+constexpr std::uintptr_t default_limit = 0x550000000000ULL;  // 85 TiB
 #endif
 constexpr std::size_t max_default_slice = std::size_t{1} << 40;  // 1 TiB
 constexpr std::size_t min_slice = std::size_t{64} << 20;         // 64 MiB
@@ -98,8 +104,11 @@ status reserve_space(int count, const space_options& opts) noexcept {
     std::size_t room = space_limit - base;
     std::size_t size = opts.slice_size;
     if (size == 0) {
+        // Below the executable when the slices of 64 MiB fit there, else up to space_limit.
+        const std::size_t below = base < default_limit ? default_limit - base : 0;
+        const std::size_t fit = below / static_cast<std::size_t>(count) >= min_slice ? below : room;
         size = max_default_slice;
-        while (size > min_slice && size > room / static_cast<std::size_t>(count)) {
+        while (size > min_slice && size > fit / static_cast<std::size_t>(count)) {
             size /= 2;
         }
     } else if (size % page_size != 0 || size < 4 * slice::header_size) {
@@ -182,6 +191,7 @@ void release_space() noexcept {
 
 std::uintptr_t default_space_base() noexcept { return default_base; }
 std::uintptr_t space_end_limit() noexcept { return space_limit; }
+std::uintptr_t space_default_end() noexcept { return default_limit; }
 
 bool space_reserved() noexcept { return g_count != 0; }
 std::uintptr_t space_base() noexcept { return g_base; }

@@ -100,8 +100,9 @@ struct slice {
 
 /// Reserves the address space for `count` slices (once per process; errc::busy if done). The
 /// default slice size is the largest power of two, at most 1 TiB and at least 64 MiB, such that
-/// `count` slices fit between the base and space_end_limit() (0x7e0000000000, below the
-/// kernel's mmap area). Clear errors: errc::invalid_argument when the slices do not fit (says how
+/// `count` slices fit between the base and space_default_end() (85 TiB, below where Linux loads
+/// position-independent executables), or, when even 64 MiB slices do not fit there, between the
+/// base and space_end_limit() (0x7e0000000000, below the kernel's mmap area). Clear errors: errc::invalid_argument when the slices do not fit (says how
 /// much is needed and what to set), errc::busy when part of the range is already mapped.
 [[nodiscard]] status reserve_space(int count, const space_options& opts = {}) noexcept;
 /// reserve_space() with MPC_SLICE_BASE / MPC_SLICE_SIZE from the environment.
@@ -110,9 +111,11 @@ struct slice {
 void release_space() noexcept;
 
 /// Where the slices go by default (16 TiB; 64 GiB under ThreadSanitizer, whose shadow memory
-/// takes the high ranges), and the address they must end below.
+/// takes the high ranges), the address they must end below, and the address slices of the
+/// default size end below (the same as space_end_limit() under ThreadSanitizer).
 std::uintptr_t default_space_base() noexcept;
 std::uintptr_t space_end_limit() noexcept;
+std::uintptr_t space_default_end() noexcept;
 
 bool space_reserved() noexcept;
 std::uintptr_t space_base() noexcept;

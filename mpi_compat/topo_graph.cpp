@@ -99,14 +99,13 @@ std::vector<int> recv_ints(task& self, const comm& c, int source, int tag) {
 }
 
 /// Rank 0 of `c`: turns the gathered edge lists ([weighted, (src, dst, w)...] per rank) into
-/// each rank's [weighted, indegree, outdegree, sources, source weights, dests, dest weights].
+/// each rank's [weighted, indegree, outdegree, sources, source weights, dests, dest weights]
+/// (weighted: the rank's own flag).
 std::vector<std::vector<int>> sort_edges(const std::vector<std::vector<int>>& all) {
     std::size_t n = all.size();
     std::vector<std::vector<int>> in(n);
     std::vector<std::vector<int>> out(n);
-    int weighted = 0;
     for (const std::vector<int>& v : all) {
-        weighted |= v[0];
         for (std::size_t j = 1; j + 3 <= v.size(); j += 3) {
             auto s = static_cast<std::size_t>(v[j]);
             auto d = static_cast<std::size_t>(v[j + 1]);
@@ -121,7 +120,7 @@ std::vector<std::vector<int>> sort_edges(const std::vector<std::vector<int>>& al
         std::vector<int>& m = result[r];
         int indeg = static_cast<int>(in[r].size() / 2);
         int outdeg = static_cast<int>(out[r].size() / 2);
-        m = {weighted, indeg, outdeg};
+        m = {all[r][0], indeg, outdeg};
         for (int p = 0; p < 2; ++p) {
             for (int i = 0; i < indeg; ++i) {
                 m.push_back(in[r][static_cast<std::size_t>(2 * i + p)]);
@@ -336,8 +335,10 @@ int PMPI_Dist_graph_create(MPI_Comm h, int n, const int sources[], const int deg
         return raise(h, MPI_ERR_ARG, call, "null output pointer");
     }
     bool w = weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY;
-    // Weighted or not: a rank without edges only counts when it says MPI_WEIGHTS_EMPTY.
-    std::vector<int> mine{(total > 0 ? weights != MPI_UNWEIGHTED : weights == MPI_WEIGHTS_EMPTY) ? 1 : 0};
+    // Weighted or not is each rank's own answer (MPI 3.1 section 7.5.5: false when it passed
+    // MPI_UNWEIGHTED; with no edges, MPI_WEIGHTS_EMPTY "or any arbitrary array" means weighted),
+    // as in Open MPI and MPICH (MPICH's distgraph1).
+    std::vector<int> mine{weights != MPI_UNWEIGHTED ? 1 : 0};
     for (int i = 0, j = 0; i < n; ++i) {
         for (int d = 0; d < degrees[i]; ++d, ++j) {
             mine.insert(mine.end(), {sources[i], destinations[j], w ? weights[j] : 1});

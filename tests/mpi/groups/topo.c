@@ -296,6 +296,26 @@ static int test_dist_graph(int rank, int size) {
     CHECK((d[0] == left && d[1] == right) || (d[0] == right && d[1] == left));
     CHECK_OK(MPI_Comm_free(&g));
 
+    /* no edges: weighted is each rank's own answer, false only for MPI_UNWEIGHTED; an empty
+     * array, MPI_WEIGHTS_EMPTY and NULL (not MPI_UNWEIGHTED here) all mean weighted
+     * (MPI 3.1 section 7.5.4: "MPI_WEIGHTS_EMPTY or any arbitrary array") */
+    int* const no_edges[4] = {wts, MPI_WEIGHTS_EMPTY, NULL, MPI_UNWEIGHTED};
+    for (int k = 0; k < 4; ++k) {
+        CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, srcs, degs, dsts, no_edges[k], MPI_INFO_NULL, k % 2, &g));
+        CHECK_OK(MPI_Dist_graph_neighbors_count(g, &in, &out, &w));
+        CHECK(in == 0 && out == 0 && w == (k < 3));
+        CHECK_OK(MPI_Comm_free(&g));
+    }
+    /* rank 0 gives unweighted edges i -> i+1, the others nothing, with NULL weights */
+    if (rank == 0) {
+        CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, size, srcs, degs, dsts, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
+    } else {
+        CHECK_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, NULL, MPI_INFO_NULL, 0, &g));
+    }
+    CHECK_OK(MPI_Dist_graph_neighbors_count(g, &in, &out, &w));
+    CHECK(in == 1 && out == 1 && w == (rank != 0));
+    CHECK_OK(MPI_Comm_free(&g));
+
     int bad = size;
     CHECK_CLASS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED,
                                                MPI_INFO_NULL, 0, &g),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <numaif.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -115,12 +116,30 @@ TEST_F(SliceTest, DefaultSizeIsAPowerOfTwoThatFits) {
     ASSERT_TRUE(reserve_space(1000, {test_base, 0}));
     std::size_t sz = space_slice_size();
     EXPECT_EQ(sz & (sz - 1), 0u) << sz;
-    EXPECT_LE(sz * 1000, space_end_limit() - test_base);
-    EXPECT_GE(sz * 2 * 1000, space_end_limit() - test_base) << "the largest power of two that fits";
+    EXPECT_LE(sz * 1000, space_default_end() - test_base);
+    EXPECT_GE(sz * 2 * 1000, space_default_end() - test_base) << "the largest power of two that fits";
     release_space();
     ASSERT_TRUE(reserve_space(1, {test_base, 0}));
-    EXPECT_EQ(space_slice_size(), std::min(std::size_t{1} << 40, std::bit_floor(space_end_limit() - test_base)))
+    EXPECT_EQ(space_slice_size(), std::min(std::size_t{1} << 40, std::bit_floor(space_default_end() - test_base)))
         << "capped at 1 TiB";
+}
+
+// The slices of the default size stay clear of the executable (this test is a PIE: Linux loads
+// it at 0x555555554000 plus a random offset, a different one in each process) and of its brk
+// heap, at every rank count: 1 TiB slices for 72 ranks used to run into them.
+TEST_F(SliceTest, DefaultSlicesLeaveTheExecutableAndItsHeapAlone) {
+    const auto code = reinterpret_cast<std::uintptr_t>(&committed);
+    const auto brk = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+    for (int n : {1, 2, 64, 69, 70, 72, 100, 127, 128, 200, 1000, 4096}) {
+        status st = reserve_space(n, {test_base, 0});
+        ASSERT_TRUE(st) << n << " ranks: " << st.reason();
+        const std::uintptr_t lo = space_base();
+        const std::uintptr_t hi = lo + space_slice_size() * static_cast<std::size_t>(n);
+        EXPECT_LE(hi, space_default_end()) << n;
+        EXPECT_TRUE(code < lo || code >= hi) << n << " ranks: the slices cover the program's code";
+        EXPECT_TRUE(brk < lo || brk >= hi) << n << " ranks: the slices cover the brk heap";
+        release_space();
+    }
 }
 
 TEST_F(SliceTest, TooManySlicesForTheAddressSpaceIsAClearError) {
