@@ -150,6 +150,23 @@ typedef struct MPI_Status {
 #define MPI_COMPLEX32 MPC_HANDLE(MPC_HANDLE_KIND_DATATYPE, 57)
 #define MPC_FLOAT128 MPI_REAL16
 #define MPC_COMPLEX_FLOAT128 MPI_COMPLEX32
+/* Optional Fortran types of a given size (MPI 3.1 section 3.2.2), usable from C: the handles of
+ * the types of that size and kind, the same handles as mpif.h's and the mpi module's (so a
+ * Fortran handle converted with MPI_Type_f2c is the C one). MPI_Type_get_name names the type
+ * they stand for. gfortran has no REAL(2) and the C layer does not reduce INTEGER(16)
+ * (__int128): MPI_REAL2, MPI_COMPLEX4 and MPI_INTEGER16 are MPI_DATATYPE_NULL (MPI 4.0 section
+ * 3.2.2 allows it). */
+#define MPI_REAL4 MPI_REAL
+#define MPI_REAL8 MPI_DOUBLE_PRECISION
+#define MPI_COMPLEX8 MPI_COMPLEX
+#define MPI_COMPLEX16 MPI_DOUBLE_COMPLEX
+#define MPI_INTEGER1 MPI_INT8_T
+#define MPI_INTEGER2 MPI_INT16_T
+#define MPI_INTEGER4 MPI_INTEGER
+#define MPI_INTEGER8 MPI_INT64_T
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
 #define MPC_DATATYPE_PREDEFINED_COUNT 58
 
 /* ---- reduction operations ---------------------------------------------------------------- */

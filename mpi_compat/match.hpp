@@ -279,6 +279,24 @@ inline void set_status(MPI_Status* st, int source, int tag, std::size_t bytes, i
     st->mpc_count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1);
 }
 
+/// What the user's status receives: every field but MPI_ERROR, which "message-passing calls do
+/// not modify"; only the calls that return several statuses set it, and only when they return
+/// MPI_ERR_IN_STATUS (MPI 3.1 section 3.2.5). `out` may be MPI_STATUS_IGNORE.
+inline void user_status(MPI_Status* out, const MPI_Status& in) noexcept {
+    if (out != MPI_STATUS_IGNORE) {
+        const int error = out->MPI_ERROR;
+        *out = in;
+        out->MPI_ERROR = error;
+    }
+}
+
+/// set_status() for the user's status (MPI_ERROR left as it is; `st` may be MPI_STATUS_IGNORE).
+inline void set_user_status(MPI_Status* st, int source, int tag, std::size_t bytes) noexcept {
+    if (st != MPI_STATUS_IGNORE) {
+        set_status(st, source, tag, bytes, st->MPI_ERROR);
+    }
+}
+
 /// A message that arrived before its receive was posted.
 struct unexpected_msg {
     unexpected_msg* next = nullptr;

@@ -89,11 +89,7 @@ void start_recv(const checked& k, void* buf, int source, int tag, request* r) no
     k.self->engine.post(r);
 }
 
-void copy_status(MPI_Status* out, const request& r) noexcept {
-    if (out != MPI_STATUS_IGNORE) {
-        *out = r.status;
-    }
-}
+void copy_status(MPI_Status* out, const request& r) noexcept { user_status(out, r.status); }
 
 int blocking_send(const char* call, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm cm,
                   send_mode m) noexcept {
@@ -165,11 +161,7 @@ void hold_type(request* r, const checked& k) noexcept {
     }
 }
 
-void empty_status(MPI_Status* st) noexcept {
-    if (st != MPI_STATUS_IGNORE) {
-        set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
-    }
-}
+void empty_status(MPI_Status* st) noexcept { set_user_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0); }
 
 /// Resolves a request handle; *r is null for MPI_REQUEST_NULL. Returns an error class.
 int resolve(const char* call, MPI_Request* h, request** r) noexcept {
@@ -354,15 +346,13 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm cm, int* flag, MPI_Status* st) {
     }
     if (source == MPI_PROC_NULL) {
         *flag = 1;
-        if (st != MPI_STATUS_IGNORE) {
-            set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
-        }
+        set_user_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     MPI_Status tmp;
     *flag = k.self->engine.probe(k.c->context, source, tag, &tmp) ? 1 : 0;
-    if (*flag != 0 && st != MPI_STATUS_IGNORE) {
-        *st = tmp;
+    if (*flag != 0) {
+        user_status(st, tmp);
     }
     if (*flag == 0) {
         mpc::mpi::p2p::poll_yield();  // a polling loop must let the sender run
@@ -381,9 +371,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm cm, MPI_Status* st) {
     } else {
         k.self->engine.probe_wait(k.c->context, source, tag, &tmp);
     }
-    if (st != MPI_STATUS_IGNORE) {
-        *st = tmp;
-    }
+    user_status(st, tmp);
     return MPI_SUCCESS;
 }
 
@@ -430,8 +418,14 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
     for (int i = 0; i < count; ++i) {
         MPI_Status* st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
         int err = PMPI_Wait(&reqs[i], st);
-        if (err != MPI_SUCCESS) {
-            result = MPI_ERR_IN_STATUS;
+        if (err != MPI_SUCCESS && result == MPI_SUCCESS) {
+            result = MPI_ERR_IN_STATUS;  // from now on every status says its error (section 3.7.5)
+            for (int j = 0; j < i && sts != MPI_STATUSES_IGNORE; ++j) {
+                sts[j].MPI_ERROR = MPI_SUCCESS;
+            }
+        }
+        if (result != MPI_SUCCESS && st != MPI_STATUS_IGNORE) {
+            st->MPI_ERROR = err;
         }
     }
     return result;

@@ -77,10 +77,7 @@ int mprobe(const char* call, int source, int tag, MPI_Comm cm, int* flag, MPI_Me
         if (flag != nullptr) {
             *flag = 1;
         }
-        empty_status(st);
-        if (st != MPI_STATUS_IGNORE) {
-            st->MPI_SOURCE = MPI_PROC_NULL;
-        }
+        set_user_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     unexpected_msg* m = k.self->engine.take(k.c->context, source, tag, wait);
@@ -91,9 +88,7 @@ int mprobe(const char* call, int source, int tag, MPI_Comm cm, int* flag, MPI_Me
         mpc::mpi::p2p::poll_yield();
         return MPI_SUCCESS;
     }
-    if (st != MPI_STATUS_IGNORE) {
-        set_status(st, m->source, m->tag, m->bytes, MPI_SUCCESS);
-    }
+    set_user_status(st, m->source, m->tag, m->bytes);
     *msg = register_message(m);
     return MPI_SUCCESS;
 }
@@ -535,8 +530,15 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
         any_active = true;
         if (r->is_done()) {
             MPI_Status* st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[done];
-            if (finish(&reqs[i], r, st) != MPI_SUCCESS) {
-                result = MPI_ERR_IN_STATUS;
+            int err = finish(&reqs[i], r, st);
+            if (err != MPI_SUCCESS && result == MPI_SUCCESS) {
+                result = MPI_ERR_IN_STATUS;  // from now on every status says its error (section 3.7.5)
+                for (int j = 0; j < done && sts != MPI_STATUSES_IGNORE; ++j) {
+                    sts[j].MPI_ERROR = MPI_SUCCESS;
+                }
+            }
+            if (result != MPI_SUCCESS && st != MPI_STATUS_IGNORE) {
+                st->MPI_ERROR = err;
             }
             indices[done++] = i;
         }
