@@ -161,7 +161,11 @@ void hold_type(request* r, const checked& k) noexcept {
     }
 }
 
-void empty_status(MPI_Status* st) noexcept { set_user_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0); }
+void empty_status(MPI_Status* st) noexcept {
+    if (st != MPI_STATUS_IGNORE) {  // MPI 3.1 section 3.7.3: an empty status says MPI_SUCCESS
+        set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    }
+}
 
 /// Resolves a request handle; *r is null for MPI_REQUEST_NULL. Returns an error class.
 int resolve(const char* call, MPI_Request* h, request** r) noexcept {

@@ -80,6 +80,7 @@ struct_no_real_types|extent of a type map of MPI_LB alone (the MPI-1 markers, re
 typename|MPI_REAL4 etc. are the handles of the types of that size here (MPI_Type_get_name names those)
 typename_oldapi|MPI_INTEGER16 is MPI_DATATYPE_NULL here (no reduction on __int128)
 timeout|MPICH's MPIR_CVAR_TIMEOUT variable
+mt_improbe_*|compares an MPI_Message with MPI_REQUEST_NULL, which equals MPI_MESSAGE_NULL in MPICH only
 EOF
 )
 

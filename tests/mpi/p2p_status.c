@@ -2,8 +2,9 @@
  * it; only the calls that return several statuses set it, in every status, and only when they
  * return MPI_ERR_IN_STATUS (section 3.7.5). Every call that fills one status (receives, waits
  * and tests of all kinds, probes, matched probes and receives, Sendrecv, Request_get_status,
- * MPI_PROC_NULL and MPI_REQUEST_NULL included) must leave a sentinel there (MPICH's
- * threads/pt2pt/mt_*probe* tests check it); Waitall and Testsome with a truncated receive must
+ * MPI_PROC_NULL included) must leave a sentinel there (MPICH's threads/pt2pt/mt_*probe* tests
+ * check it), but an empty status (MPI_REQUEST_NULL, section 3.7.3) says MPI_SUCCESS (MPICH's
+ * rqstatus); Waitall and Testsome with a truncated receive must
  * say MPI_SUCCESS or MPI_ERR_TRUNCATE in each status. Ranks in pairs (0-1, 2-3, ...); an odd
  * last rank only runs the MPI_PROC_NULL part. Exit status 0 on success. */
 #include <mpi.h>
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {
         MPI_Sendrecv_replace(&v, 1, MPI_INT, peer, 41, peer, 41, MPI_COMM_WORLD, &st);
         KEPT("MPI_Sendrecv_replace", st);
     }
-    /* MPI_PROC_NULL and MPI_REQUEST_NULL: empty statuses, MPI_ERROR kept */
+    /* MPI_PROC_NULL: MPI_ERROR kept */
     MPI_Status st;
     MPI_Request r;
     MPI_Message m;
@@ -151,10 +152,16 @@ int main(int argc, char** argv) {
     CHECK(m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL);
     MPI_Mrecv(&v, 1, MPI_INT, &m, &st); KEPT("MPI_Mrecv(MPI_MESSAGE_NO_PROC)", st);
     MPI_Irecv(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r); MPI_Wait(&r, &st); KEPT("MPI_Wait(MPI_PROC_NULL)", st);
+    /* an empty status (MPI 3.1 section 3.7.3) says MPI_SUCCESS (MPICH's rqstatus) */
     r = MPI_REQUEST_NULL;
-    MPI_Wait(&r, &st); KEPT("MPI_Wait(MPI_REQUEST_NULL)", st);
-    MPI_Test(&r, &flag, &st); KEPT("MPI_Test(MPI_REQUEST_NULL)", st);
-    CHECK(flag == 1 && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG);
+    MPI_Wait(&r, &st);
+    CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS);
+    st.MPI_ERROR = SENTINEL;
+    MPI_Test(&r, &flag, &st);
+    CHECK(flag == 1 && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS);
+    st.MPI_ERROR = SENTINEL;
+    MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st);
+    CHECK(flag == 1 && st.MPI_ERROR == MPI_SUCCESS);
     MPI_Finalize();
     if (fails == 0 && rank == 0) printf("OK %d\n", size);
     return fails != 0;

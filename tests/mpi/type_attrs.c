@@ -508,6 +508,7 @@ static int test_env(int rank) {
         int buf[5] = {1, 2, 3, 4, 5}, in[5], n = 0;
         MPI_Status st, back;
         MPI_Fint f[MPI_STATUS_SIZE];
+        st.MPI_ERROR = MPI_SUCCESS; /* receives leave it as it is (MPI 3.1 section 3.2.5) */
         CHECK_OK(
             MPI_Sendrecv(buf, 5, MPI_INT, MPI_PROC_NULL, 3, in, 5, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st));
         CHECK_OK(MPI_Sendrecv(buf, 3, MPI_INT, 0, 9, in, 5, MPI_INT, 0, 9, MPI_COMM_SELF, &st));
@@ -534,6 +535,21 @@ static int test_env(int rank) {
         CHECK_CLASS(MPI_Status_f082c(NULL, &back2), MPI_ERR_ARG);
         CHECK_CLASS(MPI_Status_f2f08(f2, NULL), MPI_ERR_ARG);
         CHECK_CLASS(MPI_Status_f082f(NULL, f2), MPI_ERR_ARG);
+    }
+    {
+        /* the handle conversions: macros, and functions of both names for tools (a name in
+         * parentheses calls the function, not the macro) */
+        MPI_Fint (*c2f)(MPI_Comm) = &PMPI_Comm_c2f;
+        MPI_Message (*f2c)(MPI_Fint) = &MPI_Message_f2c;
+        CHECK(c2f(MPI_COMM_WORLD) == MPI_Comm_c2f(MPI_COMM_WORLD));
+        CHECK((MPI_Comm_f2c)((MPI_Comm_c2f)(MPI_COMM_SELF)) == MPI_COMM_SELF);
+        CHECK((PMPI_Type_f2c)((PMPI_Type_c2f)(MPI_DOUBLE)) == MPI_DOUBLE);
+        CHECK(f2c((PMPI_Message_c2f)(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL);
+        CHECK((MPI_Request_f2c)(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL);
+        CHECK((MPI_Op_f2c)((MPI_Op_c2f)(MPI_SUM)) == MPI_SUM && (MPI_Info_f2c)((MPI_Info_c2f)(MPI_INFO_NULL)) == MPI_INFO_NULL);
+        CHECK((MPI_Group_f2c)((MPI_Group_c2f)(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY);
+        CHECK((MPI_Errhandler_f2c)((MPI_Errhandler_c2f)(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
+        CHECK((MPI_Win_f2c)((MPI_Win_c2f)(MPI_WIN_NULL)) == MPI_WIN_NULL);
     }
     return fails;
 }
