@@ -9,6 +9,8 @@
 #   MPICH_TESTDIRS="pt2pt coll"   the directories (default: every one of MPI 3.1's C interface)
 #   MPITEST_TIMEOUT=60            seconds per test (MPICH's variable)
 #   MPICH_SRC_TARBALL=...         the source instead of `apt-get source --download-only mpich`
+#   MPICH_TEST_PROCS=P               each test's ranks in P processes (mpc_run -p P; fewer when the
+#                                 test has fewer ranks): the layouts of the ctest labels p2, p4
 #
 # Not part of ctest: the source comes from `apt-get source`, which needs a deb-src entry (see
 # benchmarks/hpcc/run.sh for the line to add). The tests are MPICH's, used from their tarball,
@@ -84,12 +86,28 @@ mt_improbe_*|compares an MPI_Message with MPI_REQUEST_NULL, which equals MPI_MES
 EOF
 )
 
+# runtests calls `MPIEXEC -n N program args`: a wrapper adds the process count.
+mpiexec=$tools/mpc_run
+if [[ -n ${MPICH_TEST_PROCS:-} ]]; then
+    mpiexec=$work/mpiexec-p$MPICH_TEST_PROCS
+    cat >"$mpiexec" <<EOF2
+#!/usr/bin/env bash
+# mpiexec -n N ...: mpc_run -n N -p min(N, $MPICH_TEST_PROCS) ...
+[[ \$1 == -n ]] || exec "$tools/mpc_run" "\$@"
+n=\$2; shift 2
+p=$MPICH_TEST_PROCS; (( n < p )) && p=\$n
+exec "$tools/mpc_run" -n "\$n" -p "\$p" "\$@"
+EOF2
+    chmod +x "$mpiexec"
+    echo "layout: $MPICH_TEST_PROCS processes per test ($mpiexec)"
+fi
+
 status=0
 for d in $dirs; do
     [[ -d $d ]] || { echo "$d: no such directory"; status=1; continue; }
     echo "== $d: build (log: $work/build-$d.log)"
     make -C "$d" -k -j"$(nproc)" >"$work/build-$d.log" 2>&1
-    (cd "$d" && MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-60} ../runtests -srcdir=. -tests=testlist -mpiexec="$tools/mpc_run" \
+    (cd "$d" && MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-60} ../runtests -srcdir=. -tests=testlist -mpiexec="$mpiexec" \
         -xmlfile=summary.xml >"$work/run-$d.log" 2>&1)
     python3 - "$d/summary.xml" "$expected" <<'PY' || status=1
 import fnmatch, re, sys
