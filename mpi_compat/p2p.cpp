@@ -421,16 +421,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
     int result = MPI_SUCCESS;
     for (int i = 0; i < count; ++i) {
         MPI_Status* st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
-        int err = PMPI_Wait(&reqs[i], st);
-        if (err != MPI_SUCCESS && result == MPI_SUCCESS) {
-            result = MPI_ERR_IN_STATUS;  // from now on every status says its error (section 3.7.5)
-            for (int j = 0; j < i && sts != MPI_STATUSES_IGNORE; ++j) {
-                sts[j].MPI_ERROR = MPI_SUCCESS;
-            }
-        }
-        if (result != MPI_SUCCESS && st != MPI_STATUS_IGNORE) {
-            st->MPI_ERROR = err;
-        }
+        note_in_status(sts, i, PMPI_Wait(&reqs[i], st), &result);
     }
     return result;
 }

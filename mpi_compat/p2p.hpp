@@ -93,6 +93,21 @@ void start_send(const checked& k, const void* buf, int dest, int tag, request* r
 void start_recv(const checked& k, void* buf, int source, int tag, request* r) noexcept;
 void copy_status(MPI_Status* out, const request& r) noexcept;
 void empty_status(MPI_Status* st) noexcept;
+/// For the calls that return several statuses (MPI 3.1 section 3.7.5): notes that the request of
+/// status sts[i] ended with `err`. The first error turns *result into MPI_ERR_IN_STATUS and
+/// writes MPI_SUCCESS into the statuses before it; from then on every status gets its error.
+/// Nothing is written while every request succeeds (sts may be MPI_STATUSES_IGNORE).
+inline void note_in_status(MPI_Status sts[], int i, int err, int* result) noexcept {
+    if (err != MPI_SUCCESS && *result == MPI_SUCCESS) {
+        *result = MPI_ERR_IN_STATUS;
+        for (int j = 0; j < i && sts != MPI_STATUSES_IGNORE; ++j) {
+            sts[j].MPI_ERROR = MPI_SUCCESS;
+        }
+    }
+    if (*result != MPI_SUCCESS && sts != MPI_STATUSES_IGNORE) {
+        sts[i].MPI_ERROR = err;
+    }
+}
 /// Completes a table request: copies its status, frees it (persistent: makes it inactive) and
 /// sets the handle to MPI_REQUEST_NULL. Returns the request's error.
 int finish(MPI_Request* h, request* r, MPI_Status* st) noexcept;

@@ -530,16 +530,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
         any_active = true;
         if (r->is_done()) {
             MPI_Status* st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[done];
-            int err = finish(&reqs[i], r, st);
-            if (err != MPI_SUCCESS && result == MPI_SUCCESS) {
-                result = MPI_ERR_IN_STATUS;  // from now on every status says its error (section 3.7.5)
-                for (int j = 0; j < done && sts != MPI_STATUSES_IGNORE; ++j) {
-                    sts[j].MPI_ERROR = MPI_SUCCESS;
-                }
-            }
-            if (result != MPI_SUCCESS && st != MPI_STATUS_IGNORE) {
-                st->MPI_ERROR = err;
-            }
+            note_in_status(sts, done, finish(&reqs[i], r, st), &result);
             indices[done++] = i;
         }
     }
