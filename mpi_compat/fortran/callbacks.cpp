@@ -115,21 +115,21 @@ struct grequest_record {
     f_query_fn* query;
     f_free_fn* free;
     f_cancel_fn* cancel;
-    MPI_Aint extra;
+    MPI_Aint* extra;  ///< the program's EXTRA_STATE variable (gen.py's ADDRESS_IN)
 };
 
 int grequest_query(void* extra, MPI_Status* status) {
     auto* r = static_cast<grequest_record*>(extra);
     MPI_Fint ierr = MPI_SUCCESS;
     // a Fortran status is MPI_STATUS_SIZE integers laid out as the C MPI_Status
-    r->query(&r->extra, reinterpret_cast<MPI_Fint*>(status), &ierr);
+    r->query(r->extra, reinterpret_cast<MPI_Fint*>(status), &ierr);
     return ierr;
 }
 
 int grequest_free(void* extra) {
     auto* r = static_cast<grequest_record*>(extra);
     MPI_Fint ierr = MPI_SUCCESS;
-    r->free(&r->extra, &ierr);
+    r->free(r->extra, &ierr);
     delete r;  // the C layer calls free_fn once, last
     return ierr;
 }
@@ -138,7 +138,7 @@ int grequest_cancel(void* extra, int complete) {
     auto* r = static_cast<grequest_record*>(extra);
     MPI_Fint c = complete != 0;  // LOGICAL
     MPI_Fint ierr = MPI_SUCCESS;
-    r->cancel(&r->extra, &c, &ierr);
+    r->cancel(r->extra, &c, &ierr);
     return ierr;
 }
 
@@ -166,7 +166,7 @@ int mpc_f_grequest_start(MPI_Grequest_query_function* query, MPI_Grequest_free_f
         return MPI_ERR_ARG;
     }
     auto* r = new grequest_record{as_fortran<f_query_fn>(query), as_fortran<f_free_fn>(free),
-                                  as_fortran<f_cancel_fn>(cancel), reinterpret_cast<MPI_Aint>(extra)};
+                                  as_fortran<f_cancel_fn>(cancel), static_cast<MPI_Aint*>(extra)};
     int rc = PMPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, r, request);
     if (rc != MPI_SUCCESS) {
         delete r;

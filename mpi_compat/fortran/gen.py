@@ -32,6 +32,10 @@ VALUE_IN = {("MPI_Comm_set_attr", "attribute_val"): "MPI_Aint", ("MPI_Type_set_a
             ("MPI_Attr_put", "attribute_val"): "MPI_Fint",
             ("MPI_Comm_create_keyval", "extra_state"): "MPI_Aint", ("MPI_Type_create_keyval", "extra_state"): "MPI_Aint",
             ("MPI_Keyval_create", "extra_state"): "MPI_Fint", ("MPI_Grequest_start", "extra_state"): "MPI_Aint"}
+# Of those, the ones whose Fortran callbacks get the caller's own variable by reference (the C
+# function gets its address), as Open MPI and MPICH pass them: MPI_GREQUEST_START's free_fn may
+# update the EXTRA_STATE variable the program passed (MPICH's greqf tests it).
+ADDRESS_IN = {("MPI_Grequest_start", "extra_state")}
 # Calls whose callbacks are Fortran procedures (arguments by reference, an ierror, LOGICAL
 # flags): the wrapper calls mpc_f_<name> (support.cpp), which interposes C trampolines.
 FORTRAN_CALLBACKS = ("MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create", "MPI_Grequest_start")
@@ -161,7 +165,10 @@ def c_parts(f):
         elif k == "str_in":
             params.append(f"const char *{n}")
             hidden.append(f"size_t {n}_len")
-            pre.append(f"char *{n}_c = mpc_f_str_in({n}, {n}_len);")
+            # Info keys and values lose their leading blanks too (MPI 3.1 section 9: "leading and
+            # trailing blanks are stripped"); other strings (names) only their trailing ones.
+            conv = "mpc_f_str_in_trimmed" if f.name.startswith("MPI_Info_") else "mpc_f_str_in"
+            pre.append(f"char *{n}_c = {conv}({n}, {n}_len);")
             pre.append(f"if ({n}_c == NULL) {{ rc = MPI_ERR_NO_MEM; goto done_{n}; }}")
             args.append(f"{n}_c")
             post.insert(0, f"free({n}_c);\ndone_{n}:;")
@@ -188,7 +195,7 @@ def c_parts(f):
         elif k == "value_in":
             t = VALUE_IN[(f.name, n)]
             params.append(f"const {t} *{n}")
-            args.append(f"(void *)(MPI_Aint)*{n}")
+            args.append(f"(void *){n}" if (f.name, n) in ADDRESS_IN else f"(void *)(MPI_Aint)*{n}")
         else:
             raise SystemExit(f"gen.py: {f.name}: no C wrapper for parameter kind {k}")
     if f.name in INDEX_OUT:
@@ -311,16 +318,39 @@ def f_return_type(f):
     return {"double": "double precision", "MPI_Aint": "integer(kind=MPI_ADDRESS_KIND)"}[f.ret]
 
 
-def interface(f, indent="    "):
+def interface(f, indent="    ", name=None):
+    name = name or f.name.upper()
     names = [p.name for p in fortran_params(f)] + (["ierror"] if f.has_ierror else [])
     head = "subroutine" if f.is_subroutine else f"{f_return_type(f)} function"
-    lines = [wrap(f"{indent}{head} {f.name.upper()}({', '.join(names)})", len(indent)), f"{indent}  import"]
+    lines = [wrap(f"{indent}{head} {name}({', '.join(names)})", len(indent)), f"{indent}  import"]
     for p in fortran_params(f):
         lines += [f"{indent}  {d}" for d in f_decl(f, p)]
     if f.has_ierror:
         lines.append(f"{indent}  integer :: ierror")
-    lines.append(f"{indent}end {head.split()[-1]} {f.name.upper()}")
+    lines.append(f"{indent}end {head.split()[-1]} {name}")
     return "\n".join(lines)
+
+
+# MPI_SIZEOF (MPI 3.1 section 17.1.9) in both modules: a generic over every intrinsic numeric
+# and logical kind gfortran has, scalars and arrays of any rank alike (assumed rank), giving
+# the size in bytes of one element. Not in mpif.h (the standard does not require it there).
+SIZEOF_KINDS = [("integer", k) for k in (1, 2, 4, 8, 16)] + [("real", k) for k in (4, 8, 10, 16)] + \
+    [("complex", k) for k in (4, 8, 10, 16)] + [("logical", k) for k in (1, 2, 4, 8)]
+
+
+def sizeof_lines(optional_ierror):
+    procs = [f"mpc_sizeof_{t[0]}{k}" for t, k in SIZEOF_KINDS]
+    generic = ["  interface MPI_Sizeof", wrap(f"    module procedure {', '.join(procs)}", 4), "  end interface MPI_Sizeof",
+               "  interface PMPI_Sizeof", wrap(f"    module procedure {', '.join(procs)}", 4), "  end interface PMPI_Sizeof"]
+    opt = ", optional" if optional_ierror else ""
+    bodies = []
+    for (t, k), proc in zip(SIZEOF_KINDS, procs):
+        bodies += [f"  subroutine {proc}(x, size, ierror)", f"    {t}(kind={k}), intent(in) :: x(..)",
+                   "    integer, intent(out) :: size", f"    integer, intent(out){opt} :: ierror",
+                   "    size = storage_size(x) / 8"]
+        bodies += ["    if (present(ierror)) ierror = MPI_SUCCESS"] if optional_ierror else ["    ierror = MPI_SUCCESS"]
+        bodies.append(f"  end subroutine {proc}")
+    return generic, bodies
 
 
 # ---- mpif.h and module mpi --------------------------------------------------------------------------
@@ -392,8 +422,13 @@ def mpi_module(functions, constants):
     out += [f"  external :: {name}" for name in PREDEFINED_PROCEDURES]
     out.append("  interface")
     out += [interface(f) for f in functions]
+    # The PMPI_ names of the functions (MPI_WTIME...): mpif.h declares them EXTERNAL too.
+    out += [interface(f, name="P" + f.name.upper()) for f in functions if not f.is_subroutine]
     out += [SYNC_REG_MPI]
-    out += ["  end interface", "end module mpi", ""]
+    out.append("  end interface")
+    generic, bodies = sizeof_lines(False)
+    out += generic + ["contains"] + bodies
+    out += ["end module mpi", ""]
     return "\n".join(out)
 
 
@@ -500,8 +535,10 @@ def f08_module(functions, constants, handle_types):
     # (both call the same pmpi_ C wrapper; a tool's own MPI_Send module procedure calls PMPI_Send)
     for name in [f.name for f in functions if f.name not in NOT_F08] + ["MPI_F_sync_reg"]:
         out += [f"  interface P{name}", f"    module procedure {name}", f"  end interface P{name}"]
+    generic, bodies = sizeof_lines(True)
+    out += generic
     out.append("contains")
-    out += eq
+    out += eq + bodies
     out += [f08_procedure(f) for f in functions if f.name not in NOT_F08]
     out += f08_predefined()
     out += [SYNC_REG_F08, "end module mpi_f08", ""]

@@ -75,6 +75,14 @@ extern "C" char* mpc_f_str_in(const char* s, std::size_t len) {
     return c;
 }
 
+extern "C" char* mpc_f_str_in_trimmed(const char* s, std::size_t len) {
+    std::size_t skip = 0;
+    while (skip < len && s[skip] == ' ') {
+        ++skip;
+    }
+    return mpc_f_str_in(s + skip, len - skip);
+}
+
 extern "C" char* mpc_f_str_buffer(std::size_t len) {
     return static_cast<char*>(std::calloc(std::max<std::size_t>(len, MPI_MAX_INFO_VAL) + 1, 1));
 }

@@ -49,6 +49,8 @@ static inline void *mpc_f_weights(void *p, const struct mpc_f_sentinels *s) {
 /* A NUL-terminated copy of a Fortran string without its trailing blanks (malloc'ed), or NULL
  * when out of memory. */
 __attribute__((visibility("hidden"))) char *mpc_f_str_in(const char *s, size_t len);
+/* mpc_f_str_in() without the leading blanks either (info keys and values). */
+__attribute__((visibility("hidden"))) char *mpc_f_str_in_trimmed(const char *s, size_t len);
 /* A zeroed buffer for a C call to fill: max(len, MPI_MAX_INFO_VAL) + 1 bytes, or NULL. */
 __attribute__((visibility("hidden"))) char *mpc_f_str_buffer(size_t len);
 /* Copies the C string c into the Fortran string s of length len, blank-padded, when rc is
@@ -85,6 +87,8 @@ __attribute__((visibility("hidden"))) int mpc_f_type_create_keyval(MPI_Type_copy
                                                                    void *extra_state);
 __attribute__((visibility("hidden"))) int mpc_f_keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del,
                                                               int *keyval, void *extra_state);
+/* extra_state: the address of the program's EXTRA_STATE variable, which the Fortran callbacks
+ * get by reference (gen.py's ADDRESS_IN). */
 __attribute__((visibility("hidden"))) int mpc_f_grequest_start(MPI_Grequest_query_function *query,
                                                                MPI_Grequest_free_function *free,
                                                                MPI_Grequest_cancel_function *cancel,

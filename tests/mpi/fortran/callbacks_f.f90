@@ -183,6 +183,7 @@ program callbacks_f
   call MPI_Wait(req, status, ierr)
   call check(ierr == MPI_SUCCESS .and. req == MPI_REQUEST_NULL, 'MPI_Wait on a generalized request')
   call check(queries == 1 .and. frees == 1 .and. greq_extra == 77, 'query and free ran with extra_state')
+  call check(extra == 1077, 'the free procedure got the EXTRA_STATE variable itself (MPICH''s greqf)')
   call check(status(MPI_SOURCE) == rank .and. status(MPI_TAG) == 123, 'the status the query procedure filled')
   call MPI_Test_cancelled(status, flag, ierr)
   call check(.not. flag, 'not cancelled')
@@ -344,6 +345,7 @@ subroutine greq_free(extra_state, ierror)
   integer :: ierror
   frees = frees + 1
   greq_extra = extra_state
+  extra_state = extra_state + 1000  ! the program's own variable (as in Open MPI and MPICH)
   ierror = MPI_SUCCESS
 end subroutine greq_free
 

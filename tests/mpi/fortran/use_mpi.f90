@@ -24,6 +24,9 @@ program use_mpi
   logical(kind=8) :: l8(2), l8r(2)
   type(MPI_Status) :: st08
   integer :: fst(MPI_STATUS_SIZE)
+  integer :: info, nkeys, vlen
+  character(len=MPI_MAX_INFO_KEY) :: key
+  character(len=MPI_MAX_INFO_VAL) :: val
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -237,6 +240,34 @@ program use_mpi
   call check(ierr == MPI_SUCCESS .and. all(fst == status), 'MPI_STATUS_F082F')
   call MPI_Get_count(fst, MPI_INTEGER, j, ierr)
   call check(j == 1, 'MPI_GET_COUNT of a converted status')
+
+  ! info keys and values lose their leading and trailing blanks (MPI 3.1 section 9; MPICH's
+  ! infotest2f); a blank inside stays
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, '  See Below ', ' no test  ', ierr)
+  call MPI_Info_get_nkeys(info, nkeys, ierr)
+  call MPI_Info_get_nthkey(info, 0, key, ierr)
+  call check(nkeys == 1 .and. key == 'See Below', 'MPI_INFO_SET strips the blanks around a key')
+  call MPI_Info_get(info, 'See Below', MPI_MAX_INFO_VAL, val, flag, ierr)
+  call check(flag .and. val == 'no test', 'MPI_INFO_SET strips the blanks around a value')
+  call MPI_Info_get_valuelen(info, ' See Below', vlen, flag, ierr)
+  call check(flag .and. vlen == 7, 'MPI_INFO_GET_VALUELEN of a key given with a leading blank')
+  call MPI_Info_delete(info, '   See Below', ierr)
+  call MPI_Info_get_nkeys(info, nkeys, ierr)
+  call check(ierr == MPI_SUCCESS .and. nkeys == 0, 'MPI_INFO_DELETE of a key given with leading blanks')
+  call MPI_Info_free(info, ierr)
+
+  ! MPI_SIZEOF (MPI 3.1 section 17.1.9): bytes of one element, scalar or array; the PMPI_ names
+  ! of the functions
+  call MPI_Sizeof(mat, nkeys, ierr)
+  call check(ierr == MPI_SUCCESS .and. nkeys == 8, 'MPI_SIZEOF of a DOUBLE PRECISION array')
+  call MPI_Sizeof(l2(1), nkeys, ierr)
+  call check(nkeys == 2, 'MPI_SIZEOF of a LOGICAL(2)')
+  call MPI_Sizeof(z, nkeys, ierr)
+  call check(nkeys == 8, 'MPI_SIZEOF of a COMPLEX array')
+  call PMPI_Sizeof(rank, nkeys, ierr)
+  call check(nkeys == 4, 'PMPI_SIZEOF of an INTEGER')
+  call check(PMPI_Wtime() > 0d0 .and. PMPI_Wtick() > 0d0, 'PMPI_WTIME and PMPI_WTICK')
 
   deallocate(gath, a2a_s, a2a_r)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)

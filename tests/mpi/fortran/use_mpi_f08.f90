@@ -142,6 +142,14 @@ program use_mpi_f08
   call MPI_Iprobe(MPI_ANY_SOURCE, 42, dup, flag, MPI_STATUS_IGNORE)
   call check(.not. flag, 'MPI_Iprobe')
 
+  ! MPI_SIZEOF, ierror optional as everywhere in mpi_f08
+  call MPI_Sizeof(a, n)
+  call check(n == 8, 'MPI_Sizeof of a DOUBLE PRECISION array')
+  call MPI_Sizeof(iv(1), n, ierr)
+  call check(n == 4 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of an INTEGER')
+  call PMPI_Sizeof(flag, n)
+  call check(n == 4, 'PMPI_Sizeof of a LOGICAL')
+
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
   call MPI_Recv(b, 1, MPI_DOUBLE_PRECISION, -7, 0, dup, st, ierr)
   call MPI_Error_class(ierr, cls)
