@@ -36,6 +36,9 @@ VALUE_IN = {("MPI_Comm_set_attr", "attribute_val"): "MPI_Aint", ("MPI_Type_set_a
 # function gets its address), as Open MPI and MPICH pass them: MPI_GREQUEST_START's free_fn may
 # update the EXTRA_STATE variable the program passed (MPICH's greqf tests it).
 ADDRESS_IN = {("MPI_Grequest_start", "extra_state")}
+# String outputs written only when a flag says so: MPI_INFO_GET leaves VALUE as it was when the
+# key is not there (MPICH's infotest2f).
+STR_OUT_IF = {("MPI_Info_get", "value"): "flag"}
 # Calls whose callbacks are Fortran procedures (arguments by reference, an ierror, LOGICAL
 # flags): the wrapper calls mpc_f_<name> (support.cpp), which interposes C trampolines.
 FORTRAN_CALLBACKS = ("MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Keyval_create", "MPI_Grequest_start")
@@ -178,7 +181,9 @@ def c_parts(f):
             pre.append(f"char *{n}_c = mpc_f_str_buffer({n}_len);")
             pre.append(f"if ({n}_c == NULL) {{ rc = MPI_ERR_NO_MEM; goto done_{n}; }}")
             args.append(f"{n}_c")
-            post.insert(0, f"mpc_f_str_out({n}, {n}_len, {n}_c, rc);\ndone_{n}:;")
+            ok = f"rc == MPI_SUCCESS && *(int *){STR_OUT_IF[(f.name, n)]} == 0 ? MPI_ERR_OTHER : rc" \
+                if (f.name, n) in STR_OUT_IF else "rc"
+            post.insert(0, f"mpc_f_str_out({n}, {n}_len, {n}_c, {ok});\ndone_{n}:;")
         elif k == "addr_out":
             params.append(f"void *{n}")
             pre.append(f"void *{n}_c = NULL;")
@@ -332,10 +337,10 @@ def interface(f, indent="    ", name=None):
 
 
 # MPI_SIZEOF (MPI 3.1 section 17.1.9) in both modules: a generic over every intrinsic numeric
-# and logical kind gfortran has, scalars and arrays of any rank alike (assumed rank), giving
-# the size in bytes of one element. Not in mpif.h (the standard does not require it there).
+# and logical kind gfortran has and CHARACTER, scalars and arrays of any rank alike (assumed
+# rank), giving the size in bytes of one element (of a CHARACTER: its length). Not in mpif.h (the standard does not require it there).
 SIZEOF_KINDS = [("integer", k) for k in (1, 2, 4, 8, 16)] + [("real", k) for k in (4, 8, 10, 16)] + \
-    [("complex", k) for k in (4, 8, 10, 16)] + [("logical", k) for k in (1, 2, 4, 8)]
+    [("complex", k) for k in (4, 8, 10, 16)] + [("logical", k) for k in (1, 2, 4, 8)] + [("character", 1)]
 
 
 def sizeof_lines(optional_ierror):
@@ -345,7 +350,8 @@ def sizeof_lines(optional_ierror):
     opt = ", optional" if optional_ierror else ""
     bodies = []
     for (t, k), proc in zip(SIZEOF_KINDS, procs):
-        bodies += [f"  subroutine {proc}(x, size, ierror)", f"    {t}(kind={k}), intent(in) :: x(..)",
+        decl = "character(len=*)" if t == "character" else f"{t}(kind={k})"  # CHARACTER: its length
+        bodies += [f"  subroutine {proc}(x, size, ierror)", f"    {decl}, intent(in) :: x(..)",
                    "    integer, intent(out) :: size", f"    integer, intent(out){opt} :: ierror",
                    "    size = storage_size(x) / 8"]
         bodies += ["    if (present(ierror)) ierror = MPI_SUCCESS"] if optional_ierror else ["    ierror = MPI_SUCCESS"]

@@ -252,6 +252,9 @@ program use_mpi
   call check(flag .and. val == 'no test', 'MPI_INFO_SET strips the blanks around a value')
   call MPI_Info_get_valuelen(info, ' See Below', vlen, flag, ierr)
   call check(flag .and. vlen == 7, 'MPI_INFO_GET_VALUELEN of a key given with a leading blank')
+  val = 'kept'
+  call MPI_Info_get(info, 'absent', MPI_MAX_INFO_VAL, val, flag, ierr)
+  call check(.not. flag .and. val == 'kept', 'MPI_INFO_GET of an absent key leaves VALUE alone')
   call MPI_Info_delete(info, '   See Below', ierr)
   call MPI_Info_get_nkeys(info, nkeys, ierr)
   call check(ierr == MPI_SUCCESS .and. nkeys == 0, 'MPI_INFO_DELETE of a key given with leading blanks')
@@ -265,6 +268,8 @@ program use_mpi
   call check(nkeys == 2, 'MPI_SIZEOF of a LOGICAL(2)')
   call MPI_Sizeof(z, nkeys, ierr)
   call check(nkeys == 8, 'MPI_SIZEOF of a COMPLEX array')
+  call MPI_Sizeof(key(1:5), nkeys, ierr)
+  call check(nkeys == 5, 'MPI_SIZEOF of a CHARACTER(5)')
   call PMPI_Sizeof(rank, nkeys, ierr)
   call check(nkeys == 4, 'PMPI_SIZEOF of an INTEGER')
   call check(PMPI_Wtime() > 0d0 .and. PMPI_Wtick() > 0d0, 'PMPI_WTIME and PMPI_WTICK')
