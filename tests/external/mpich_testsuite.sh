@@ -9,8 +9,10 @@
 #   MPICH_TESTDIRS="pt2pt coll"   the directories (default: every one of MPI 3.1's C interface)
 #   MPITEST_TIMEOUT=60            seconds per test (MPICH's variable)
 #   MPICH_SRC_TARBALL=...         the source instead of `apt-get source --download-only mpich`
-#   MPICH_TEST_PROCS=P               each test's ranks in P processes (mpc_run -p P; fewer when the
+#   MPICH_TEST_PROCS=P            each test's ranks in P processes (mpc_run -p P; fewer when the
 #                                 test has fewer ranks): the layouts of the ctest labels p2, p4
+#   MPICH_FORTRAN=1               the Fortran suites instead (f77, f90, f08: mpif.h, use mpi,
+#                                 use mpi_f08, built with mpc_fc), in a tree configured for them
 #
 # Not part of ctest: the source comes from `apt-get source`, which needs a deb-src entry (see
 # benchmarks/hpcc/run.sh for the line to add). The tests are MPICH's, used from their tarball,
@@ -23,7 +25,12 @@ work=$build/mpich-testsuite
 mkdir -p "$work/src"
 [[ -x $tools/mpc_cc && -x $tools/mpc_run ]] || { echo "no $tools/mpc_cc or mpc_run (build the project first)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed to read runtests' summaries" >&2; exit 2; }
-dirs=${MPICH_TESTDIRS:-attr coll comm datatype errhan group info init pt2pt topo threads}
+fortran=${MPICH_FORTRAN:-0}
+if [[ $fortran == 1 ]]; then
+    dirs=${MPICH_TESTDIRS:-f77 f90 f08}
+else
+    dirs=${MPICH_TESTDIRS:-attr coll comm datatype errhan group info init pt2pt topo threads}
+fi
 
 tarball=${MPICH_SRC_TARBALL:-$(find "$work/src" -maxdepth 1 -name 'mpich_*.orig.tar.*' | head -n 1)}
 if [[ -z $tarball ]]; then
@@ -31,23 +38,37 @@ if [[ -z $tarball ]]; then
     tarball=$(find "$work/src" -maxdepth 1 -name 'mpich_*.orig.tar.*' | head -n 1)
     [[ -n $tarball ]] || { echo "no MPICH source: apt-get source mpich needs a deb-src entry (log: $work/fetch.log)" >&2; exit 2; }
 fi
-t=$work/tree
+t=$work/tree suffix=
+[[ $fortran == 1 ]] && t=$work/tree-fortran suffix=-fortran
 if [[ ! -x $t/configure ]]; then
-    rm -rf "$work/tree" && mkdir -p "$work/tree"
-    tar xf "$tarball" -C "$work/tree" --strip-components=3 --wildcards '*/test/mpi/*' || exit 2
+    rm -rf "$t" && mkdir -p "$t"
+    tar xf "$tarball" -C "$t" --strip-components=3 --wildcards '*/test/mpi/*' || exit 2
 fi
 export PATH=$tools:$PATH
 cd "$t" || exit 2
 if [[ ! -f Makefile ]]; then
     # MPI 3.1's C interface: no Fortran, C++ bindings, I/O, one-sided, dynamic processes,
     # partitioned communication or fault tolerance. Threads: MPI_THREAD_MULTIPLE.
-    echo "configure (log: $work/configure.log)"
-    ./configure CC=mpc_cc MPICC=mpc_cc MPICXX=mpc_cxx MPIEXEC="$tools/mpc_run" --disable-fortran --disable-cxx \
+    # Fortran: the MPI-1 style of passing any type to one external procedure needs
+    # -fallow-argument-mismatch with gfortran >= 10 (MPICH's configure asks for it).
+    if [[ $fortran == 1 ]]; then
+        langs=(--enable-fortran=all FC=mpc_fc F77=mpc_fc MPIFORT=mpc_fc MPIF77=mpc_fc
+               FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch)
+    else
+        langs=(--disable-fortran)
+    fi
+    echo "configure (log: $work/configure$suffix.log)"
+    ./configure CC=mpc_cc MPICC=mpc_cc MPICXX=mpc_cxx MPIEXEC="$tools/mpc_run" "${langs[@]}" --disable-cxx \
         --disable-romio --disable-spawn --disable-rma --disable-part --disable-ft-tests --enable-threads=multiple \
-        >"$work/configure.log" 2>&1 || { echo "configure failed (log: $work/configure.log)" >&2; exit 2; }
+        >"$work/configure$suffix.log" 2>&1 || { echo "configure failed (log: $work/configure$suffix.log)" >&2; exit 2; }
 fi
-make -C util -j"$(nproc)" >"$work/util.log" 2>&1 && make -C dtpools -j"$(nproc)" >>"$work/util.log" 2>&1 ||
-    { echo "the test library did not build (log: $work/util.log)" >&2; exit 2; }
+make -C util -j"$(nproc)" >"$work/util$suffix.log" 2>&1 && make -C dtpools -j"$(nproc)" >>"$work/util$suffix.log" 2>&1 ||
+    { echo "the test library did not build (log: $work/util$suffix.log)" >&2; exit 2; }
+if [[ $fortran == 1 ]]; then
+    # configure builds the mpi_f08 test library only inside MPICH's own tree: build it here.
+    make -C util libmtest_f08.la am_libmtest_f08_la_OBJECTS=mtest_f08.lo >>"$work/util$suffix.log" 2>&1 ||
+        { echo "the mpi_f08 test library did not build (log: $work/util$suffix.log)" >&2; exit 2; }
+fi
 
 # Failures that are not ours to fix, with the reason. MPI 4.0 calls (the project implements
 # MPI 3.1) fail to build; the rest were checked against Debian's Open MPI 4.1 and MPICH 4.0 (the
@@ -83,6 +104,17 @@ typename|MPI_REAL4 etc. are the handles of the types of that size here (MPI_Type
 typename_oldapi|MPI_INTEGER16 is MPI_DATATYPE_NULL here (no reduction on __int128)
 timeout|MPICH's MPIR_CVAR_TIMEOUT variable
 mt_improbe_*|compares an MPI_Message with MPI_REQUEST_NULL, which equals MPI_MESSAGE_NULL in MPICH only
+infocrenvf*|MPI 4.0 (MPI_Info_create_env)
+infogetstrf*|MPI 4.0 (MPI_Info_get_string)
+pt2pt_largef08|MPI 4.0 (large counts)
+fandcattrf*|one-sided communication is not implemented (window keyvals)
+attrlangf*|one-sided communication is not implemented (window keyvals)
+typenamef*|MPI_REAL4 etc. are the handles of the types of that size here (MPI_Type_get_name names those)
+alltoallvf90|passes arrays for scalar arguments, which an explicit interface refuses (Open MPI's module too)
+split_typef90|passes arrays for scalar arguments, which an explicit interface refuses (Open MPI's module too)
+vw_inplacef90|passes scalars for array arguments, which an explicit interface refuses (Open MPI's module too)
+nonblocking_inpf90|passes scalars for array arguments, which an explicit interface refuses (Open MPI's module too)
+profile1f90|a program unit named mpi_send beside module mpi's (Open MPI's and MPICH's modules refuse it too)
 EOF
 )
 
