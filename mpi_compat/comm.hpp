@@ -107,7 +107,9 @@ struct comm {
 
 /// What each member keeps about a communicator.
 struct comm_local {
-    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    /// Atomic: threads of one rank (MPI_THREAD_MULTIPLE) may set it while others raise errors
+    /// (MPICH's threads/pt2pt/threaded_sr sets it from several threads at once).
+    std::atomic<MPI_Errhandler> errhandler{MPI_ERRORS_ARE_FATAL};
     std::string name;
     std::shared_ptr<const virtual_topology> topo;  ///< Cartesian/graph topology (topo.cpp); null: none
     std::vector<cached_attr> attrs;                ///< in the order they were set (attr.cpp)

@@ -1,6 +1,8 @@
 /* MPI_THREAD_MULTIPLE: every rank starts THREADS pthreads; thread t of each rank exchanges
  * messages (tag t) with thread t of its neighbours, concurrently with the other threads and with
- * the rank's main thread, which does its own ring exchange. Exit status 0 on success.
+ * the rank's main thread, which does its own ring exchange. Each thread also sets and reads the
+ * error handler of MPI_COMM_WORLD while the others do (MPICH's threaded_sr: a data race under
+ * TSan before the handler became atomic). Exit status 0 on success.
  * (No mutable globals: ranks share them until global privatization exists.) */
 #include <mpi.h>
 #include <pthread.h>
@@ -24,6 +26,10 @@ static void *worker(void *p) {
         MPI_Send(&out, 1, MPI_INT, right, t, MPI_COMM_WORLD);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         if (in != left * 1000 + t * 100 + i) job->errors++;
+        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, i % 2 ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
+        if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL) job->errors++;
     }
     int flag = 1;
     MPI_Is_thread_main(&flag);
