@@ -6,6 +6,7 @@
 /// privatized program: the main of the rank's own copy of the program, mpi_compat/privatize.hpp),
 /// and return the job's exit status: the first non-zero status of a rank, in rank order.
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <cstdio>
@@ -100,6 +101,26 @@ world_state& world() noexcept { return g_world; }
 double wtime() noexcept { return now_seconds() - g_world.wtime_origin; }
 
 namespace {
+
+/// The stack of a rank's ULT, which runs the program's main(): what main() gets in a process
+/// of its own, the soft RLIMIT_STACK (`ulimit -s`, 8 MiB by default; 8 MiB when unlimited; at
+/// most 1 GiB), reserved and committed on touch like every ULT stack. MPC_STACK_SIZE, when
+/// set (mpc_run --stack-size), is the size of every ULT stack, ranks included: 0 is returned.
+std::size_t rank_stack_size() noexcept {
+    if (std::getenv("MPC_STACK_SIZE") != nullptr) {
+        return 0;
+    }
+    constexpr std::size_t unlimited = std::size_t{8} << 20;
+    constexpr std::size_t most = std::size_t{1} << 30;
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+        return unlimited;
+    }
+    std::size_t s = static_cast<std::size_t>(rl.rlim_cur);
+    s = s < sched::min_stack_size ? sched::min_stack_size : (s > most ? most : s);
+    constexpr std::size_t page = 4096;
+    return (s + page - 1) / page * page;
+}
 
 /// Every MPC_* variable that is set must hold a valid value (README: a malformed value is an
 /// error, never silently replaced by the default), the MPI layer's too, which are otherwise
@@ -196,6 +217,7 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
         std::snprintf(name, sizeof(name), "rank %d", i);
         sched::attr a;
         a.name = name;
+        a.stack_size = rank_stack_size();
         a.owner = slices ? i : -1;  // the stack comes from the rank's slice
         alloc::slice* sl = nullptr;
         if (slices) {

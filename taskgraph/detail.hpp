@@ -81,6 +81,7 @@ struct task {
     task* tag_node = nullptr;  ///< the tag instance this task's end fires (referenced), or nullptr
     bool tag_fired = false;    ///< a tag instance's node: fired already (under the tags' lock)
     bool resubmitted = false;  ///< the C API's record of a task submitted again (starpu_task.cpp)
+    std::atomic<bool> ending{false};  ///< its end has begun (callback running or done): it may be submitted again
 
     // End dependencies (StarPU's end deps): complete() returns at once while end_deps > 0,
     // taking one off; end_rdep's count drops when this task ends (referenced; under g.lock).
@@ -330,6 +331,10 @@ void release_arbitrated(task* t) noexcept;
 bool in_task() noexcept;
 /// The task the calling worker runs (its codelet or its callback), nullptr outside one.
 task* running_task() noexcept;
+/// Makes t the task starpu_task_get_current() answers on this ULT (its callback is about to
+/// run here: an empty task ends on whichever ULT made it ready); returns the previous one, to
+/// put back after the callback.
+task* set_running_task(task* t) noexcept;
 /// The submission counter and in-flight accounting of the runtime.
 std::uint64_t next_seq() noexcept;
 void inflight_add() noexcept;

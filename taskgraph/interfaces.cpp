@@ -119,6 +119,8 @@ long builtin_allocate(void* iface, const void* ctx) noexcept {
         }
         break;
     }
+    case interface_id::void_:  // has its own ops (register_void)
+        break;
     }
     return static_cast<long>(n);
 }
@@ -245,6 +247,37 @@ status register_custom(data** out, int id, const void* iface, const interface_op
         d->custom = std::move(mem);
         d->ifp = d->custom.get();
         d->custom_ops = ops;
+        d->ops = &d->custom_ops;
+    }
+    return st;
+}
+
+namespace {
+/// The void interface's buffer: nothing (a placeholder the codelets receive).
+struct void_iface {
+    interface_id id;
+};
+long void_allocate(void* /*iface*/, const void* /*ctx*/) noexcept { return 0; }
+void void_release(void* /*iface*/, const void* /*ctx*/) noexcept {}
+std::size_t void_size(const void* /*iface*/, const void* /*ctx*/, const data* /*d*/) noexcept { return 0; }
+bool void_same_shape(const void* /*made*/, const void* /*iface*/, const void* /*ctx*/) noexcept { return true; }
+constexpr interface_ops g_void_ops{sizeof(void_iface), &void_allocate, &void_release, &void_size, nullptr, nullptr,
+                                   nullptr, &void_same_shape};
+}  // namespace
+
+status register_void(data** out) noexcept {
+    std::unique_ptr<std::byte[]> mem(new (std::nothrow) std::byte[2 * sizeof(void_iface)]());
+    if (!mem) {
+        return {errc::no_memory, "void interface"};
+    }
+    status st = detail::new_handle(out, interface_id::void_);
+    if (st.ok()) {
+        data* d = *out;
+        const void_iface v{interface_id::void_};
+        std::memcpy(mem.get(), &v, sizeof v);
+        d->custom = std::move(mem);
+        d->ifp = d->custom.get();
+        d->custom_ops = g_void_ops;
         d->ops = &d->custom_ops;
     }
     return st;

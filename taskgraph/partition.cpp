@@ -54,6 +54,7 @@ bool builtin_kind(interface_id id) noexcept {
     case interface_id::bcsr:
     case interface_id::variable:
     case interface_id::coo: return true;
+    case interface_id::void_: return false;  // nothing to partition
     }
     return false;
 }

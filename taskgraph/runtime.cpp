@@ -117,6 +117,7 @@ struct runtime {
     std::uint64_t spin_ns = 0;
     std::uint64_t t0 = 0;  ///< clock_ns() at the start
     sched::key worker_key = -1;  ///< ULT-local: the worker record of a worker ULT
+    sched::key callback_key = -1;  ///< ULT-local: the task whose callback a non-worker ULT runs
     /// Written by every submission (seq) or push (wake_cursor): a line of their own, away from
     /// the fields above that the workers read for every task (pol, workers, stopping...).
     alignas(64) std::atomic<std::uint64_t> seq{0};
@@ -564,6 +565,13 @@ status start(const config& c) noexcept {
         }
         g_rt.worker_key = *k;
     }
+    if (g_rt.callback_key < 0) {
+        result<sched::key> k = sched::key_create();
+        if (!k) {
+            return k.error();
+        }
+        g_rt.callback_key = *k;
+    }
     const int n = ncpus > 0 ? ncpus : sched::nr_vps();
     if (status st = place_workers(n); !st.ok()) {
         return st;
@@ -707,8 +715,24 @@ bool wake_worker(int w) noexcept { return w >= 0 && w < g_rt.nworkers && kick(g_
 bool in_task() noexcept { return this_worker() != nullptr; }
 
 task* running_task() noexcept {
-    worker* w = this_worker();
-    return w != nullptr ? w->running : nullptr;
+    if (worker* w = this_worker(); w != nullptr) {
+        return w->running;
+    }
+    return g_rt.callback_key < 0 ? nullptr : static_cast<task*>(sched::get_specific(g_rt.callback_key));
+}
+
+task* set_running_task(task* t) noexcept {
+    if (worker* w = this_worker(); w != nullptr) {
+        task* prev = w->running;
+        w->running = t;
+        return prev;
+    }
+    if (g_rt.callback_key < 0) {
+        return nullptr;
+    }
+    auto* prev = static_cast<task*>(sched::get_specific(g_rt.callback_key));
+    sched::set_specific(g_rt.callback_key, t).ignore();
+    return prev;
 }
 
 void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {

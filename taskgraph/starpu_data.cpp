@@ -167,6 +167,16 @@ void starpu_variable_data_register(starpu_data_handle_t* handle, int home_node, 
     registered(handle, home_node, "starpu_variable_data_register", st, d);
 }
 
+void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t /*wt_mask*/) {
+    (void)handle;  // one memory node: nothing to write through to
+}
+
+void starpu_void_data_register(starpu_data_handle_t* handle) {
+    data* d = nullptr;
+    mpc::status st = register_void(&d);
+    registered(handle, STARPU_MAIN_RAM, "starpu_void_data_register", st, d);
+}
+
 void starpu_vector_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t nx,
                                  size_t elemsize) {
     check_home(home_node, "starpu_vector_data_register");

@@ -40,6 +40,13 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
         if (key == 0) {
             break;
         }
+        if (cl == nullptr && ((key > 0 && key < STARPU_ACCESS_MODE_MAX) || key == STARPU_DATA_ARRAY ||
+                              key == STARPU_DATA_MODE_ARRAY)) {
+            // StarPU's rule: a task without a codelet (a synchronisation point) takes no data.
+            MPC_LOG(error, tg, "starpu_task_insert: data given to a task without a codelet");
+            std::free(values.arg_buffer);
+            return -EINVAL;
+        }
         if (key > 0 && key < STARPU_ACCESS_MODE_MAX) {  // an access mode; the core checks the combination
             auto* h = va_arg(ap, starpu_data_handle_t);
             if (!bufs.push_back({h, static_cast<starpu_data_access_mode>(key)})) {
@@ -173,6 +180,17 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
         std::free(values.arg_buffer);
     }
     const int n = static_cast<int>(bufs.size());
+    if (cl == nullptr) {  // an empty task: callbacks, tags, dependencies, no data
+        t->cl = nullptr;
+        t->nbuffers = 0;
+        if (deps != nullptr && ndeps > 0) {
+            starpu_task_declare_deps_array(t, ndeps, deps);
+        }
+        if (end_deps != nullptr && nend_deps > 0) {
+            starpu_task_declare_end_deps_array(t, nend_deps, end_deps);
+        }
+        return 0;
+    }
     if (cl->nbuffers != STARPU_VARIABLE_NBUFFERS && n != cl->nbuffers) {
         MPC_LOG(error, tg, "starpu_task_insert: codelet %s takes %d buffers, %d were given", cl_name(cl),
                 cl->nbuffers, n);
@@ -215,10 +233,6 @@ void discard(starpu_task* t) noexcept {
 }
 
 int insert(starpu_codelet* cl, va_list ap) noexcept {
-    if (cl == nullptr) {
-        MPC_LOG(error, tg, "starpu_task_insert: null codelet");
-        return -EINVAL;
-    }
     starpu_task* t = starpu_task_create();
     if (t == nullptr) {
         return -ENOMEM;
@@ -261,9 +275,6 @@ int starpu_insert_task(struct starpu_codelet* cl, ...) {
 }
 
 struct starpu_task* starpu_task_build(struct starpu_codelet* cl, ...) {
-    if (cl == nullptr) {
-        return nullptr;
-    }
     starpu_task* t = starpu_task_create();
     if (t == nullptr) {
         return nullptr;

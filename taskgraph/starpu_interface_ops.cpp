@@ -129,6 +129,27 @@ starpu_data_interface_ops table(enum starpu_data_interface_id id, const char* na
     return o;
 }
 
+/// StarPU's void interface: no data, a size of 0, a footprint of 0 (every void handle is alike).
+struct void_interface_layout {
+    int id;
+};
+starpu_ssize_t describe_void(void* /*i*/, char* buf, size_t size) { return snprintf(buf, size, "0"); }
+uint32_t void_footprint(starpu_data_handle_t /*h*/) { return 0; }
+int void_compare(void* /*a*/, void* /*b*/) { return 1; }
+void display_void(starpu_data_handle_t /*h*/, FILE* f) { fprintf(f, "void\t"); }
+starpu_data_interface_ops void_table() {
+    starpu_data_interface_ops o{};
+    o.get_size = &get_size;
+    o.footprint = &void_footprint;
+    o.compare = &void_compare;
+    o.display = &display_void;
+    o.describe = &describe_void;
+    o.interfaceid = STARPU_VOID_INTERFACE_ID;
+    o.interface_size = sizeof(void_interface_layout);
+    o.name = const_cast<char*>("STARPU_VOID_INTERFACE");
+    return o;
+}
+
 }  // namespace
 
 extern "C" {
@@ -152,6 +173,7 @@ struct starpu_data_interface_ops starpu_interface_bcsr_ops = table<starpu_bcsr_i
     STARPU_BCSR_INTERFACE_ID, "STARPU_BCSR_INTERFACE", bcsr_to_pointer);
 struct starpu_data_interface_ops starpu_interface_coo_ops = table<starpu_coo_interface, describe_coo, display_coo>(
     STARPU_COO_INTERFACE_ID, "STARPU_COO_INTERFACE", nullptr);
+struct starpu_data_interface_ops starpu_interface_void_ops = void_table();
 
 }  // extern "C"
 
@@ -166,6 +188,7 @@ starpu_data_interface_ops* builtin_ops(int id) noexcept {
     case STARPU_CSR_INTERFACE_ID: return &starpu_interface_csr_ops;
     case STARPU_BCSR_INTERFACE_ID: return &starpu_interface_bcsr_ops;
     case STARPU_COO_INTERFACE_ID: return &starpu_interface_coo_ops;
+    case STARPU_VOID_INTERFACE_ID: return &starpu_interface_void_ops;
     default: return nullptr;
     }
 }

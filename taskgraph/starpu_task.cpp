@@ -9,11 +9,14 @@
 
 #include <starpu.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "lib/log.hpp"
@@ -34,6 +37,116 @@ namespace {
 
 constexpr int task_magic = 42;
 
+/// Explicit dependencies between tasks that may be submitted again (destroy == 0) outlive a
+/// submission, as StarPU's do (its dependency records stay with the tasks and are re-armed at
+/// each end). A link succ -> pred counts pred's ends: `seen` is the number of pred's ends that
+/// succ's submissions have used. When succ is submitted again, an end it has not used yet
+/// meets the dependency at once; otherwise succ waits for pred's running submission, or for
+/// its next one. Both directions are kept so that destroying or cleaning either task drops
+/// the link.
+struct lasting_link {
+    starpu_task* pred;
+    std::uint64_t seen;
+};
+struct lasting_deps {
+    std::mutex m;
+    std::unordered_map<starpu_task*, std::vector<lasting_link>> preds;
+    std::unordered_map<starpu_task*, std::vector<starpu_task*>> succs;
+    std::unordered_map<starpu_task*, std::uint64_t> ends;  ///< of the tasks some link names
+    std::atomic<bool> used{false};  ///< set at the first lasting link: tasks pay nothing before
+};
+lasting_deps& lasting() noexcept {
+    static lasting_deps* d = new lasting_deps;  // never destroyed: tasks may be cleaned at exit
+    return *d;
+}
+
+std::uint64_t ends_of(lasting_deps& d, starpu_task* t) noexcept {
+    auto it = d.ends.find(t);
+    return it == d.ends.end() ? 0 : it->second;
+}
+
+/// Records (or updates) the link succ -> pred; `pending`: succ waits for an end of pred that
+/// has not happened yet (else the last end met the dependency).
+void remember_dep(starpu_task* succ, starpu_task* pred, bool pending) noexcept {
+    lasting_deps& d = lasting();
+    std::lock_guard g(d.m);
+    const std::uint64_t seen = ends_of(d, pred) + (pending ? 1 : 0);
+    try {
+        auto& p = d.preds[succ];
+        for (lasting_link& l : p) {
+            if (l.pred == pred) {
+                l.seen = seen;
+                return;
+            }
+        }
+        p.push_back({pred, seen});
+        d.succs[pred].push_back(succ);
+    } catch (...) {
+        fatal("starpu_task_declare_deps", "no memory for a dependency record");
+    }
+    d.used.store(true, std::memory_order_release);
+}
+
+/// One more end of t, for the links that name it (called after its callback).
+void count_end(starpu_task* t) noexcept {
+    lasting_deps& d = lasting();
+    if (!d.used.load(std::memory_order_acquire)) {
+        return;
+    }
+    std::lock_guard g(d.m);
+    if (d.succs.count(t) != 0) {
+        ++d.ends[t];
+    }
+}
+
+/// The links of succ, for its new submission.
+std::vector<lasting_link> remembered_preds(starpu_task* succ) noexcept {
+    lasting_deps& d = lasting();
+    if (!d.used.load(std::memory_order_acquire)) {
+        return {};
+    }
+    std::lock_guard g(d.m);
+    auto it = d.preds.find(succ);
+    if (it == d.preds.end()) {
+        return {};
+    }
+    try {
+        std::vector<lasting_link> v = it->second;
+        for (lasting_link& l : v) {
+            l.seen = ends_of(d, l.pred) > l.seen ? 0 : 1;  // 0: an end not used yet
+        }
+        return v;
+    } catch (...) {
+        fatal("starpu_task_submit", "no memory for a dependency record");
+    }
+}
+
+void forget_deps(starpu_task* t) noexcept {
+    lasting_deps& d = lasting();
+    if (!d.used.load(std::memory_order_acquire)) {
+        return;
+    }
+    std::lock_guard g(d.m);
+    if (auto it = d.preds.find(t); it != d.preds.end()) {
+        for (const lasting_link& l : it->second) {
+            if (auto s2 = d.succs.find(l.pred); s2 != d.succs.end()) {
+                s2->second.erase(std::remove(s2->second.begin(), s2->second.end(), t), s2->second.end());
+            }
+        }
+        d.preds.erase(it);
+    }
+    if (auto it = d.succs.find(t); it != d.succs.end()) {
+        for (starpu_task* s2 : it->second) {
+            if (auto p = d.preds.find(s2); p != d.preds.end()) {
+                auto& v = p->second;
+                v.erase(std::remove_if(v.begin(), v.end(), [t](const lasting_link& l) { return l.pred == t; }), v.end());
+            }
+        }
+        d.succs.erase(it);
+    }
+    d.ends.erase(t);
+}
+
 /// The core task of the task's current submission, made if needed; nullptr on no memory.
 task* core_of(starpu_task* t) noexcept {
     if (t->starpu_private == nullptr) {
@@ -48,12 +161,29 @@ task* core_of(starpu_task* t) noexcept {
 
 /// A new core record for a task whose record `old` was submitted (and has finished): marked as
 /// a resubmission (its tag starts over, as StarPU does for a task submitted again).
+task* dep_core_of(starpu_task* t) noexcept;
+
 task* renew_core_of(starpu_task* t, task* old) noexcept {
     task_release(old);
     t->starpu_private = nullptr;
     task* core = core_of(t);
-    if (core != nullptr) {
-        core->resubmitted = true;
+    if (core == nullptr) {
+        return nullptr;
+    }
+    core->resubmitted = true;
+    for (const lasting_link& l : remembered_preds(t)) {  // StarPU's dependencies are re-armed
+        if (l.seen == 0) {
+            remember_dep(t, l.pred, false);  // met by an end of pred this task has not used
+            continue;
+        }
+        task* dep = dep_core_of(l.pred);  // pred's running submission, else its next one
+        if (dep == nullptr) {
+            fatal("starpu_task_submit", "no memory for the task record");
+        }
+        if (mpc::status st = declare_deps(core, &dep, 1); !st.ok()) {
+            fatal("starpu_task_submit", st.reason());
+        }
+        remember_dep(t, l.pred, true);
     }
     return core;
 }
@@ -63,7 +193,8 @@ task* renew_core_of(starpu_task* t, task* old) noexcept {
 task* fresh_core_of(starpu_task* t, const char* call) noexcept {
     auto* old = static_cast<task*>(t->starpu_private);
     if (old != nullptr && task_submitted(old)) {
-        if (!task_finished(old)) {
+        // Ending: its callback runs (StarPU lets a task be submitted again from there).
+        if (!task_ending(old)) {
             fatal(call, "the task is already submitted and has not finished");
         }
         return renew_core_of(t, old);
@@ -71,9 +202,8 @@ task* fresh_core_of(starpu_task* t, const char* call) noexcept {
     return core_of(t);
 }
 
-/// The core task a new dependency on t waits for: the current one, unless it has finished: a
-/// finished task named as a dependency is one that will be submitted again (StarPU refuses
-/// dependencies on terminated tasks), so the dependency is on its next submission.
+/// The core task a re-armed dependency on t waits for: the current one, unless it has
+/// finished: then the dependency is on t's next submission.
 task* dep_core_of(starpu_task* t) noexcept {
     auto* old = static_cast<task*>(t->starpu_private);
     if (old != nullptr && task_finished(old)) {
@@ -85,6 +215,7 @@ task* dep_core_of(starpu_task* t) noexcept {
 /// Drops the task's core record and the dyn_ arrays (starpu_task_clean). `check`: the task
 /// must not be running (false only from the task's own end, before the core marks it done).
 void clean(starpu_task* t, bool check) noexcept {
+    forget_deps(t);
     if (auto* core = static_cast<task*>(t->starpu_private); core != nullptr) {
         if (check && task_submitted(core) && !task_finished(core)) {
             fatal("starpu_task_clean/destroy", "the task has been submitted and has not finished");
@@ -124,19 +255,52 @@ void on_task_end(void* p) noexcept {
     auto* t = static_cast<starpu_task*>(p);
     // Read before the callback: it may destroy or resubmit a task that is not auto-destroyed.
     const bool auto_destroy = t->destroy && t->detach && !t->synchronous;
+    void* const record = t->starpu_private;
+    void (*cb)(void*) = t->callback_func;
+    if (starpu_codelet* cl = t->cl; cl != nullptr) {
+        if (cb == nullptr) {
+            cb = cl->callback_func;  // StarPU's rule: the codelet's, when the task has none
+        }
+        if (int w = starpu_worker_get_id(); w >= 0 && w < STARPU_NMAXWORKERS) {
+            __atomic_fetch_add(&cl->per_worker_stats[w], 1UL, __ATOMIC_RELAXED);
+        }
+    }
+    t->status = STARPU_TASK_FINISHED;
     if (t->profiling_info != nullptr) [[unlikely]] {
         profile_task_end(t);
         profile_callback(t, false);
-        if (t->callback_func != nullptr) {
-            t->callback_func(t->callback_arg);
+        if (cb != nullptr) {
+            cb(t->callback_arg);
         }
-        profile_callback(t, true);  // the callback can neither destroy nor resubmit a running task
-    } else if (t->callback_func != nullptr) {
-        t->callback_func(t->callback_arg);
+        profile_callback(t, true);
+    } else if (cb != nullptr) {
+        cb(t->callback_arg);
+    }
+    count_end(t);  // for the tasks whose declared dependencies name t
+    if (t->starpu_private != record) {
+        return;  // the callback submitted the task again: it is that submission's now
+    }
+    if (t->regenerate && !auto_destroy) {
+        // StarPU submits a regenerated task again at its end, after the callback (which may
+        // clear the flag to stop the cycle).
+        if (int rc = submit(t); rc != 0) {
+            MPC_LOG(error, tg, "task %s: submitting it again (regenerate) failed: %d",
+                    t->name != nullptr ? t->name : "(unnamed)", rc);
+        }
+        return;
     }
     if (auto_destroy) {
         free_task(t, false);  // the core task lives on: the runtime holds its own reference
     }
+}
+
+/// The deprecated single implementation (starpu_codelet::cpu_func), when cpu_funcs[0] is unset.
+starpu_cpu_func_t legacy_cpu_func(const starpu_codelet* cl) noexcept {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    starpu_cpu_func_t f = cl->cpu_func;
+#pragma GCC diagnostic pop
+    return f == STARPU_MULTIPLE_CPU_IMPLEMENTATIONS ? nullptr : f;
 }
 
 /// The modes of the task's buffers, StarPU's way (STARPU_TASK_GET_MODE).
@@ -234,11 +398,16 @@ int submit(starpu_task* t) noexcept {
     task_desc d;
     int n = 0;
     if (scl != nullptr) {
-        std::uint32_t where = scl->where != 0 ? scl->where : (scl->cpu_funcs[0] != nullptr ? STARPU_CPU : 0);
+        starpu_cpu_func_t cpu0 = scl->cpu_funcs[0];
+        if (cpu0 == nullptr) {
+            cpu0 = legacy_cpu_func(scl);
+        }
+        std::uint32_t where = scl->where != 0 ? scl->where : (cpu0 != nullptr ? STARPU_CPU : 0);
         if (t->where != -1 && t->where != 0) {  // 0: a task zeroed without starpu_task_init
             where &= static_cast<std::uint32_t>(t->where);
         }
-        if ((where & STARPU_CPU) == 0 || scl->cpu_funcs[0] == nullptr) {
+        const bool nowhere = where == STARPU_NOWHERE;  // orders its data accesses, runs nothing
+        if (!nowhere && ((where & STARPU_CPU) == 0 || cpu0 == nullptr)) {
             MPC_LOG(warn, tg, "starpu_task_submit: codelet %s has no CPU implementation; only CPU workers exist",
                     scl->name != nullptr ? scl->name : "(unnamed)");
             return -ENODEV;
@@ -258,7 +427,10 @@ int submit(starpu_task* t) noexcept {
             return rc;
         }
         cl.name = scl->name;
-        cl.cpu_funcs[0] = scl->cpu_funcs[0];
+        cl.cpu_funcs[0] = cpu0;
+        if (nowhere) {
+            cl.where = mpc::tg::where_nowhere;
+        }
         cl.nbuffers = n;
         d.cl = &cl;
     }
@@ -301,6 +473,7 @@ int submit(starpu_task* t) noexcept {
     if (starpu_sched_policy* p = user_policy(); p != nullptr && p->submit_hook != nullptr) {
         p->submit_hook(t);
     }
+    t->status = STARPU_TASK_BLOCKED;
     if (status st = tg::submit(core, d); !st.ok()) {
         // busy here: a handle being unregistered or not usable while partitioned (StarPU
         // asserts); a malformed task for the program, not a deadlock.
@@ -415,13 +588,45 @@ void starpu_task_declare_deps_array(struct starpu_task* task, unsigned ndeps, st
         starpu::fatal("starpu_task_declare_deps_array", "no memory for the task record");
     }
     for (unsigned i = 0; i < ndeps; ++i) {
-        mpc::tg::task* dep = starpu::dep_core_of(task_array[i]);
+        starpu_task* pred = task_array[i];
+        if (pred == task) {
+            starpu::fatal("starpu_task_declare_deps_array", "a task cannot depend on itself");
+        }
+        const bool lasting = !task->destroy && !pred->destroy;  // re-armed at a new submission
+        auto* cur = static_cast<mpc::tg::task*>(pred->starpu_private);
+        if (cur != nullptr && task_finished(cur)) {
+            if (lasting) {
+                starpu::remember_dep(task, pred, false);
+            }
+            continue;  // StarPU: a dependency on a task that has ended is met at once
+        }
+        if (lasting) {
+            starpu::remember_dep(task, pred, true);
+        }
+        mpc::tg::task* dep = starpu::core_of(pred);
         if (dep == nullptr) {
             starpu::fatal("starpu_task_declare_deps_array", "no memory for the task record");
         }
         if (mpc::status st = declare_deps(core, &dep, 1); !st.ok()) {
             starpu::fatal("starpu_task_declare_deps_array", st.reason());
         }
+    }
+}
+
+void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t* deps, void (*callback)(void*),
+                             void* callback_arg) {
+    starpu_tag_declare_deps_array(sync_tag, ndeps, deps);
+    starpu_task* t = starpu_task_create();
+    if (t == nullptr) {
+        starpu::fatal("starpu_create_sync_task", "no memory for the task");
+    }
+    t->cl = nullptr;
+    t->use_tag = 1;
+    t->tag_id = sync_tag;
+    t->callback_func = callback;
+    t->callback_arg = callback_arg;
+    if (int rc = starpu_task_submit(t); rc != 0) {
+        starpu::fatal("starpu_create_sync_task", "the task was refused");
     }
 }
 

@@ -146,8 +146,11 @@ void complete(task* t) noexcept {
     if (t->end_deps.load(std::memory_order_acquire) != 0 && t->end_deps.fetch_sub(1, std::memory_order_acq_rel) > 0) {
         return;
     }
+    t->ending.store(true, std::memory_order_release);  // StarPU's "terminated": resubmission allowed
     if (t->callback != nullptr) {
+        task* prev = set_running_task(t);  // starpu_task_get_current() in the callback
         t->callback(t->callback_arg);
+        set_running_task(prev);
     }
     t->g.lock.lock();
     t->state = task_state::done;  // from now on nobody adds to t->succs
@@ -232,7 +235,7 @@ status fill(task* t, const task_desc& d) noexcept {
                     d.nbuffers);
             return {errc::invalid_argument, "buffer count does not match the codelet"};
         }
-        if ((d.cl->where & where_cpu) == 0 || d.cl->cpu_funcs[0] == nullptr) {
+        if (d.cl->where != where_nowhere && ((d.cl->where & where_cpu) == 0 || d.cl->cpu_funcs[0] == nullptr)) {
             MPC_LOG(error, tg, "task %s: its codelet has no CPU implementation, and CPU workers are the only ones",
                     name);
             return {errc::unsupported, "no worker can run the codelet"};
@@ -284,7 +287,7 @@ status fill(task* t, const task_desc& d) noexcept {
     t->nbuffers = d.nbuffers;
     t->has_arbitrated = false;
     t->arb_last = 0;
-    t->fn = d.cl != nullptr ? d.cl->cpu_funcs[0] : nullptr;
+    t->fn = d.cl != nullptr && d.cl->where != where_nowhere ? d.cl->cpu_funcs[0] : nullptr;
     t->cl_arg = d.cl_arg;
     t->priority = d.priority;
     t->callback = d.callback;
@@ -478,6 +481,8 @@ bool task_finished(const task* t) noexcept {
     spin_guard g(m->g.lock);
     return m->state == task_state::done;
 }
+
+bool task_ending(const task* t) noexcept { return t->ending.load(std::memory_order_acquire); }
 
 bool task_submitted(const task* t) noexcept {
     auto* m = const_cast<task*>(t);

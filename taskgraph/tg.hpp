@@ -37,6 +37,9 @@ inline constexpr int default_priority = 0;
 
 /// Where a codelet can run (StarPU's bit values).
 inline constexpr std::uint32_t where_cpu = 1u << 1;
+/// A codelet that runs nowhere (StarPU's STARPU_NOWHERE): its tasks only order their data
+/// accesses, like an empty task that holds buffers.
+inline constexpr std::uint32_t where_nowhere = 1u << 0;
 
 /// How a task accesses a buffer; the bit values are StarPU's (R = 1, W = 2, RW = 3).
 /// - scratch: a buffer of the handle's shape for the task alone, contents undefined; no
@@ -61,7 +64,7 @@ bool valid_task_mode(unsigned m) noexcept;
 
 /// Kinds of data interface; the numbers are StarPU's interface ids. Custom interfaces
 /// (register_custom) use ids from first_custom_id up.
-enum class interface_id : int { matrix = 0, block = 1, vector = 2, csr = 3, bcsr = 4, variable = 5, coo = 8 };
+enum class interface_id : int { matrix = 0, block = 1, vector = 2, csr = 3, bcsr = 4, variable = 5, void_ = 6, coo = 8 };
 inline constexpr int first_custom_id = 9;  ///< StarPU's STARPU_MAX_INTERFACE_ID
 
 // The interfaces a codelet receives in buffers[i]. Their layouts are StarPU 1.3's, so that
@@ -306,6 +309,8 @@ status register_coo(data** out, std::uint32_t nx, std::uint32_t ny, std::uint32_
 /// A handle of a custom interface: `iface` (ops.interface_size bytes) is copied into the handle;
 /// `id` >= first_custom_id. The ops (and their ctx) must outlive the handle.
 status register_custom(data** out, int id, const void* iface, const interface_ops& ops) noexcept;
+/// A handle with no data (StarPU's void interface): tasks name it only to order themselves.
+status register_void(data** out) noexcept;
 /// The handle has no memory of its own yet (StarPU's home node -1): the runtime allocates it,
 /// through the interface's ops, at the first submission that needs it (which fails with
 /// errc::no_memory if it cannot be had under the memory limit), and frees it with the handle.
@@ -488,6 +493,9 @@ status submit(task* t, const task_desc& desc) noexcept;
 /// Waits until t has finished (callback included). May block; errc::busy from inside a task.
 status task_wait(task* t) noexcept;
 bool task_finished(const task* t) noexcept;
+/// True once t's end has begun: its callback runs or has run (StarPU's terminated state, in
+/// which the task may be submitted again, from its callback for instance).
+bool task_ending(const task* t) noexcept;
 /// Whether submit() has accepted t (true from then on, also once t has finished).
 bool task_submitted(const task* t) noexcept;
 /// Waits until every submitted task has finished, including tasks submitted meanwhile.

@@ -6,6 +6,8 @@
 #ifndef MPC_STARPU_DATA_H
 #define MPC_STARPU_DATA_H
 
+#include <stdint.h>
+
 #include "starpu_config.h"
 
 #ifdef __cplusplus
@@ -112,6 +114,9 @@ void *starpu_data_get_user_data(starpu_data_handle_t handle);
 
 /** Inferred dependencies for the handle (1, the default) or not (0). */
 void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag);
+/** The nodes a written copy is also written back to at once: main memory is the only node
+ * here, so every write is already there; the mask is accepted and has nothing to do. */
+void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
 unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle);
 /** The flag handles registered from now on get. */
 void starpu_data_set_default_sequential_consistency_flag(unsigned flag);

@@ -24,6 +24,7 @@ enum starpu_data_interface_id {
     STARPU_CSR_INTERFACE_ID = 3,
     STARPU_BCSR_INTERFACE_ID = 4,
     STARPU_VARIABLE_INTERFACE_ID = 5,
+    STARPU_VOID_INTERFACE_ID = 6,
     STARPU_COO_INTERFACE_ID = 8,
     /** Custom interfaces number theirs from here (starpu_data_interface_get_next_id()). */
     STARPU_MAX_INTERFACE_ID = 9
@@ -143,6 +144,7 @@ extern struct starpu_data_interface_ops starpu_interface_block_ops;
 extern struct starpu_data_interface_ops starpu_interface_csr_ops;
 extern struct starpu_data_interface_ops starpu_interface_bcsr_ops;
 extern struct starpu_data_interface_ops starpu_interface_coo_ops;
+extern struct starpu_data_interface_ops starpu_interface_void_ops;
 /** Bytes of data the handle describes. */
 size_t starpu_data_get_size(starpu_data_handle_t handle);
 /** The data's pointer in main memory (custom interfaces: to_pointer or handle_to_pointer). */
@@ -172,6 +174,9 @@ struct starpu_variable_interface {
 };
 
 void starpu_variable_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, size_t size);
+/** A handle with no data (the void interface): tasks that name it are ordered by its access
+ * modes (a critical section, a dependency) and get a buffer pointer they must not use. */
+void starpu_void_data_register(starpu_data_handle_t *handle);
 size_t starpu_variable_get_elemsize(starpu_data_handle_t handle);
 uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t handle);
 

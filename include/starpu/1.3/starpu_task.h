@@ -58,12 +58,38 @@ typedef void (*starpu_opencl_func_t)(void **, void *);
 /** starpu_codelet::nbuffers: the number of buffers is given by each task (starpu_task::nbuffers). */
 #define STARPU_VARIABLE_NBUFFERS (-1)
 
+/** A task's state (starpu_task::status). */
+enum starpu_task_status {
+    STARPU_TASK_INIT,
+#define STARPU_TASK_INIT 0
+#define STARPU_TASK_INVALID STARPU_TASK_INIT
+    STARPU_TASK_BLOCKED,
+    STARPU_TASK_READY,
+    STARPU_TASK_RUNNING,
+    STARPU_TASK_FINISHED,
+    STARPU_TASK_BLOCKED_ON_TAG,
+    STARPU_TASK_BLOCKED_ON_TASK,
+    STARPU_TASK_BLOCKED_ON_DATA,
+    STARPU_TASK_STOPPED
+};
+
+/** starpu_task::type */
+#define STARPU_TASK_TYPE_NORMAL 0
+#define STARPU_TASK_TYPE_INTERNAL (1 << 0)
+#define STARPU_TASK_TYPE_DATA_ACQUIRE (1 << 1)
+
 struct starpu_perfmodel;
 struct starpu_task;
 struct starpu_profiling_task_info;
 
 /** A tag: the name of a task's end (starpu_task_dep.h). */
 typedef uint64_t starpu_tag_t;
+
+/** Deprecated single-implementation fields (starpu_codelet::cpu_func...): this value says the
+ * implementations are in the arrays instead. */
+#define STARPU_MULTIPLE_CPU_IMPLEMENTATIONS ((starpu_cpu_func_t)-1)
+#define STARPU_MULTIPLE_CUDA_IMPLEMENTATIONS ((starpu_cuda_func_t)-1)
+#define STARPU_MULTIPLE_OPENCL_IMPLEMENTATIONS ((starpu_opencl_func_t)-1)
 
 struct starpu_codelet {
     /** Where it can run (STARPU_CPU); 0: deduced from the implementations given. */
@@ -72,6 +98,13 @@ struct starpu_codelet {
      * each worker at submission, implementation 0; -ENODEV when no worker can). */
     int (*can_execute)(unsigned workerid, struct starpu_task *task, unsigned nimpl);
     enum starpu_codelet_type type;
+    /** For parallel (SPMD/fork-join) codelets, which do not exist here: accepted, unused. */
+    int max_parallelism;
+    /** Deprecated (StarPU 1.0): the implementation when cpu_funcs[0] is NULL (CUDA and OpenCL
+     * ones never run here). */
+    starpu_cpu_func_t cpu_func STARPU_DEPRECATED;
+    starpu_cuda_func_t cuda_func STARPU_DEPRECATED;
+    starpu_opencl_func_t opencl_func STARPU_DEPRECATED;
     /** CPU implementations; the first one runs. */
     starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
     /** Names of the CPU implementations (informative). */
@@ -96,10 +129,17 @@ struct starpu_codelet {
     struct starpu_perfmodel *model;
     /** Energy model (fed by the application with starpu_perfmodel_update_history). */
     struct starpu_perfmodel *energy_model;
+    /** Tasks of the codelet each worker has run (counted as they end). */
+    unsigned long per_worker_stats[STARPU_NMAXWORKERS];
     const char *name;
     /** Colour of the codelet's tasks in traces (0: none), and StarPU's codelet flags. */
     unsigned color;
+    /** Called at a task's end when the task has no callback_func of its own, with the task's
+     * callback_arg (StarPU's rule). */
+    void (*callback_func)(void *);
     int flags;
+    /** Set once the deprecated cpu_func has been folded into cpu_funcs (first submission). */
+    int checked;
 };
 
 struct starpu_task {
@@ -145,17 +185,38 @@ struct starpu_task {
     unsigned detach : 1;
     /** 1: freed automatically once finished (detached) or waited for. */
     unsigned destroy : 1;
+    /** 1: submitted again automatically once it has ended (after its callback, which may clear
+     * the flag); must not be set together with destroy. */
+    unsigned regenerate : 1;
     /** 1: only worker `workerid` runs the task. */
     unsigned execute_on_a_specific_worker : 1;
+    /** No submission-order number (STARPU_TASK_NO_SUBMITORDER): accepted; tasks carry none here. */
+    unsigned no_submitorder : 1;
+    /** StarPU's multiformat interface is not provided: always 0. */
+    unsigned char mf_skip;
+    /** StarPU sets it when a policy has taken the task; not kept here (0). */
+    unsigned char scheduled;
     unsigned workerid;
+    /** With execute_on_a_specific_worker, the order (1, 2, ...) in which the worker runs its
+     * tasks: accepted, not enforced (0: any order). */
+    unsigned workerorder;
     /** With workerids_len != 0: a bitmap (32 workers per element) of the workers that may run
      * the task (workerid, when set, takes precedence). */
     uint32_t *workerids;
     unsigned workerids_len;
     int priority;
+    /** The task's state: STARPU_TASK_INIT until submitted, then BLOCKED (waiting for its
+     * dependencies), READY, RUNNING and FINISHED as the runtime moves it on. */
+    enum starpu_task_status status;
     int magic;
+    /** STARPU_TASK_TYPE_NORMAL for the program's tasks. */
+    unsigned type;
     /** The scheduling context (always 0: one context). */
     unsigned sched_ctx;
+    /** For StarPU's hypervisor, which does not exist here: accepted, unused. */
+    int hypervisor_tag;
+    /** For parallel tasks, which do not exist here: accepted, unused. */
+    unsigned possibly_parallel;
     /** Free for the scheduling policy; the userchoice component pushes the task to its child
      * number (uintptr_t)sched_data. */
     void *sched_data;
@@ -176,6 +237,12 @@ struct starpu_task {
     /** Dates of the task's last profiled run (starpu_profiling.h): made at its submission while
      * profiling is enabled, freed by starpu_task_clean/destroy. */
     struct starpu_profiling_task_info *profiling_info;
+    /** StarPU's own record of the buffers' interfaces during a run: not filled here (the
+     * codelet gets them as its first argument). */
+    void **dyn_interfaces;
+    void *interfaces[STARPU_NMAXBUFS];
+    /** StarPU's count of end calls still needed: 0 here (end dependencies are the runtime's). */
+    unsigned nb_termination_call_required;
     /** The runtime's record of the task. */
     void *starpu_private;
 };

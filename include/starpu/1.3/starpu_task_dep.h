@@ -34,6 +34,10 @@ void starpu_task_end_dep_release(struct starpu_task *t);
  * tag waits for a new completion of each of them. */
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...);
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array);
+/** Submits an empty task carrying tag sync_tag that waits for the ndeps tags in deps, then
+ * calls callback(callback_arg) (may be NULL). */
+void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *),
+                             void *callback_arg);
 /** Waits until the tag is done. Returns 0, or -EDEADLK from inside a task. */
 int starpu_tag_wait(starpu_tag_t id);
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *id);

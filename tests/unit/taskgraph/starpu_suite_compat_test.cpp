@@ -1,0 +1,305 @@
+// StarPU 1.3 behaviours that StarPU's own test suite (tests/external/starpu_testsuite.sh) relies
+// on and MPC lacked: a task without a codelet through starpu_task_insert, starpu_task_get_current
+// in the callback of an empty task, a dependency declared on a task that has already ended,
+// a task submitted again from its own callback, regenerate, explicit dependencies re-armed for a
+// resubmitted subgraph, the codelet's callback_func, STARPU_NOWHERE codelets, the void
+// interface, the deprecated cpu_func field, per_worker_stats, the task's status and the tag
+// sync task. Each one failed (or did not compile) before.
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "starpu_fixture.hpp"
+
+namespace {
+
+using StarpuSuite = mpc::test::starpu_two_workers;
+
+std::atomic<int> g_calls{0};
+void count_cb(void* /*arg*/) { g_calls.fetch_add(1); }
+void nothing(void** /*buffers*/, void* /*arg*/) {}
+
+TEST_F(StarpuSuite, TaskInsertTakesANullCodelet) {
+    g_calls = 0;
+    ASSERT_EQ(starpu_task_insert(nullptr, 0), 0);
+    ASSERT_EQ(starpu_task_insert(nullptr, STARPU_CALLBACK, count_cb, STARPU_NAME, "sync point", 0), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_calls.load(), 1);
+    starpu_task* t = starpu_task_build(nullptr, STARPU_CALLBACK, count_cb, 0);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->cl, nullptr);
+    ASSERT_EQ(starpu_task_submit(t), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_calls.load(), 2);
+    // Data for a task without a codelet: refused, as StarPU refuses it.
+    int x = 0;
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
+    EXPECT_EQ(starpu_task_insert(nullptr, STARPU_RW, h, 0), -EINVAL);
+    starpu_data_unregister(h);
+}
+
+std::atomic<int> g_mismatch{0};
+void check_current_cb(void* arg) {
+    if (starpu_task_get_current() != static_cast<starpu_task*>(arg)) {
+        g_mismatch.fetch_add(1);
+    }
+}
+
+TEST_F(StarpuSuite, CurrentTaskInTheCallbackOfAnEmptyTask) {
+    g_mismatch = 0;
+    for (int i = 0; i < 50; ++i) {
+        starpu_task* t = starpu_task_create();
+        t->cl = nullptr;
+        t->callback_func = check_current_cb;
+        t->callback_arg = t;
+        ASSERT_EQ(starpu_task_submit(t), 0);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_mismatch.load(), 0);
+    EXPECT_EQ(starpu_task_get_current(), nullptr) << "outside any task or callback";
+}
+
+TEST_F(StarpuSuite, DependencyOnAnEndedTaskIsMetAtOnce) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = nothing;
+    for (int i = 0; i < 20; ++i) {
+        starpu_task* a = starpu_task_create();
+        a->cl = &cl;
+        a->destroy = 0;
+        a->detach = 0;
+        ASSERT_EQ(starpu_task_submit(a), 0);
+        ASSERT_EQ(starpu_task_wait(a), 0);  // a has ended: b's dependency on it is met
+        starpu_task* b = starpu_task_create();
+        b->cl = &cl;
+        b->detach = 0;
+        starpu_task_declare_deps_array(b, 1, &a);
+        ASSERT_EQ(starpu_task_submit(b), 0);
+        ASSERT_EQ(starpu_task_wait(b), 0);  // used to wait for ever (the deadlock detector fired)
+        starpu_task_destroy(a);
+    }
+}
+
+struct again_state {
+    std::atomic<int> runs{0};
+    int want = 0;
+    starpu_task* self = nullptr;
+};
+void run_counter(void** /*buffers*/, void* arg) { static_cast<again_state*>(arg)->runs.fetch_add(1); }
+void resubmit_cb(void* arg) {
+    auto* s = static_cast<again_state*>(arg);
+    if (s->runs.load() < s->want) {
+        EXPECT_EQ(starpu_task_submit(s->self), 0) << "StarPU allows it from the task's callback";
+    }
+}
+
+TEST_F(StarpuSuite, TaskSubmittedAgainFromItsCallback) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = run_counter;
+    again_state s;
+    s.want = 10;
+    starpu_task t;
+    starpu_task_init(&t);
+    t.cl = &cl;
+    t.cl_arg = &s;
+    t.callback_func = resubmit_cb;
+    t.callback_arg = &s;
+    s.self = &t;
+    ASSERT_EQ(starpu_task_submit(&t), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(s.runs.load(), 10);
+    starpu_task_clean(&t);
+}
+
+void stop_regenerating(void* arg) {
+    auto* s = static_cast<again_state*>(arg);
+    if (s->runs.load() >= s->want) {
+        s->self->regenerate = 0;
+    }
+}
+
+TEST_F(StarpuSuite, RegenerateSubmitsTheTaskAgainUntilTheCallbackClearsIt) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = run_counter;
+    again_state s;
+    s.want = 7;
+    starpu_task t;
+    starpu_task_init(&t);
+    t.cl = &cl;
+    t.cl_arg = &s;
+    t.regenerate = 1;
+    t.callback_func = stop_regenerating;
+    t.callback_arg = &s;
+    s.self = &t;
+    ASSERT_EQ(starpu_task_submit(&t), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);  // waits for the regenerated submissions too
+    EXPECT_EQ(s.runs.load(), 7);
+    EXPECT_EQ(t.status, STARPU_TASK_FINISHED);
+    starpu_task_clean(&t);
+}
+
+// A diamond A -> B, C -> D whose dependencies are declared once; D's callback submits the four
+// again (StarPU's subgraph_repeat): each round must still run A first and D last.
+struct diamond {
+    starpu_task a, b, c, d;
+    std::atomic<int> clock{0};
+    int at[4] = {0, 0, 0, 0};
+    std::atomic<int> bad{0};
+    std::atomic<int> rounds{0};
+    int want = 5;
+};
+diamond* g_dia = nullptr;
+void stamp_a(void**, void*) { g_dia->at[0] = ++g_dia->clock; }
+void stamp_b(void**, void*) { g_dia->at[1] = ++g_dia->clock; }
+void stamp_c(void**, void*) { g_dia->at[2] = ++g_dia->clock; }
+void stamp_d(void**, void*) {
+    g_dia->at[3] = ++g_dia->clock;
+    const int* at = g_dia->at;
+    if (!(at[0] < at[1] && at[0] < at[2] && at[1] < at[3] && at[2] < at[3])) {
+        g_dia->bad.fetch_add(1);
+    }
+}
+void diamond_again(void*) {
+    diamond* g = g_dia;
+    if (g->rounds.fetch_add(1) + 1 < g->want) {
+        EXPECT_EQ(starpu_task_submit(&g->a), 0);
+        EXPECT_EQ(starpu_task_submit(&g->b), 0);
+        EXPECT_EQ(starpu_task_submit(&g->c), 0);
+        EXPECT_EQ(starpu_task_submit(&g->d), 0);
+    }
+}
+
+TEST_F(StarpuSuite, DeclaredDependenciesHoldForASubgraphSubmittedAgain) {
+    diamond g;
+    g_dia = &g;
+    starpu_codelet ca{}, cb{}, cc{}, cd{};
+    ca.cpu_funcs[0] = stamp_a;
+    cb.cpu_funcs[0] = stamp_b;
+    cc.cpu_funcs[0] = stamp_c;
+    cd.cpu_funcs[0] = stamp_d;
+    starpu_task* all[4] = {&g.a, &g.b, &g.c, &g.d};
+    starpu_codelet* cls[4] = {&ca, &cb, &cc, &cd};
+    for (int i = 0; i < 4; ++i) {
+        starpu_task_init(all[i]);
+        all[i]->cl = cls[i];
+    }
+    g.d.callback_func = diamond_again;
+    starpu_task_declare_deps(&g.b, 1, &g.a);
+    starpu_task_declare_deps(&g.c, 1, &g.a);
+    starpu_task_declare_deps(&g.d, 2, &g.b, &g.c);
+    // Submitted in the reverse order: only the dependencies order them.
+    for (int i = 3; i >= 0; --i) {
+        ASSERT_EQ(starpu_task_submit(all[i]), 0);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g.rounds.load(), g.want);
+    EXPECT_EQ(g.bad.load(), 0);
+    for (auto* t : all) {
+        starpu_task_clean(t);
+    }
+}
+
+std::atomic<int> g_codelet_cb{0};
+void codelet_cb(void* arg) {
+    if (arg == reinterpret_cast<void*>(0x1234)) {
+        g_codelet_cb.fetch_add(1);
+    }
+}
+
+TEST_F(StarpuSuite, CodeletCallbackRunsWhenTheTaskHasNone) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = nothing;
+    cl.callback_func = codelet_cb;
+    g_codelet_cb = 0;
+    g_calls = 0;
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_CALLBACK_ARG_NFREE, reinterpret_cast<void*>(0x1234), 0), 0);
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_CALLBACK, count_cb, 0), 0);  // the task's own wins
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_codelet_cb.load(), 1);
+    EXPECT_EQ(g_calls.load(), 1);
+    unsigned long total = 0;
+    for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+        total += cl.per_worker_stats[w];
+    }
+    EXPECT_EQ(total, 2ul) << "per_worker_stats counts the codelet's tasks";
+}
+
+std::atomic<int> g_inside{0};
+std::atomic<int> g_overlap{0};
+void exclusive(void** /*buffers*/, void* /*arg*/) {
+    if (g_inside.fetch_add(1) != 0) {
+        g_overlap.fetch_add(1);
+    }
+    volatile double x = 0;
+    for (int i = 0; i < 20000; ++i) {
+        x = x + i;
+    }
+    g_inside.fetch_sub(1);
+}
+
+TEST_F(StarpuSuite, VoidHandleOrdersTasksAndNowhereCodeletsRunNothing) {
+    starpu_data_handle_t v;
+    starpu_void_data_register(&v);
+    EXPECT_EQ(starpu_data_get_interface_id(v), STARPU_VOID_INTERFACE_ID);
+    EXPECT_EQ(starpu_data_get_size(v), 0u);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = exclusive;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_RW;
+    starpu_codelet nowhere{};
+    nowhere.where = STARPU_NOWHERE;
+    nowhere.nbuffers = 1;
+    nowhere.modes[0] = STARPU_RW;
+    g_overlap = 0;
+    g_calls = 0;
+    for (int i = 0; i < 40; ++i) {  // RW on the void handle: a critical section
+        ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, v, 0), 0);
+        ASSERT_EQ(starpu_task_insert(&nowhere, STARPU_RW, v, STARPU_CALLBACK, count_cb, 0), 0);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_overlap.load(), 0);
+    EXPECT_EQ(g_calls.load(), 40) << "STARPU_NOWHERE tasks end (callback included) without running";
+    starpu_data_set_wt_mask(v, 1u << 0);
+    starpu_data_unregister(v);
+}
+
+std::atomic<int> g_legacy{0};
+void legacy_kernel(void** /*buffers*/, void* /*arg*/) { g_legacy.fetch_add(1); }
+
+TEST_F(StarpuSuite, DeprecatedCpuFuncStillRuns) {
+    starpu_codelet cl{};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    cl.cpu_func = legacy_kernel;
+#pragma GCC diagnostic pop
+    g_legacy = 0;
+    ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_legacy.load(), 1);
+}
+
+TEST_F(StarpuSuite, TaskStatusAndSyncTask) {
+    starpu_task t;
+    starpu_task_init(&t);
+    EXPECT_EQ(t.status, STARPU_TASK_INIT);
+    EXPECT_EQ(t.type, static_cast<unsigned>(STARPU_TASK_TYPE_NORMAL));
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = nothing;
+    t.cl = &cl;
+    t.detach = 0;
+    t.use_tag = 1;
+    t.tag_id = 501;
+    ASSERT_EQ(starpu_task_submit(&t), 0);
+    g_calls = 0;
+    starpu_tag_t deps[1] = {501};
+    starpu_create_sync_task(502, 1, deps, count_cb, nullptr);
+    ASSERT_EQ(starpu_tag_wait(502), 0);
+    EXPECT_EQ(g_calls.load(), 1);
+    ASSERT_EQ(starpu_task_wait(&t), 0);
+    EXPECT_EQ(t.status, STARPU_TASK_FINISHED);
+    starpu_task_clean(&t);
+}
+
+}  // namespace
