@@ -30,6 +30,49 @@
 #define STARPU_HAVE_RINTF 1
 #define STARPU_USE_DRAND48 1
 #define STARPU_USE_ERAND48_R 1
+#define STARPU_HAVE_POSIX_MEMALIGN 1
+#define STARPU_HAVE_MEMALIGN 1
+#define STARPU_HAVE_MALLOC_H 1
+#define STARPU_HAVE_SETENV 1
+#define STARPU_HAVE_UNSETENV 1
+#define STARPU_HAVE_UNISTD_H 1
+#define STARPU_HAVE_STRERROR_R 1
+#define STARPU_HAVE_STRUCT_TIMESPEC 1
+#define STARPU_HAVE_PTHREAD_BARRIER 1
+#define STARPU_HAVE_PTHREAD_SPIN_LOCK 1
+#define STARPU_HAVE_PTHREAD_SETNAME_NP 1
+#define STARPU_LINUX_SYS 1
+#define STARPU_HAVE_LIBNUMA 1 /* MPC's allocator places memory with it */
+
+/* What the compiler offers (GCC and Clang have all of them; MPC needs one of those). */
+#define STARPU_HAVE_SYNC_BOOL_COMPARE_AND_SWAP 1
+#define STARPU_HAVE_SYNC_VAL_COMPARE_AND_SWAP 1
+#define STARPU_HAVE_SYNC_FETCH_AND_ADD 1
+#define STARPU_HAVE_SYNC_FETCH_AND_OR 1
+#define STARPU_HAVE_SYNC_LOCK_TEST_AND_SET 1
+#define STARPU_HAVE_SYNC_SYNCHRONIZE 1
+#define STARPU_HAVE_ATOMIC_EXCHANGE_N 1
+#define STARPU_HAVE_STATEMENT_EXPRESSIONS 1
+#define STARPU_HAVE_CXX11 1
+
+/* Sizes of StarPU's per-device tables, Debian's values (MPC has no such devices: a program
+ * that sizes its own arrays with them gets StarPU's sizes). */
+#define STARPU_MAXNUMANODES 2
+#define STARPU_MAXCUDADEVS 4
+#define STARPU_MAXOPENCLDEVS 8
+#define STARPU_MAXMICDEVS 0
+
+/* Not defined, as what they announce is not here: STARPU_HAVE_HWLOC (StarPU's hwloc calls,
+ * starpu_worker_get_hwloc_obj and the like, are not declared), STARPU_NON_BLOCKING_DRIVERS (how
+ * StarPU's driver loops wait, which MPC has none of), the
+ * STARPU_HAVE_* of optional libraries and tools (BLAS, FFTW, GLPK, valgrind, X11). */
+
+#define __starpu_func__ __func__
+#if defined(__cplusplus)
+#define __starpu_inline inline
+#else
+#define __starpu_inline __inline__
+#endif
 
 typedef ssize_t starpu_ssize_t;
 
