@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -76,24 +77,28 @@ std::mutex g_reported_lock;
 std::set<std::string> g_reported;  ///< under g_reported_lock
 std::atomic<int> g_calibrate{-1};  ///< -1: not read yet
 
-int calibrate_level() noexcept {
-    int c = g_calibrate.load(std::memory_order_relaxed);
-    if (c >= 0) {
-        return c;
-    }
+/// The level the environment asks for (MPC_TG_CALIBRATE, else STARPU_CALIBRATE), -1 if none.
+int env_calibrate_level() noexcept {
     const char* s = mpc::config::raw("MPC_TG_CALIBRATE");
     if (s == nullptr || *s == '\0') {
         s = std::getenv("STARPU_CALIBRATE");
     }
-    c = 0;
-    if (s != nullptr && *s != '\0') {
-        if (std::strcmp(s, "0") == 0 || std::strcmp(s, "1") == 0 || std::strcmp(s, "2") == 0) {
-            c = *s - '0';
-        } else {
-            MPC_LOG(warn, tg, "calibration level '%s' is not 0, 1 or 2 (STARPU_CALIBRATE / MPC_TG_CALIBRATE): 0 is used", s);
-        }
+    if (s == nullptr || *s == '\0') {
+        return -1;
     }
-    g_calibrate.store(c, std::memory_order_relaxed);
+    if (std::strcmp(s, "0") == 0 || std::strcmp(s, "1") == 0 || std::strcmp(s, "2") == 0) {
+        return *s - '0';
+    }
+    MPC_LOG(warn, tg, "calibration level '%s' is not 0, 1 or 2 (STARPU_CALIBRATE / MPC_TG_CALIBRATE): 0 is used", s);
+    return 0;
+}
+
+int calibrate_level() noexcept {
+    int c = g_calibrate.load(std::memory_order_relaxed);
+    if (c < 0) {
+        c = std::max(env_calibrate_level(), 0);
+        g_calibrate.store(c, std::memory_order_relaxed);
+    }
     return c;
 }
 
@@ -510,6 +515,18 @@ status model_save_all() noexcept {
     }
     return first;
 }
+
+void model_set_calibrate(int level, bool over_env) noexcept {
+    const int env = over_env && level >= 0 ? -1 : env_calibrate_level();
+    int c = env >= 0 ? env : level;
+    if (c > 2) {
+        MPC_LOG(warn, tg, "calibration level %d is not 0, 1 or 2 (starpu_conf::calibrate): 2 is used", c);
+        c = 2;
+    }
+    g_calibrate.store(std::max(c, 0), std::memory_order_relaxed);
+}
+
+int model_calibrate_level() noexcept { return calibrate_level(); }
 
 void model_unload_all() noexcept {
     std::lock_guard<std::mutex> g(g_models_lock);

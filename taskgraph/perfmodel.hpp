@@ -72,6 +72,11 @@ std::string model_dir();
 std::string model_path(const char* symbol);
 /// Writes every changed model (at shutdown). Errors are logged; returns the first.
 status model_save_all() noexcept;
+/// Sets the calibration level (0, 1, 2) from a configuration (-1: none): MPC_TG_CALIBRATE,
+/// else STARPU_CALIBRATE, wins over it unless over_env. Holds until model_unload_all().
+void model_set_calibrate(int level, bool over_env) noexcept;
+/// The calibration level in force (read from the environment on first use).
+int model_calibrate_level() noexcept;
 /// Forgets every model's data (they are read again from disk on next use); re-reads the
 /// calibration level from the environment.
 void model_unload_all() noexcept;

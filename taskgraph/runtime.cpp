@@ -22,6 +22,7 @@
 #include "lib/config.hpp"
 #include "lib/fence.hpp"
 #include "lib/log.hpp"
+#include "lib/topology.hpp"
 #include "scheduler/sched.hpp"
 #include "taskgraph/heteroprio.hpp"
 #include "taskgraph/perfmodel.hpp"
@@ -114,6 +115,11 @@ struct runtime {
     bool buckets_configured = false;  ///< heteroprio set up by the application (priority_range)
     std::atomic<bool> running{false};
     std::atomic<bool> stopping{false};
+    /// starpu_pause(): pauses in force. A worker reads it before each task it runs and waits on
+    /// `paused` while it is not 0 (resume_workers() lowers it under paused.lock).
+    std::atomic<int> pause_depth{0};
+    void (*going_to_sleep)(unsigned) = nullptr;  ///< config::going_to_sleep
+    void (*waking_up)(unsigned) = nullptr;       ///< config::waking_up
     std::uint64_t spin_ns = 0;
     std::uint64_t t0 = 0;  ///< clock_ns() at the start
     sched::key worker_key = -1;  ///< ULT-local: the worker record of a worker ULT
@@ -134,6 +140,7 @@ struct runtime {
     std::atomic<long> notify_at{-1};
     alignas(64) detail::gate all_done;
     int alive = 0;  ///< worker ULTs not yet ended
+    detail::gate paused;  ///< the workers waiting for resume_workers()
 };
 
 runtime g_rt;
@@ -320,11 +327,17 @@ void await_kick(worker& w) noexcept {
         spin_guard g(w.prof_lock);
         w.sleep_since = detail::now_ns();
     }
+    if (g_rt.going_to_sleep != nullptr) {
+        g_rt.going_to_sleep(static_cast<unsigned>(w.id));
+    }
     w.idle.lock.lock();
     w.idle.wait_locked([&w] { return w.kicked; }, "mpc::tg worker idle");
     w.idle.lock.lock();
     w.kicked = false;
     w.idle.lock.unlock();
+    if (g_rt.waking_up != nullptr) {
+        g_rt.waking_up(static_cast<unsigned>(w.id));
+    }
     spin_guard g(w.prof_lock);
     if (detail::g_profiling.load(std::memory_order_relaxed)) {
         const std::uint64_t now = detail::now_ns();
@@ -351,8 +364,20 @@ bool work_or_stop(void* p) {
            g_rt.stopping.load(std::memory_order_relaxed);
 }
 
+/// Holds a worker that has taken a task while paused until resume_workers(). Whether the task
+/// was pushed before or after pause_workers() raised the depth, a push after it is seen here:
+/// the pop that found the task synchronises with that push.
+[[gnu::noinline]] void wait_resumed() noexcept {
+    g_rt.paused.lock.lock();
+    g_rt.paused.wait_locked([] { return g_rt.pause_depth.load(std::memory_order_relaxed) == 0; },
+                            "mpc::tg worker paused (starpu_pause)");
+}
+
 /// `look`: when the worker began the search that found t (0 unless profiling).
 void run(worker& w, task* t, std::uint64_t look) noexcept {
+    if (g_rt.pause_depth.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
+        wait_resumed();
+    }
     if (g_rt.pol_starts) {
         g_rt.pol->starting(t, w.id);
     }
@@ -440,17 +465,53 @@ void wake_any() noexcept {
     }
 }
 
-/// Where each of n workers runs: fewer workers than VPs take the last VPs, away from VP 0 where
-/// the program runs.
-status place_workers(int n) noexcept {
+/// Where each of n workers runs: the VPs the configuration names (config::bindids), else fewer
+/// workers than VPs take the last VPs, away from VP 0 where the program runs.
+status place_workers(const config& c, int n) noexcept {
     g_rt.vps.reset(new (std::nothrow) int[n]);
     if (!g_rt.vps) {
         return {errc::no_memory, "worker records"};
     }
     const int vps = sched::nr_vps();
     for (int i = 0; i < n; ++i) {
-        g_rt.vps[i] = n >= vps ? i % vps : vps - n + i;
+        if (c.bindids != nullptr) {
+            const unsigned vp = c.bindids[i % c.nbindids];
+            if (vp >= static_cast<unsigned>(vps)) {
+                MPC_LOG(error, tg, "worker %d is to be bound to CPU %u, but there are %d VPs (0..%d): it cannot be honoured",
+                        i, vp, vps, vps - 1);
+                return {errc::invalid_argument, "worker bound to a VP that does not exist"};
+            }
+            g_rt.vps[i] = static_cast<int>(vp);
+        } else {
+            g_rt.vps[i] = n >= vps ? i % vps : vps - n + i;
+        }
     }
+    return {};
+}
+
+/// The VPs init() makes when it starts the engine and MPC_VPS is unset: ncpus when given, and
+/// at least one more than the largest VP a worker is bound to (up to the allowed PUs). 0: the
+/// engine's default.
+status vps_to_make(const config& c, int ncpus, int* out) noexcept {
+    *out = ncpus > 0 ? ncpus : 0;
+    if (c.bindids == nullptr) {
+        return {};
+    }
+    if (status st = topo::load(); !st.ok()) {
+        return st;
+    }
+    const int base = ncpus > 0 ? ncpus : topo::info().allowed_cores;
+    const int n = base - std::max(c.reserve, 0);
+    unsigned top = 0;
+    for (int i = 0; i < n; ++i) {
+        top = std::max(top, c.bindids[i % c.nbindids]);
+    }
+    if (top >= static_cast<unsigned>(topo::info().allowed_pus)) {
+        MPC_LOG(error, tg, "a worker is to be bound to CPU %u, but the process may use %d PUs (0..%d): it cannot be honoured",
+                top, topo::info().allowed_pus, topo::info().allowed_pus - 1);
+        return {errc::invalid_argument, "worker bound to a CPU that does not exist"};
+    }
+    *out = std::max(base, static_cast<int>(top) + 1);
     return {};
 }
 
@@ -536,9 +597,13 @@ status start(const config& c) noexcept {
     if (status st = read_profiling(&prof); !st.ok()) {
         return st;
     }
-    if (ncpus == 0) {
-        MPC_LOG(warn, tg, "no CPU worker configured (STARPU_NCPU / MPC_TG_NCPU = 0): no task could run");
+    if (ncpus == 0 || (ncpus > 0 && ncpus <= c.reserve)) {
+        MPC_LOG(warn, tg, "no CPU worker configured (STARPU_NCPU / MPC_TG_NCPU = %d, %d reserved): no task could run",
+                ncpus, std::max(c.reserve, 0));
         return {errc::unsupported, "no worker"};
+    }
+    if (c.bindids != nullptr && c.nbindids <= 0) {
+        return {errc::invalid_argument, "empty list of worker bindings"};
     }
     if (ncpus > max_workers) {
         MPC_LOG(error, tg, "%d workers asked for; at most %d", ncpus, max_workers);
@@ -547,9 +612,12 @@ status start(const config& c) noexcept {
     g_rt.started_engine = false;
     if (!sched::initialized()) {
         sched::options o;
-        // Workers asked for explicitly and MPC_VPS unset: one VP per worker.
-        if (ncpus > 0 && std::getenv("MPC_VPS") == nullptr) {
-            o.nr_vps = ncpus;
+        // Workers asked for explicitly and MPC_VPS unset: one VP per worker (and per reserved
+        // CPU), enough for the VPs they are bound to.
+        if (std::getenv("MPC_VPS") == nullptr) {
+            if (status st = vps_to_make(c, ncpus, &o.nr_vps); !st.ok()) {
+                return st;
+            }
         }
         if (status st = sched::init(o); !st.ok()) {
             MPC_LOG(error, tg, "cannot start the engine: %s", st.reason());
@@ -572,10 +640,20 @@ status start(const config& c) noexcept {
         }
         g_rt.callback_key = *k;
     }
-    const int n = ncpus > 0 ? ncpus : sched::nr_vps();
-    if (status st = place_workers(n); !st.ok()) {
-        return st;
+    const int n = (ncpus > 0 ? ncpus : sched::nr_vps()) - std::max(c.reserve, 0);
+    status placed = n > 0 ? place_workers(c, n) : status{errc::unsupported, "no worker"};
+    if (!placed.ok()) {
+        if (n <= 0) {
+            MPC_LOG(warn, tg, "%d CPUs reserved of %d: no CPU worker left, no task could run", c.reserve, n + c.reserve);
+        }
+        if (g_rt.started_engine) {
+            sched::finalize().ignore();
+        }
+        return placed;
     }
+    model_set_calibrate(c.calibrate, c.config_over_env);
+    g_rt.going_to_sleep = c.going_to_sleep;
+    g_rt.waking_up = c.waking_up;
     policy_context ctx;
     ctx.nworkers = n;
     ctx.current_worker = &current_worker;
@@ -831,6 +909,13 @@ status shutdown() noexcept {
     }
     g_rt.ph = runtime::phase::stopping;
     g_rt.lifecycle.lock.unlock();
+    if (pause_depth() != 0) {
+        MPC_LOG(warn, tg, "shutdown while paused (%d pauses not resumed): resuming, else the queued tasks would never run",
+                pause_depth());
+        while (pause_depth() != 0) {
+            resume_workers();
+        }
+    }
     status st = wait_for_all();
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
@@ -940,6 +1025,33 @@ status worker_profile_take(int w, worker_profile* out) noexcept {
 }
 
 bool running() noexcept { return g_rt.running.load(std::memory_order_acquire); }
+
+void wait_initialized() noexcept {
+    g_rt.lifecycle.lock.lock();
+    g_rt.lifecycle.wait_locked([] { return g_rt.ph == runtime::phase::up; }, "starpu_wait_initialized");
+}
+
+void pause_workers() noexcept { g_rt.pause_depth.fetch_add(1, std::memory_order_seq_cst); }
+
+void resume_workers() noexcept {
+    g_rt.paused.lock.lock();
+    int d = g_rt.pause_depth.load(std::memory_order_relaxed);
+    do {
+        if (d == 0) {
+            g_rt.paused.lock.unlock();
+            MPC_LOG(warn, tg, "starpu_resume without a starpu_pause: ignored");
+            return;
+        }
+    } while (!g_rt.pause_depth.compare_exchange_weak(d, d - 1, std::memory_order_seq_cst));
+    detail::gate::wakeups wk;
+    if (d == 1) {
+        wk = g_rt.paused.notify_locked();
+    }
+    g_rt.paused.lock.unlock();
+    detail::gate::deliver(wk);
+}
+
+int pause_depth() noexcept { return g_rt.pause_depth.load(std::memory_order_relaxed); }
 int worker_count() noexcept { return running() ? g_rt.nworkers : 0; }
 
 int current_worker() noexcept {

@@ -4,9 +4,13 @@
 
 #include <starpu.h>
 
+#include <starpu_profiling.h>
+
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <unistd.h>
 
@@ -22,6 +26,110 @@ namespace mpc::tg::starpu {
 namespace {
 constexpr int conf_magic = 42;
 std::atomic<std::size_t> g_malloc_align{sizeof(void*)};
+
+/// What the last starpu_init() took from its configuration: the asynchronous-copy flags (all,
+/// CUDA, OpenCL, MIC, MPI-MS; 0 before any starpu_init, as in StarPU) and the global
+/// context's priority range (-1: the policy's).
+std::atomic<int> g_async_disabled[5]{};
+std::atomic<int> g_min_prio{-1};
+std::atomic<int> g_max_prio{-1};
+constexpr const char* async_vars[5] = {"STARPU_DISABLE_ASYNCHRONOUS_COPY", "STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY",
+                                       "STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY", "STARPU_DISABLE_ASYNCHRONOUS_MIC_COPY",
+                                       "STARPU_DISABLE_ASYNCHRONOUS_MPI_MS_COPY"};
+
+/// An integer variable (StarPU's starpu_get_env_number), else `def` (malformed: logged).
+int env_number(const char* name, int def) noexcept {
+    const char* s = std::getenv(name);
+    if (s == nullptr || *s == '\0') {
+        return def;
+    }
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end == s || *end != '\0' || v < INT_MIN || v > INT_MAX) {
+        MPC_LOG(warn, tg, "%s=%s: not a number; %d is used", name, s, def);
+        return def;
+    }
+    return static_cast<int>(v);
+}
+
+/// The configuration's value, or the variable's when set and the configuration does not win.
+int conf_or_env(const char* name, int value, bool conf_wins) noexcept {
+    return conf_wins ? value : env_number(name, value);
+}
+
+/// Appends to out the CPUs of a STARPU_WORKERS_CPUID list ("1 0 3", "0-3", commas too).
+bool parse_cpu_list(const char* s, std::vector<unsigned>* out) noexcept {
+    for (const char* p = s;;) {
+        while (*p == ' ' || *p == ',' || *p == '\t') {
+            ++p;
+        }
+        if (*p == '\0') {
+            return !out->empty();
+        }
+        char* end = nullptr;
+        const unsigned long a = std::strtoul(p, &end, 10);
+        unsigned long b = a;
+        if (end != p && *end == '-') {
+            const char* q = end + 1;
+            b = std::strtoul(q, &end, 10);
+            if (end == q) {
+                return false;
+            }
+        }
+        if (end == p || b < a || b - a >= STARPU_NMAXWORKERS || b >= 1u << 20) {
+            return false;
+        }
+        for (unsigned long c = a; c <= b && out->size() < STARPU_NMAXWORKERS; ++c) {
+            out->push_back(static_cast<unsigned>(c));
+        }
+        p = end;
+    }
+}
+
+/// The workers' CPUs: STARPU_WORKERS_CPUID, unless the configuration's explicit list wins.
+/// Empty: no binding asked for. -EINVAL for a malformed variable (logged).
+int worker_bindings(const starpu_conf& conf, bool conf_wins, std::vector<unsigned>* out) noexcept {
+    const bool explicit_list = conf.use_explicit_workers_bindid != 0;
+    if (const char* s = std::getenv("STARPU_WORKERS_CPUID"); s != nullptr && *s != '\0' && !(conf_wins && explicit_list)) {
+        if (!parse_cpu_list(s, out)) {
+            MPC_LOG(error, tg, "STARPU_WORKERS_CPUID=%s: expected CPU numbers or ranges (\"1 0\", \"0-3\")", s);
+            return -EINVAL;
+        }
+        return 0;
+    }
+    if (explicit_list) {
+        out->assign(conf.workers_bindid, conf.workers_bindid + STARPU_NMAXWORKERS);
+    }
+    return 0;
+}
+
+/// What starpu_init() refuses or reports among the fields about other drivers.
+int check_drivers(const starpu_conf& conf) noexcept {
+    if (conf.n_not_launched_drivers > 0) {
+        MPC_LOG(error, tg, "starpu_init: %u drivers not to be launched (starpu_conf::not_launched_drivers): running a "
+                           "driver in the application's thread (starpu_driver_run) is not implemented",
+                conf.n_not_launched_drivers);
+        return -EINVAL;
+    }
+    if (conf.ncuda > 0 || conf.nopencl > 0 || conf.nmic > 0 || conf.nmpi_ms > 0) {
+        // Like a StarPU built without these drivers: no such worker; say so.
+        MPC_LOG(warn, tg, "starpu_init: %d CUDA, %d OpenCL, %d MIC and %d MPI-MS workers asked for; only CPU "
+                          "workers exist", conf.ncuda, conf.nopencl, conf.nmic, conf.nmpi_ms);
+    }
+    return 0;
+}
+
+/// Keeps what the StarPU layer answers from the configuration (before init(): its callers see it).
+void keep_answers(const starpu_conf& conf, bool conf_wins) noexcept {
+    const int flags[5] = {conf.disable_asynchronous_copy, conf.disable_asynchronous_cuda_copy,
+                          conf.disable_asynchronous_opencl_copy, conf.disable_asynchronous_mic_copy,
+                          conf.disable_asynchronous_mpi_ms_copy};
+    for (int i = 0; i < 5; ++i) {
+        g_async_disabled[i].store(conf_or_env(async_vars[i], flags[i], conf_wins), std::memory_order_relaxed);
+    }
+    g_min_prio.store(conf.global_sched_ctx_min_priority, std::memory_order_relaxed);
+    g_max_prio.store(conf.global_sched_ctx_max_priority, std::memory_order_relaxed);
+}
 }  // namespace
 
 int errno_of(const status& st) noexcept {
@@ -55,43 +163,74 @@ int starpu_conf_init(struct starpu_conf* conf) {
     if (conf == nullptr) {
         return -EINVAL;
     }
+    std::memset(conf, 0, sizeof *conf);  // every list, flag and pointer StarPU leaves at 0
     conf->magic = starpu::conf_magic;
-    conf->sched_policy_name = nullptr;
-    conf->sched_policy = nullptr;
-    conf->sched_policy_init = nullptr;
-    conf->precedence_over_environment_variables = 0;
-    conf->ncpus = -1;
-    conf->ncuda = -1;
-    conf->nopencl = -1;
-    conf->nmic = -1;
-    conf->nmpi_ms = -1;
+    const int ncpus = starpu::env_number("STARPU_NCPU", -1);
+    conf->ncpus = ncpus != -1 ? ncpus : starpu::env_number("STARPU_NCPUS", -1);  // StarPU's older name
+    conf->reserve_ncpus = starpu::env_number("STARPU_RESERVE_NCPU", -1);
+    conf->ncuda = starpu::env_number("STARPU_NCUDA", -1);
+    conf->nopencl = starpu::env_number("STARPU_NOPENCL", -1);
+    conf->nmic = starpu::env_number("STARPU_NMIC", -1);
+    conf->nmpi_ms = starpu::env_number("STARPU_NMPI_MS", -1);
+    conf->calibrate = std::max(starpu::env_number("STARPU_CALIBRATE", 0), 0);
+    conf->bus_calibrate = std::max(starpu::env_number("STARPU_BUS_CALIBRATE", 0), 0);
+    conf->single_combined_worker = std::max(starpu::env_number("STARPU_SINGLE_COMBINED_WORKER", 0), 0);
+    conf->mic_sink_program_path = std::getenv("STARPU_MIC_PROGRAM_PATH");
+    conf->disable_asynchronous_copy = std::max(starpu::env_number(starpu::async_vars[0], 0), 0);
+    conf->disable_asynchronous_cuda_copy = std::max(starpu::env_number(starpu::async_vars[1], 0), 0);
+    conf->disable_asynchronous_opencl_copy = std::max(starpu::env_number(starpu::async_vars[2], 0), 0);
+    conf->disable_asynchronous_mic_copy = std::max(starpu::env_number(starpu::async_vars[3], 0), 0);
+    conf->disable_asynchronous_mpi_ms_copy = std::max(starpu::env_number(starpu::async_vars[4], 0), 0);
+    conf->trace_buffer_size = static_cast<uint64_t>(std::max(starpu::env_number("STARPU_TRACE_BUFFER_SIZE", 64), 0)) << 20;
+    conf->global_sched_ctx_min_priority = starpu::env_number("STARPU_MIN_PRIO", -1);
+    conf->global_sched_ctx_max_priority = starpu::env_number("STARPU_MAX_PRIO", -1);
+    conf->catch_signals = starpu::env_number("STARPU_CATCH_SIGNALS", 1);
+    conf->driver_spinning_backoff_min = static_cast<unsigned>(starpu::env_number("STARPU_BACKOFF_MIN", 1));
+    conf->driver_spinning_backoff_max = static_cast<unsigned>(starpu::env_number("STARPU_BACKOFF_MAX", 32));
     return 0;
 }
 
-int starpu_init(struct starpu_conf* conf) {
+int starpu_init(struct starpu_conf* user_conf) {
+    starpu_conf defaults;
+    if (user_conf == nullptr) {
+        starpu_conf_init(&defaults);
+    }
+    const starpu_conf& conf = user_conf != nullptr ? *user_conf : defaults;
+    if (conf.magic != starpu::conf_magic) {
+        MPC_LOG(error, tg, "starpu_init: the configuration was not set up with starpu_conf_init()");
+        return -EINVAL;
+    }
+    if (int rc = starpu::check_drivers(conf); rc != 0) {
+        return rc;
+    }
+    const bool conf_wins = conf.precedence_over_environment_variables != 0;
     config c;
-    if (conf != nullptr) {
-        if (conf->magic != starpu::conf_magic) {
-            MPC_LOG(error, tg, "starpu_init: the configuration was not set up with starpu_conf_init()");
-            return -EINVAL;
+    c.ncpus = conf.ncpus;
+    c.sched = conf.sched_policy_name;
+    if (conf.sched_policy != nullptr) {
+        if (int rc = starpu::user_policy_entry(conf.sched_policy, &c.custom_policy); rc != 0) {
+            return rc;
         }
-        if (conf->ncuda > 0 || conf->nopencl > 0 || conf->nmic > 0 || conf->nmpi_ms > 0) {
-            // Like a StarPU built without these drivers: no such worker; say so.
-            MPC_LOG(warn, tg, "starpu_init: %d CUDA, %d OpenCL, %d MIC and %d MPI-MS workers asked for; only CPU "
-                              "workers exist", conf->ncuda, conf->nopencl, conf->nmic, conf->nmpi_ms);
-        }
-        c.ncpus = conf->ncpus;
-        c.sched = conf->sched_policy_name;
-        if (conf->sched_policy != nullptr) {
-            if (int rc = starpu::user_policy_entry(conf->sched_policy, &c.custom_policy); rc != 0) {
-                return rc;
-            }
-        }
-        c.config_over_env = conf->precedence_over_environment_variables != 0;
-        starpu::set_policy_init(conf->sched_policy_init);
-        if (conf->sched_policy_init != nullptr) {
-            c.heteroprio_setup = &starpu::heteroprio_setup;
-        }
+    }
+    c.config_over_env = conf_wins;
+    c.reserve = starpu::conf_or_env("STARPU_RESERVE_NCPU", conf.reserve_ncpus, conf_wins);
+    c.calibrate = conf.calibrate;  // against STARPU_CALIBRATE / MPC_TG_CALIBRATE in the core
+    std::vector<unsigned> bindings;
+    if (int rc = starpu::worker_bindings(conf, conf_wins, &bindings); rc != 0) {
+        return rc;
+    }
+    if (!bindings.empty()) {
+        c.bindids = bindings.data();
+        c.nbindids = static_cast<int>(bindings.size());
+    }
+    c.going_to_sleep = conf.callback_worker_going_to_sleep;
+    c.waking_up = conf.callback_worker_waking_up;
+    if (!running()) {  // a nested starpu_init() changes nothing
+        starpu::keep_answers(conf, conf_wins);
+        starpu::set_policy_init(conf.sched_policy_init);
+    }
+    if (conf.sched_policy_init != nullptr) {
+        c.heteroprio_setup = &starpu::heteroprio_setup;
     }
     return starpu::errno_of(init(c));
 }
@@ -99,6 +238,22 @@ int starpu_init(struct starpu_conf* conf) {
 int starpu_initialize(struct starpu_conf* user_conf, int* /*argc*/, char*** /*argv*/) { return starpu_init(user_conf); }
 
 int starpu_is_initialized(void) { return running() ? 1 : 0; }
+
+void starpu_wait_initialized(void) { wait_initialized(); }
+
+void starpu_pause(void) { pause_workers(); }
+void starpu_resume(void) { resume_workers(); }
+
+int starpu_asynchronous_copy_disabled(void) { return starpu::g_async_disabled[0].load(std::memory_order_relaxed); }
+int starpu_asynchronous_cuda_copy_disabled(void) { return starpu::g_async_disabled[1].load(std::memory_order_relaxed); }
+int starpu_asynchronous_opencl_copy_disabled(void) { return starpu::g_async_disabled[2].load(std::memory_order_relaxed); }
+int starpu_asynchronous_mic_copy_disabled(void) { return starpu::g_async_disabled[3].load(std::memory_order_relaxed); }
+int starpu_asynchronous_mpi_ms_copy_disabled(void) { return starpu::g_async_disabled[4].load(std::memory_order_relaxed); }
+
+void starpu_display_stats(void) {
+    starpu_profiling_bus_helper_display_summary();
+    starpu_profiling_worker_helper_display_summary();
+}
 
 void starpu_shutdown(void) {
     if (mpc::status st = shutdown(); !st.ok()) {
@@ -133,6 +288,9 @@ unsigned starpu_worker_get_count(void) {
 unsigned starpu_cpu_worker_get_count(void) { return starpu_worker_get_count(); }
 unsigned starpu_cuda_worker_get_count(void) { return 0; }
 unsigned starpu_opencl_worker_get_count(void) { return 0; }
+unsigned starpu_mic_worker_get_count(void) { return 0; }
+unsigned starpu_mpi_ms_worker_get_count(void) { return 0; }
+unsigned starpu_mic_device_get_count(void) { return 0; }
 
 int starpu_worker_get_count_by_type(enum starpu_worker_archtype type) {
     return type == STARPU_CPU_WORKER || type == STARPU_ANY_WORKER ? worker_count() : 0;
@@ -248,13 +406,20 @@ void starpu_topology_print(FILE* f) {
     }
 }
 
+// starpu_conf::global_sched_ctx_min/max_priority, when set (not -1), else the policy's.
 int starpu_sched_get_min_priority(void) {
+    if (const int set = starpu::g_min_prio.load(std::memory_order_relaxed); set != -1) {
+        return set;
+    }
     int lo = 0;
     int hi = 0;
     priority_range(&lo, &hi);
     return starpu::heteroprio_setup_workers() != 0 ? 0 : lo;  // 0 also while heteroprio is set up
 }
 int starpu_sched_get_max_priority(void) {
+    if (const int set = starpu::g_max_prio.load(std::memory_order_relaxed); set != -1) {
+        return set;
+    }
     int lo = 0;
     int hi = 0;
     priority_range(&lo, &hi);

@@ -46,11 +46,6 @@ std::uint32_t crc_bytes(const unsigned char* p, std::size_t n, std::uint32_t crc
     return crc;
 }
 
-int env_flag(const char* name) noexcept {
-    const char* s = std::getenv(name);
-    return s != nullptr && std::atoi(s) != 0 ? 1 : 0;
-}
-
 /// The machine's memory in bytes (what StarPU counts for main memory without a limit).
 std::size_t physical_memory() noexcept {
     const long pages = sysconf(_SC_PHYS_PAGES);
@@ -83,12 +78,6 @@ uint32_t starpu_hash_crc32c_be(uint32_t input, uint32_t inputcrc) {
 uint32_t starpu_hash_crc32c_string(const char* str, uint32_t inputcrc) {
     return sp::crc_bytes(reinterpret_cast<const unsigned char*>(str), std::strlen(str), inputcrc);
 }
-
-int starpu_asynchronous_copy_disabled(void) { return sp::env_flag("STARPU_DISABLE_ASYNCHRONOUS_COPY"); }
-int starpu_asynchronous_cuda_copy_disabled(void) { return sp::env_flag("STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY"); }
-int starpu_asynchronous_opencl_copy_disabled(void) { return sp::env_flag("STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY"); }
-int starpu_asynchronous_mic_copy_disabled(void) { return sp::env_flag("STARPU_DISABLE_ASYNCHRONOUS_MIC_COPY"); }
-int starpu_asynchronous_mpi_ms_copy_disabled(void) { return sp::env_flag("STARPU_DISABLE_ASYNCHRONOUS_MPI_MS_COPY"); }
 
 int starpu_get_env_string_var_default(const char* str, const char* strings[], int defvalue) {
     const char* v = std::getenv(str);

@@ -262,7 +262,9 @@ void on_task_end(void* p) noexcept {
             cb = cl->callback_func;  // StarPU's rule: the codelet's, when the task has none
         }
         if (int w = starpu_worker_get_id(); w >= 0 && w < STARPU_NMAXWORKERS) {
-            __atomic_fetch_add(&cl->per_worker_stats[w], 1UL, __ATOMIC_RELAXED);
+            // Only worker w writes its slot: a plain (relaxed) load and store, no locked add.
+            unsigned long* slot = &cl->per_worker_stats[w];
+            __atomic_store_n(slot, __atomic_load_n(slot, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
         }
     }
     t->status = STARPU_TASK_FINISHED;

@@ -220,6 +220,21 @@ struct config {
     /// workers start (the StarPU API's starpu_conf::sched_policy_init); nullptr: the default
     /// buckets. A configuration that fails heteroprio_config::check() makes init() fail.
     void (*heteroprio_setup)(heteroprio_config* c, int nworkers) = nullptr;
+    /// VPs left without a worker: that many fewer workers than ncpus (or than one per VP); none
+    /// left is errc::unsupported. The workers take the last VPs, so the first ones are left.
+    int reserve = 0;
+    /// When not null, worker i runs on VP bindids[i % nbindids]; a VP that does not exist is
+    /// errc::invalid_argument (logged). When init() starts the engine, it makes enough VPs for
+    /// the largest, if the process has that many PUs.
+    const unsigned* bindids = nullptr;
+    int nbindids = 0;
+    /// Calibration of the performance models (0, 1, 2; perfmodel.hpp); -1: MPC_TG_CALIBRATE,
+    /// else STARPU_CALIBRATE, else 0. The environment wins unless config_over_env.
+    int calibrate = -1;
+    /// Called by a worker, on its VP, just before it parks for lack of work and when it is
+    /// woken (StarPU's worker callbacks). Must not block.
+    void (*going_to_sleep)(unsigned worker) = nullptr;
+    void (*waking_up)(unsigned worker) = nullptr;
 };
 
 /// Starts the runtime (the engine too when it is not running: the caller becomes the primary
@@ -230,6 +245,15 @@ status init(const config& c = {}) noexcept;
 /// init() started it. Call from the thread that called init().
 status shutdown() noexcept;
 bool running() noexcept;
+/// Blocks until the runtime is up (an init() of another thread finished). May block.
+void wait_initialized() noexcept;
+/// Workers stop taking tasks until the matching resume_workers(); a task a worker takes
+/// meanwhile waits in its hands. Nests. An unmatched resume_workers() is ignored (logged).
+/// Neither blocks.
+void pause_workers() noexcept;
+void resume_workers() noexcept;
+/// Pauses in force (0: none).
+int pause_depth() noexcept;
 
 int worker_count() noexcept;
 /// The worker running the caller (0..worker_count()-1), or -1 outside a worker.

@@ -18,6 +18,10 @@
 
 #define STARPU_USE_CPU 1
 
+/* starpu_conf has callback_worker_going_to_sleep / callback_worker_waking_up, which MPC calls
+ * (Debian's StarPU is built without them). */
+#define STARPU_WORKER_CALLBACKS 1
+
 #define STARPU_NMAXBUFS 8           /* buffers held in starpu_task::handles (more: dyn_handles) */
 #define STARPU_MAXIMPLEMENTATIONS 4 /* entries of starpu_codelet::cpu_funcs */
 #define STARPU_MAXCPUS 256

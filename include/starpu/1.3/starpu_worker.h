@@ -105,6 +105,10 @@ void starpu_worker_relax_on(void);
 void starpu_worker_relax_off(void);
 int starpu_worker_get_relax_state(void);
 enum starpu_worker_archtype starpu_worker_get_type(int id);
+/** MIC and MPI master-slave workers, MIC devices: none here (0). */
+unsigned starpu_mic_worker_get_count(void);
+unsigned starpu_mpi_ms_worker_get_count(void);
+unsigned starpu_mic_device_get_count(void);
 /** The ids of the workers of a type (STARPU_ANY_WORKER: all) into workerids, in id order;
  * returns how many, or (unsigned)-ERANGE when more than maxsize exist (the first maxsize
  * written), as StarPU does. */
