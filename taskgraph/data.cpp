@@ -307,6 +307,7 @@ void detach_buffers(task* t) noexcept {
 
 void granted(task* a) noexcept {
     data* d = a->bufs[0].d;
+    settle_content(d, a->bufs[0].mode);
     d->g.lock.lock();
     d->acquired.push_back(a);  // keeps the creator's reference until release()
     d->g.lock.unlock();

@@ -81,6 +81,7 @@ struct task {
     task* tag_node = nullptr;  ///< the tag instance this task's end fires (referenced), or nullptr
     bool tag_fired = false;    ///< a tag instance's node: fired already (under the tags' lock)
     bool resubmitted = false;  ///< the C API's record of a task submitted again (starpu_task.cpp)
+    std::atomic<unsigned long> job_id{0};  ///< starpu_task_get_job_id's answer, 0 until asked
     std::atomic<bool> ending{false};  ///< its end has begun (callback running or done): it may be submitted again
 
     // End dependencies (StarPU's end deps): complete() returns at once while end_deps > 0,
@@ -149,6 +150,10 @@ struct data {
     void* redux_arg = nullptr;
     cpu_fn init_fn = nullptr;
     void* init_arg = nullptr;
+    /// 0: the data holds a value; 1: it holds none yet (memory made by the runtime, or the
+    /// handle invalidated): the first access that reads it runs init_fn, when there is one,
+    /// as StarPU initialises such a handle with its reduction init codelet; 2: that runs now.
+    std::atomic<int> content{0};
     std::vector<task*> redux_tasks;        ///< referenced; the phase ends at the next other access
     std::unique_ptr<void*[]> copies;       ///< per worker: an interface on its private memory
     std::size_t redux_reserved = 0;        ///< memory limit held for the open phase's copies
@@ -248,6 +253,9 @@ void wake_in_flight_waiters() noexcept;
 /// copies found or made on `worker`. finish_buffers() frees the scratch buffers (into the
 /// worker's cache when it keeps them: t->mem_reserved then drops by their bytes).
 void prepare_buffers(task* t, int worker, void** v) noexcept;
+/// Before an access in mode m to d's data: a write-only access gives it a value; one that
+/// reads data holding none runs the init method first (once, whoever else reads at once).
+void settle_content(data* d, unsigned m) noexcept;
 void finish_buffers(task* t, int worker, void** v) noexcept;
 /// Per-worker buffer cache (scratch_cache.cpp). cache_take: a cached buffer of d's shape made
 /// for `worker`'s use (its bytes given back: the caller's reservation covers it), or nullptr.

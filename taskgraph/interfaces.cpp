@@ -283,12 +283,17 @@ status register_void(data** out) noexcept {
     return st;
 }
 
+void mark_undefined(data* d) noexcept { d->content.store(1, std::memory_order_release); }
+
 status allocate_on_use(data* d) noexcept {
     if (status st = detail::live(d, "allocate_on_use"); !st.ok()) {
         return st;
     }
     spin_guard g(d->g.lock);
     d->needs_memory.store(!d->allocated, std::memory_order_release);
+    if (!d->allocated) {
+        d->content.store(1, std::memory_order_release);  // no value until something writes one
+    }
     return {};
 }
 

@@ -27,6 +27,7 @@
 #include <new>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 
 namespace mpc::tg {
@@ -108,6 +109,26 @@ status reserve_task_memory(task* t) noexcept {
     return {};
 }
 
+void settle_content(data* d, unsigned m) noexcept {
+    int c = d->content.load(std::memory_order_acquire);
+    if (c == 0) {
+        return;
+    }
+    if ((m & access_read) == 0 || d->init_fn == nullptr) {
+        d->content.store(0, std::memory_order_release);  // written now, or nothing to start it with
+        return;
+    }
+    if (c == 1 && d->content.compare_exchange_strong(c, 2, std::memory_order_acq_rel)) {
+        void* x[1] = {d->ifp};
+        d->init_fn(x, d->init_arg);
+        d->content.store(0, std::memory_order_release);
+        return;
+    }
+    while (d->content.load(std::memory_order_acquire) == 2) {  // another reader runs init (short)
+        sched::yield();
+    }
+}
+
 void prepare_buffers(task* t, int worker, void** v) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {
         const buffer& b = t->bufs[i];
@@ -124,6 +145,7 @@ void prepare_buffers(task* t, int worker, void** v) noexcept {
             }
             v[i] = c;
         } else {
+            settle_content(b.d, b.mode);
             v[i] = b.d->ifp;
         }
     }
@@ -167,10 +189,8 @@ status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* 
     if (status st = detail::live(d, "set_reduction"); !st.ok()) {
         return st;
     }
-    if (redux == nullptr || init == nullptr) {
-        MPC_LOG(error, tg, "set_reduction: both a reduction and an init function are needed");
-        return {errc::invalid_argument, "missing reduction function"};
-    }
+    // Either may be missing: an init function alone starts the data when it holds no value
+    // (settle_content); a REDUX access needs both (check_redux).
     spin_guard g(d->g.lock);
     if (!d->copies) {
         d->copies.reset(new (std::nothrow) void*[max_workers]());

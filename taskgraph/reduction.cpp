@@ -80,9 +80,12 @@ void reduce_step(void** /*buffers*/, void* arg) {
     plan* p = s->p;
     data* d = p->d;
     const int made = d->copies_made.load(std::memory_order_acquire);
-    if (s->dst == 0 && s->src <= 1 && p->init_main) {
+    if (s->dst == 0 && s->src <= 1 && (p->init_main || d->content.load(std::memory_order_acquire) != 0)) {
         void* b[1] = {d->ifp};  // no value before the phase: start from the neutral one
         d->init_fn(b, d->init_arg);
+    }
+    if (s->dst == 0) {
+        d->content.store(0, std::memory_order_release);  // the reduction gives the data its value
     }
     if (s->src != 0) {
         fold(d, s->self, s->dst, s->src, made);

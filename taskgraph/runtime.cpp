@@ -181,14 +181,16 @@ status read_ncpus(const config& c, int* out) noexcept {
         *out = static_cast<int>(*mine);
         return {};
     }
-    if (const char* s = std::getenv("STARPU_NCPU"); s != nullptr && *s != '\0') {
-        std::int64_t v = 0;
-        if (!mpc::config::parse_int(s, &v) || v < 0 || v > max_workers) {
-            MPC_LOG(error, tg, "STARPU_NCPU=%s: expected a number of workers in [0, %d]", s, max_workers);
-            return {errc::invalid_argument, "malformed STARPU_NCPU"};
+    for (const char* name : {"STARPU_NCPU", "STARPU_NCPUS"}) {  // StarPU reads its older name too
+        if (const char* s = std::getenv(name); s != nullptr && *s != '\0') {
+            std::int64_t v = 0;
+            if (!mpc::config::parse_int(s, &v) || v < 0 || v > max_workers) {
+                MPC_LOG(error, tg, "%s=%s: expected a number of workers in [0, %d]", name, s, max_workers);
+                return {errc::invalid_argument, "malformed STARPU_NCPU"};
+            }
+            *out = static_cast<int>(v);
+            return {};
         }
-        *out = static_cast<int>(v);
-        return {};
     }
     *out = c.ncpus;
     return {};

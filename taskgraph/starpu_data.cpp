@@ -395,11 +395,14 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node) {
 
 void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet* redux_cl,
                                        struct starpu_codelet* init_cl) {
-    if (redux_cl == nullptr || init_cl == nullptr || redux_cl->cpu_funcs[0] == nullptr ||
-        init_cl->cpu_funcs[0] == nullptr) {
-        starpu::fatal("starpu_data_set_reduction_methods", "both codelets need a CPU implementation");
+    // Either may be NULL (StarPU's rule): an init codelet alone initialises the handle's data
+    // when it holds no value; a REDUX access needs both.
+    if ((redux_cl != nullptr && redux_cl->cpu_funcs[0] == nullptr) ||
+        (init_cl != nullptr && init_cl->cpu_funcs[0] == nullptr)) {
+        starpu::fatal("starpu_data_set_reduction_methods", "the codelets need a CPU implementation");
     }
-    if (mpc::status st = set_reduction(core(handle), redux_cl->cpu_funcs[0], nullptr, init_cl->cpu_funcs[0], nullptr);
+    if (mpc::status st = set_reduction(core(handle), redux_cl != nullptr ? redux_cl->cpu_funcs[0] : nullptr, nullptr,
+                                       init_cl != nullptr ? init_cl->cpu_funcs[0] : nullptr, nullptr);
         !st.ok()) {
         starpu::fatal("starpu_data_set_reduction_methods", st.reason());
     }
@@ -407,10 +410,14 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 
 namespace {
 void release_cb(void* h) { starpu_data_release(static_cast<starpu_data_handle_t>(h)); }
+void invalidate_cb(void* h) {
+    mark_undefined(core(static_cast<starpu_data_handle_t>(h)));
+    starpu_data_release(static_cast<starpu_data_handle_t>(h));
+}
 }  // namespace
 
 void starpu_data_invalidate_submit(starpu_data_handle_t handle) {
-    if (mpc::status st = acquire_async(core(handle), access_write, &release_cb, handle); !st.ok()) {
+    if (mpc::status st = acquire_async(core(handle), access_write, &invalidate_cb, handle); !st.ok()) {
         starpu::fatal("starpu_data_invalidate_submit", st.reason());
     }
 }
@@ -419,6 +426,7 @@ void starpu_data_invalidate(starpu_data_handle_t handle) {
     if (int rc = starpu_data_acquire(handle, STARPU_W); rc != 0) {
         starpu::fatal("starpu_data_invalidate", "cannot take the data (called from a task?)");
     }
+    mark_undefined(core(handle));
     starpu_data_release(handle);
 }
 

@@ -348,6 +348,26 @@ void starpu_codelet_pack_args(void** arg_buffer, size_t* arg_buffer_size, ...) {
     starpu_codelet_pack_arg_fini(&st, arg_buffer, arg_buffer_size);
 }
 
+namespace {
+/// Copies the packed values into the pointers of ap until one is NULL or all are read; returns
+/// the values read and sets *off to the offset of the first unread one.
+int unpack(const char* buf, int nargs, va_list ap, size_t* off) noexcept {
+    *off = sizeof(int);
+    for (int i = 0; i < nargs; ++i) {
+        void* dst = va_arg(ap, void*);
+        if (dst == nullptr) {
+            return i;
+        }
+        size_t sz = 0;
+        std::memcpy(&sz, buf + *off, sizeof sz);
+        *off += sizeof sz;
+        std::memcpy(dst, buf + *off, sz);
+        *off += sz;
+    }
+    return nargs;
+}
+}  // namespace
+
 void starpu_codelet_unpack_args(void* cl_arg, ...) {
     if (cl_arg == nullptr) {
         return;
@@ -355,21 +375,44 @@ void starpu_codelet_unpack_args(void* cl_arg, ...) {
     auto* buf = static_cast<char*>(cl_arg);
     int nargs = 0;
     std::memcpy(&nargs, buf, sizeof nargs);
-    size_t off = sizeof(int);
     va_list ap;
     va_start(ap, cl_arg);
-    for (int i = 0; i < nargs; ++i) {
-        void* dst = va_arg(ap, void*);
-        if (dst == nullptr) {
-            break;
-        }
-        size_t sz = 0;
-        std::memcpy(&sz, buf + off, sizeof sz);
-        off += sizeof sz;
-        std::memcpy(dst, buf + off, sz);
-        off += sz;
-    }
+    size_t off = 0;
+    unpack(buf, nargs, ap, &off);
     va_end(ap);
+}
+
+void starpu_codelet_unpack_args_and_copyleft(void* cl_arg, void* buffer, size_t buffer_size, ...) {
+    if (cl_arg == nullptr) {
+        return;
+    }
+    auto* buf = static_cast<char*>(cl_arg);
+    int nargs = 0;
+    std::memcpy(&nargs, buf, sizeof nargs);
+    va_list ap;
+    va_start(ap, buffer_size);
+    size_t off = 0;
+    const int read = unpack(buf, nargs, ap, &off);
+    va_end(ap);
+    if (read == nargs) {
+        return;  // nothing left over
+    }
+    // The rest: its count, then each value as packed (size, bytes).
+    size_t end = off;
+    for (int i = read; i < nargs; ++i) {
+        size_t sz = 0;
+        std::memcpy(&sz, buf + end, sizeof sz);
+        end += sizeof sz + sz;
+    }
+    const size_t need = sizeof(int) + (end - off);
+    if (buffer == nullptr || buffer_size < need) {
+        mpc::tg::starpu::fatal("starpu_codelet_unpack_args_and_copyleft",
+                               "the buffer is too small for the values left (give at least sizeof(int) + "
+                               "sizeof(size_t) + size of each)");
+    }
+    const int left = nargs - read;
+    std::memcpy(buffer, &left, sizeof left);
+    std::memcpy(static_cast<char*>(buffer) + sizeof(int), buf + off, end - off);
 }
 
 }  // extern "C"

@@ -149,14 +149,22 @@ void forget_deps(starpu_task* t) noexcept {
 
 /// The core task of the task's current submission, made if needed; nullptr on no memory.
 task* core_of(starpu_task* t) noexcept {
-    if (t->starpu_private == nullptr) {
+    void* cur = __atomic_load_n(&t->starpu_private, __ATOMIC_ACQUIRE);
+    if (cur == nullptr) {
+        // Two threads may make it at once (starpu_task_get_job_id from another worker, as in
+        // StarPU's job test): the first one published wins.
         result<task*> r = task_create();
         if (!r) {
             return nullptr;
         }
-        t->starpu_private = *r;
+        void* mine = *r;
+        if (__atomic_compare_exchange_n(&t->starpu_private, &cur, mine, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            return static_cast<task*>(mine);
+        }
+        task_release(*r);
     }
-    return static_cast<task*>(t->starpu_private);
+    return static_cast<task*>(cur);
 }
 
 /// A new core record for a task whose record `old` was submitted (and has finished): marked as
@@ -613,6 +621,59 @@ void starpu_task_declare_deps_array(struct starpu_task* task, unsigned ndeps, st
             starpu::fatal("starpu_task_declare_deps_array", st.reason());
         }
     }
+}
+
+namespace {
+int successors(struct starpu_task* task, unsigned ndeps, struct starpu_task* task_array[], bool scheduled_only) {
+    auto* core = static_cast<mpc::tg::task*>(task->starpu_private);
+    if (core == nullptr) {
+        return 0;
+    }
+    std::vector<mpc::tg::task*> v(8);
+    int n = task_successors(core, v.data(), static_cast<int>(v.size()));
+    while (n > static_cast<int>(v.size())) {  // more than fitted: again with room for all
+        for (mpc::tg::task* s : v) {
+            task_release(s);
+        }
+        v.assign(static_cast<std::size_t>(n), nullptr);
+        n = task_successors(core, v.data(), static_cast<int>(v.size()));
+    }
+    unsigned count = 0;
+    for (int i = 0; i < n; ++i) {
+        starpu_task* s = starpu::api_task_of(v[static_cast<std::size_t>(i)]);
+        const bool listed = s != nullptr && (!scheduled_only || (s->cl != nullptr && !s->execute_on_a_specific_worker));
+        if (listed) {
+            if (count < ndeps) {
+                task_array[count] = s;
+            }
+            ++count;
+        }
+        task_release(v[static_cast<std::size_t>(i)]);
+    }
+    return static_cast<int>(count);
+}
+}  // namespace
+
+int starpu_task_get_task_succs(struct starpu_task* task, unsigned ndeps, struct starpu_task* task_array[]) {
+    return successors(task, ndeps, task_array, false);
+}
+
+int starpu_task_get_task_scheduled_succs(struct starpu_task* task, unsigned ndeps, struct starpu_task* task_array[]) {
+    return successors(task, ndeps, task_array, true);
+}
+
+unsigned long starpu_task_get_job_id(struct starpu_task* task) {
+    static std::atomic<unsigned long> next{1};
+    mpc::tg::task* core = starpu::core_of(task);
+    if (core == nullptr) {
+        starpu::fatal("starpu_task_get_job_id", "no memory for the task record");
+    }
+    unsigned long id = core->job_id.load(std::memory_order_acquire);
+    if (id == 0) {
+        unsigned long mine = next.fetch_add(1, std::memory_order_relaxed);
+        id = core->job_id.compare_exchange_strong(id, mine, std::memory_order_acq_rel) ? mine : id;
+    }
+    return id;
 }
 
 void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t* deps, void (*callback)(void*),

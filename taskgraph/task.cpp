@@ -484,6 +484,19 @@ bool task_finished(const task* t) noexcept {
 
 bool task_ending(const task* t) noexcept { return t->ending.load(std::memory_order_acquire); }
 
+int task_successors(task* t, task** out, int max) noexcept {
+    spin_guard g(t->g.lock);
+    if (t->state == task_state::done) {
+        return 0;
+    }
+    const int n = static_cast<int>(t->succs.size());
+    for (int i = 0; i < n && i < max; ++i) {
+        task_ref(t->succs[static_cast<std::size_t>(i)]);
+        out[i] = t->succs[static_cast<std::size_t>(i)];
+    }
+    return n;
+}
+
 bool task_submitted(const task* t) noexcept {
     auto* m = const_cast<task*>(t);
     spin_guard g(m->g.lock);

@@ -335,6 +335,9 @@ status register_coo(data** out, std::uint32_t nx, std::uint32_t ny, std::uint32_
 status register_custom(data** out, int id, const void* iface, const interface_ops& ops) noexcept;
 /// A handle with no data (StarPU's void interface): tasks name it only to order themselves.
 status register_void(data** out) noexcept;
+/// d's data no longer holds a value (StarPU's invalidate): the next access that reads it runs
+/// the handle's init method, when it has one. The caller holds d (an acquisition in W mode).
+void mark_undefined(data* d) noexcept;
 /// The handle has no memory of its own yet (StarPU's home node -1): the runtime allocates it,
 /// through the interface's ops, at the first submission that needs it (which fails with
 /// errc::no_memory if it cannot be had under the memory limit), and frees it with the handle.
@@ -351,7 +354,9 @@ std::size_t data_size(const data* d) noexcept;
 /// The allocation ops of the handle's interface (a custom interface's, or the built-in ones).
 const interface_ops* interface_ops_of(const data* d) noexcept;
 /// Reduction functions for redux accesses: init(buffers = {copy}, init_arg) makes a worker's
-/// copy neutral; redux(buffers = {into, from}, redux_arg) folds `from` into `into`.
+/// copy neutral; redux(buffers = {into, from}, redux_arg) folds `from` into `into`. Either
+/// may be nullptr: init alone also starts the handle's data when it holds no value (made by
+/// the runtime, or invalidated), before the first access that reads it.
 status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* init_arg) noexcept;
 /// A pointer the application attaches to the handle (StarPU's user_data).
 void set_user_data(data* d, void* p) noexcept;
@@ -520,6 +525,10 @@ bool task_finished(const task* t) noexcept;
 /// True once t's end has begun: its callback runs or has run (StarPU's terminated state, in
 /// which the task may be submitted again, from its callback for instance).
 bool task_ending(const task* t) noexcept;
+/// The tasks that wait for t (its explicit and data successors) while t has not finished:
+/// their count, the first `max` of them in out (referenced; task_release each). 0 once t has
+/// finished.
+int task_successors(task* t, task** out, int max) noexcept;
 /// Whether submit() has accepted t (true from then on, also once t has finished).
 bool task_submitted(const task* t) noexcept;
 /// Waits until every submitted task has finished, including tasks submitted meanwhile.

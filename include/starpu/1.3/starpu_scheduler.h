@@ -96,6 +96,10 @@ double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfm
 /** Speed of an architecture relative to a CPU core (1 for CPUs). */
 double starpu_worker_get_relative_speedup(struct starpu_perfmodel_arch *perf_arch);
 
+/** A number that identifies the task's record: unique among the tasks of the run, given at the
+ * first call (thread-safe), kept while the task is not submitted again. */
+unsigned long starpu_task_get_job_id(struct starpu_task *task);
+
 #ifdef __cplusplus
 }
 #endif

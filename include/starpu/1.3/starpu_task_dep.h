@@ -36,6 +36,13 @@ void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...);
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array);
 /** Submits an empty task carrying tag sync_tag that waits for the ndeps tags in deps, then
  * calls callback(callback_arg) (may be NULL). */
+/** The tasks waiting for task (explicit and data dependencies), while it has not finished:
+ * returns their count and puts the first ndeps in task_array (NULL when ndeps is 0). Tasks
+ * of the runtime's own (acquisitions, reduction steps) are not listed. */
+int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+/** The same, without the successors that do not go through the policy (no codelet, or run
+ * on a given worker). */
+int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
 void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *),
                              void *callback_arg);
 /** Waits until the tag is done. Returns 0, or -EDEADLK from inside a task. */

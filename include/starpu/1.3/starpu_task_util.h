@@ -113,6 +113,10 @@ struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...);
 void starpu_codelet_pack_args(void **arg_buffer, size_t *arg_buffer_size, ...);
 /** Copies the packed values, in order, to the given pointers; stops at a NULL pointer. */
 void starpu_codelet_unpack_args(void *cl_arg, ...);
+/** starpu_codelet_unpack_args(), and when it meets a NULL pointer, the values not read yet are
+ * copied to buffer in the packed format (so that another unpack call reads them from there);
+ * buffer_size must hold them (else the program stops with a message). */
+void starpu_codelet_unpack_args_and_copyleft(void *cl_arg, void *buffer, size_t buffer_size, ...);
 
 /** Incremental packing, value by value. */
 struct starpu_codelet_pack_arg_data {

@@ -4,12 +4,17 @@
 // a task submitted again from its own callback, regenerate, explicit dependencies re-armed for a
 // resubmitted subgraph, the codelet's callback_func, STARPU_NOWHERE codelets, the void
 // interface, the deprecated cpu_func field, per_worker_stats, the task's status and the tag
-// sync task. Each one failed (or did not compile) before.
+// sync task, unpack_args_and_copyleft, the successors of a task, job ids, and a reduction's
+// init codelet starting a handle that holds no value. Each one failed (or did not compile)
+// before.
 #include <gtest/gtest.h>
 #include <starpu.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <set>
+#include <thread>
 
 #include "starpu_fixture.hpp"
 
@@ -300,6 +305,151 @@ TEST_F(StarpuSuite, TaskStatusAndSyncTask) {
     ASSERT_EQ(starpu_task_wait(&t), 0);
     EXPECT_EQ(t.status, STARPU_TASK_FINISHED);
     starpu_task_clean(&t);
+}
+
+void unpack_copyleft(void** /*buffers*/, void* arg) {
+    int i = 0;
+    double d = 0;
+    char left[sizeof(int) + sizeof(size_t) + sizeof(double) + sizeof(size_t) + sizeof(long)];
+    starpu_codelet_unpack_args_and_copyleft(arg, left, sizeof left, &i, nullptr);
+    EXPECT_EQ(i, 7);
+    long l = 0;
+    starpu_codelet_unpack_args(left, &d, &l);  // the two values not read, from the copy
+    EXPECT_EQ(d, 2.5);
+    EXPECT_EQ(l, 99L);
+    g_calls.fetch_add(1);
+}
+
+TEST_F(StarpuSuite, UnpackArgsAndCopyleft) {
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = unpack_copyleft;
+    int i = 7;
+    double d = 2.5;
+    long l = 99;
+    g_calls = 0;
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_VALUE, &i, sizeof i, STARPU_VALUE, &d, sizeof d, STARPU_VALUE, &l,
+                                 sizeof l, 0),
+              0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_calls.load(), 1);
+}
+
+TEST_F(StarpuSuite, SuccessorsOfATaskAndJobIds) {
+    starpu_data_handle_t v;
+    starpu_void_data_register(&v);
+    starpu_codelet cw{};
+    cw.cpu_funcs[0] = nothing;
+    cw.nbuffers = 1;
+    cw.modes[0] = STARPU_W;
+    starpu_codelet cr = cw;
+    cr.modes[0] = STARPU_R;
+    starpu_tag_t zero = 900;
+    starpu_tag_declare_deps_array(901, 1, &zero);  // t1 waits for tag 900: its successors stay
+    starpu_task* t1 = starpu_task_build(&cw, STARPU_W, v, STARPU_TAG, starpu_tag_t{901}, 0);
+    starpu_task* t2 = starpu_task_build(&cr, STARPU_R, v, 0);
+    starpu_task* t3 = starpu_task_build(&cr, STARPU_R, v, 0);
+    starpu_task* sync = starpu_task_build(nullptr, 0);
+    starpu_task_declare_deps(sync, 1, t1);
+    ASSERT_EQ(starpu_task_submit(t1), 0);
+    ASSERT_EQ(starpu_task_submit(t2), 0);
+    ASSERT_EQ(starpu_task_submit(t3), 0);
+    ASSERT_EQ(starpu_task_submit(sync), 0);
+    starpu_task* succ[4] = {};
+    ASSERT_EQ(starpu_task_get_task_succs(t1, 4, succ), 3);  // t2, t3 (data) and sync (explicit)
+    std::set<starpu_task*> got(succ, succ + 3);
+    EXPECT_EQ(got, (std::set<starpu_task*>{t2, t3, sync}));
+    EXPECT_EQ(starpu_task_get_task_succs(t1, 0, nullptr), 3);
+    EXPECT_EQ(starpu_task_get_task_scheduled_succs(t1, 4, succ), 2) << "the empty task is not scheduled";
+    const unsigned long id2 = starpu_task_get_job_id(t2);
+    EXPECT_NE(id2, 0ul);
+    EXPECT_EQ(starpu_task_get_job_id(t2), id2);
+    EXPECT_NE(starpu_task_get_job_id(t3), id2);
+    starpu_tag_notify_from_apps(900);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    starpu_data_unregister(v);
+    // Job ids asked from two threads for fresh tasks at once: one record and one id per task.
+    constexpr int n = 200;
+    starpu_task* ts[n];
+    for (auto*& t : ts) {
+        t = starpu_task_create();
+        t->destroy = 0;
+    }
+    unsigned long a[n], b[n];
+    std::thread other([&] {
+        for (int k = 0; k < n; ++k) {
+            b[k] = starpu_task_get_job_id(ts[k]);
+        }
+    });
+    for (int k = 0; k < n; ++k) {
+        a[k] = starpu_task_get_job_id(ts[k]);
+    }
+    other.join();
+    std::set<unsigned long> ids;
+    for (int k = 0; k < n; ++k) {
+        EXPECT_EQ(a[k], b[k]);
+        ids.insert(a[k]);
+        starpu_task_destroy(ts[k]);
+    }
+    EXPECT_EQ(ids.size(), static_cast<std::size_t>(n));
+}
+
+void set_42(void** buffers, void* /*arg*/) { *reinterpret_cast<long*>(STARPU_VARIABLE_GET_PTR(buffers[0])) = 42; }
+void add_one(void** buffers, void* /*arg*/) { *reinterpret_cast<long*>(STARPU_VARIABLE_GET_PTR(buffers[0])) += 1; }
+
+TEST_F(StarpuSuite, InitCodeletStartsAHandleThatHoldsNoValue) {
+    starpu_codelet init{};
+    init.cpu_funcs[0] = set_42;
+    init.nbuffers = 1;
+    init.modes[0] = STARPU_W;
+    starpu_codelet inc{};
+    inc.cpu_funcs[0] = add_one;
+    inc.nbuffers = 1;
+    inc.modes[0] = STARPU_RW;
+    // Memory made by the runtime, an init codelet alone: the first read sees its value.
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, -1, 0, sizeof(long));
+    starpu_data_set_reduction_methods(h, nullptr, &init);
+    ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+    EXPECT_EQ(*static_cast<long*>(starpu_data_get_local_ptr(h)), 42);
+    starpu_data_release(h);
+    // Tasks, then an invalidation: the next reader starts from init again.
+    for (int round = 0; round < 3; ++round) {
+        for (int k = 0; k < 5; ++k) {
+            ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW, h, 0), 0);
+        }
+        ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+        EXPECT_EQ(*static_cast<long*>(starpu_data_get_local_ptr(h)), 47) << "round " << round;
+        starpu_data_release(h);
+        starpu_data_invalidate(h);
+    }
+    // A write-only access gives the data its value: init does not run over it.
+    long seven = 7;
+    starpu_codelet w{};
+    w.cpu_funcs[0] = [](void** buffers, void* arg) {
+        *reinterpret_cast<long*>(STARPU_VARIABLE_GET_PTR(buffers[0])) = *static_cast<long*>(arg);
+    };
+    w.nbuffers = 1;
+    w.modes[0] = STARPU_W;
+    starpu_task* t = starpu_task_create();
+    t->cl = &w;
+    t->cl_arg = &seven;
+    t->handles[0] = h;
+    ASSERT_EQ(starpu_task_submit(t), 0);
+    ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+    EXPECT_EQ(*static_cast<long*>(starpu_data_get_local_ptr(h)), 7);
+    starpu_data_release(h);
+    starpu_data_unregister(h);
+}
+
+TEST(StarpuSuiteEnv, OldNcpusVariableIsRead) {
+    setenv("STARPU_NCPUS", "3", 1);
+    starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.ncpus = 1;  // the environment wins without precedence_over_environment_variables
+    ASSERT_EQ(starpu_init(&conf), 0);
+    EXPECT_EQ(starpu_cpu_worker_get_count(), 3u);
+    starpu_shutdown();
+    unsetenv("STARPU_NCPUS");
 }
 
 }  // namespace
