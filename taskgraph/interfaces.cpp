@@ -285,6 +285,8 @@ status register_void(data** out) noexcept {
 
 void mark_undefined(data* d) noexcept { d->content.store(1, std::memory_order_release); }
 
+bool data_has_memory(const data* d) noexcept { return !d->needs_memory.load(std::memory_order_acquire); }
+
 status allocate_on_use(data* d) noexcept {
     if (status st = detail::live(d, "allocate_on_use"); !st.ok()) {
         return st;

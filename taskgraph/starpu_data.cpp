@@ -167,6 +167,21 @@ void starpu_variable_data_register(starpu_data_handle_t* handle, int home_node, 
     registered(handle, home_node, "starpu_variable_data_register", st, d);
 }
 
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node) {
+    return memory_node == STARPU_MAIN_RAM && data_has_memory(core(handle)) ? 1 : 0;
+}
+
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void* ptr) {
+    if (starpu_data_test_if_allocated_on_node(handle, node) == 0) {
+        return 0;
+    }
+    starpu_data_interface_ops* ops = starpu_data_get_interface_ops(handle);
+    if (ops == nullptr || ops->pointer_is_inside == nullptr) {
+        return -1;  // the interface cannot tell (StarPU's answer too)
+    }
+    return ops->pointer_is_inside(starpu_data_get_interface_on_node(handle, node), node, ptr);
+}
+
 void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t /*wt_mask*/) {
     (void)handle;  // one memory node: nothing to write through to
 }

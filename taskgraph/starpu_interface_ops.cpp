@@ -129,6 +129,63 @@ starpu_data_interface_ops table(enum starpu_data_interface_id id, const char* na
     return o;
 }
 
+/// Whether p lies in [base, base + bytes).
+bool within(const void* p, std::uintptr_t base, std::size_t bytes) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    return a >= base && a - base < bytes;
+}
+// pointer_is_inside, StarPU 1.3.10's answers: the span from the first to the last element of
+// a dense layout (its leading dimensions included), any of a sparse layout's arrays; never for
+// the void interface.
+int variable_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* v = static_cast<starpu_variable_interface*>(i);
+    return within(p, v->ptr, v->elemsize);
+}
+int vector_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* v = static_cast<starpu_vector_interface*>(i);
+    return within(p, v->ptr, std::size_t{v->nx} * v->elemsize);
+}
+int bcsr_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* c = static_cast<starpu_bcsr_interface*>(i);
+    return within(p, c->nzval, std::size_t{c->nnz} * c->r * c->c * c->elemsize) ||
+           within(p, reinterpret_cast<std::uintptr_t>(c->colind), std::size_t{c->nnz} * sizeof(uint32_t)) ||
+           within(p, reinterpret_cast<std::uintptr_t>(c->rowptr), (std::size_t{c->nrow} + 1) * sizeof(uint32_t));
+}
+int matrix_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* m = static_cast<starpu_matrix_interface*>(i);
+    if (m->nx == 0 || m->ny == 0) {
+        return 0;
+    }
+    return within(p, m->ptr, (std::size_t{m->ny} - 1) * m->ld * m->elemsize + std::size_t{m->nx} * m->elemsize);
+}
+int block_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* b = static_cast<starpu_block_interface*>(i);
+    if (b->nx == 0 || b->ny == 0 || b->nz == 0) {
+        return 0;
+    }
+    return within(p, b->ptr, (std::size_t{b->nz} - 1) * b->ldz * b->elemsize +
+                                 (std::size_t{b->ny} - 1) * b->ldy * b->elemsize + std::size_t{b->nx} * b->elemsize);
+}
+int csr_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* c = static_cast<starpu_csr_interface*>(i);
+    return within(p, c->nzval, std::size_t{c->nnz} * c->elemsize) ||
+           within(p, reinterpret_cast<std::uintptr_t>(c->colind), std::size_t{c->nnz} * sizeof(uint32_t)) ||
+           within(p, reinterpret_cast<std::uintptr_t>(c->rowptr), (std::size_t{c->nrow} + 1) * sizeof(uint32_t));
+}
+int coo_inside(void* i, unsigned /*node*/, void* p) {
+    const auto* c = static_cast<starpu_coo_interface*>(i);
+    return within(p, reinterpret_cast<std::uintptr_t>(c->columns), std::size_t{c->n_values} * sizeof(uint32_t)) ||
+           within(p, reinterpret_cast<std::uintptr_t>(c->rows), std::size_t{c->n_values} * sizeof(uint32_t)) ||
+           within(p, c->values, std::size_t{c->n_values} * c->elemsize);
+}
+int void_inside(void* /*i*/, unsigned /*node*/, void* /*p*/) { return 0; }
+
+template <int (*Inside)(void*, unsigned, void*)>
+starpu_data_interface_ops with_inside(starpu_data_interface_ops o) {
+    o.pointer_is_inside = Inside;
+    return o;
+}
+
 /// StarPU's void interface: no data, a size of 0, a footprint of 0 (every void handle is alike).
 struct void_interface_layout {
     int id;
@@ -145,6 +202,7 @@ starpu_data_interface_ops void_table() {
     o.display = &display_void;
     o.describe = &describe_void;
     o.interfaceid = STARPU_VOID_INTERFACE_ID;
+    o.pointer_is_inside = &void_inside;
     o.interface_size = sizeof(void_interface_layout);
     o.name = const_cast<char*>("STARPU_VOID_INTERFACE");
     return o;
@@ -154,25 +212,26 @@ starpu_data_interface_ops void_table() {
 
 extern "C" {
 
-struct starpu_data_interface_ops starpu_interface_variable_ops =
+struct starpu_data_interface_ops starpu_interface_variable_ops = with_inside<variable_inside>(
     table<starpu_variable_interface, describe_variable, display_variable>(STARPU_VARIABLE_INTERFACE_ID,
-                                                                         "STARPU_VARIABLE_INTERFACE", dense_to_pointer);
-struct starpu_data_interface_ops starpu_interface_vector_ops =
+                                                                         "STARPU_VARIABLE_INTERFACE", dense_to_pointer));
+struct starpu_data_interface_ops starpu_interface_vector_ops = with_inside<vector_inside>(
     table<starpu_vector_interface, describe_vector, display_vector>(STARPU_VECTOR_INTERFACE_ID,
-                                                                   "STARPU_VECTOR_INTERFACE", dense_to_pointer);
-struct starpu_data_interface_ops starpu_interface_matrix_ops =
+                                                                   "STARPU_VECTOR_INTERFACE", dense_to_pointer));
+struct starpu_data_interface_ops starpu_interface_matrix_ops = with_inside<matrix_inside>(
     table<starpu_matrix_interface, describe_matrix, display_matrix>(STARPU_MATRIX_INTERFACE_ID,
-                                                                   "STARPU_MATRIX_INTERFACE", dense_to_pointer);
-struct starpu_data_interface_ops starpu_interface_block_ops =
+                                                                   "STARPU_MATRIX_INTERFACE", dense_to_pointer));
+struct starpu_data_interface_ops starpu_interface_block_ops = with_inside<block_inside>(
     table<starpu_block_interface, describe_block, display_block>(STARPU_BLOCK_INTERFACE_ID, "STARPU_BLOCK_INTERFACE",
-                                                                dense_to_pointer);
+                                                                dense_to_pointer));
 // As in StarPU 1.3.10: CSR and BCSR have no display, CSR and COO no to_pointer.
-struct starpu_data_interface_ops starpu_interface_csr_ops = table<starpu_csr_interface, describe_csr, nullptr>(
-    STARPU_CSR_INTERFACE_ID, "STARPU_CSR_INTERFACE", nullptr);
-struct starpu_data_interface_ops starpu_interface_bcsr_ops = table<starpu_bcsr_interface, describe_bcsr, nullptr>(
-    STARPU_BCSR_INTERFACE_ID, "STARPU_BCSR_INTERFACE", bcsr_to_pointer);
-struct starpu_data_interface_ops starpu_interface_coo_ops = table<starpu_coo_interface, describe_coo, display_coo>(
-    STARPU_COO_INTERFACE_ID, "STARPU_COO_INTERFACE", nullptr);
+struct starpu_data_interface_ops starpu_interface_csr_ops = with_inside<csr_inside>(
+    table<starpu_csr_interface, describe_csr, nullptr>(STARPU_CSR_INTERFACE_ID, "STARPU_CSR_INTERFACE", nullptr));
+struct starpu_data_interface_ops starpu_interface_bcsr_ops = with_inside<bcsr_inside>(
+    table<starpu_bcsr_interface, describe_bcsr, nullptr>(STARPU_BCSR_INTERFACE_ID, "STARPU_BCSR_INTERFACE",
+                                                        bcsr_to_pointer));
+struct starpu_data_interface_ops starpu_interface_coo_ops = with_inside<coo_inside>(
+    table<starpu_coo_interface, describe_coo, display_coo>(STARPU_COO_INTERFACE_ID, "STARPU_COO_INTERFACE", nullptr));
 struct starpu_data_interface_ops starpu_interface_void_ops = void_table();
 
 }  // extern "C"

@@ -338,6 +338,8 @@ status register_void(data** out) noexcept;
 /// d's data no longer holds a value (StarPU's invalidate): the next access that reads it runs
 /// the handle's init method, when it has one. The caller holds d (an acquisition in W mode).
 void mark_undefined(data* d) noexcept;
+/// False while the runtime has not made the memory of an allocate_on_use() handle yet.
+bool data_has_memory(const data* d) noexcept;
 /// The handle has no memory of its own yet (StarPU's home node -1): the runtime allocates it,
 /// through the interface's ops, at the first submission that needs it (which fails with
 /// errc::no_memory if it cannot be had under the memory limit), and frees it with the handle.

@@ -150,6 +150,13 @@ size_t starpu_data_get_size(starpu_data_handle_t handle);
 /** The data's pointer in main memory (custom interfaces: to_pointer or handle_to_pointer). */
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
+/** Whether ptr lies in the handle's data on node: 1 or 0 (every built-in interface answers),
+ * -1 when a custom interface has no pointer_is_inside method; 0 when the data has no memory
+ * on that node yet. */
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr);
+/** 1 when the handle's data has memory on node (main memory, once made for a handle
+ * registered with home node -1), else 0. */
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node);
 /** Packs the data into a new buffer (*ptr, *count bytes; free with starpu_free_flags(*ptr,
  * *count, 0)); with ptr NULL, only *count. Built-in dense interfaces, and custom interfaces with
  * pack_data. Returns 0, or -ENOSYS when the interface cannot pack. Take the data first (acquire)
