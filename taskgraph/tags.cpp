@@ -101,6 +101,20 @@ void submit_node(task* node) noexcept {
     }
 }
 
+/// After a restart (new_instance) of a tag the application fired while a task carrying it
+/// had not ended: that task's end fires the new instance (StarPU: the task notifies the tag,
+/// whatever instance is current; tag_cycle's "break the loop" with notify_restart). Caller
+/// holds g_lock; `old` is the instance before the restart.
+void move_carrier(tag_rec& r, task* old) noexcept {
+    task* c = r.carrier;
+    if (c == nullptr || c->tag_node != old || task_ending(c)) {
+        return;
+    }
+    detail::task_ref(r.node);
+    c->tag_node = r.node;
+    detail::task_unref(old);
+}
+
 /// A referenced node of tag id's current instance (made if needed), or nullptr on no memory.
 task* node_of(tag_t id) noexcept {
     spin_guard g(g_lock);
@@ -142,7 +156,12 @@ status tag_attach(task* t, tag_t id, bool again) noexcept {
         if (r == nullptr) {
             return {errc::no_memory, "tag record"};
         }
-        if (r->node->tag_fired && again && !new_instance(*r)) {
+        // Submitted again: a fresh instance once the last one fired, or while the task that
+        // carries it is ending (resubmitted from its callback, or regenerated): that end fires
+        // the instance it carries, this submission the next one.
+        const bool carrier_ending = r->carrier != nullptr && r->carrier != t && r->carrier->tag_node == r->node &&
+                                    task_ending(r->carrier);
+        if (again && (r->node->tag_fired || carrier_ending) && !new_instance(*r)) {
             return {errc::no_memory, "tag record"};
         }
         if (!r->node->tag_fired) {  // t's end fires it, unless another carrier's does first
@@ -169,11 +188,12 @@ status tag_attach(task* t, tag_t id, bool again) noexcept {
 }
 
 void tag_task_ended(task* t) noexcept {
-    task* node = t->tag_node;
-    t->tag_node = nullptr;
+    task* node = nullptr;
     bool fire = false;
     {
-        spin_guard g(g_lock);
+        spin_guard g(g_lock);  // a restart may move t to a new instance (move_carrier)
+        node = t->tag_node;
+        t->tag_node = nullptr;
         fire = claim_fire(node);
     }
     if (fire) {
@@ -238,7 +258,14 @@ status tag_notify_restart(tag_t id) noexcept {
             node = r.node;
             detail::task_ref(node);
         }
-        return new_instance(r) ? status{} : status{errc::no_memory, "tag record"};
+        task* old = r.node;
+        detail::task_ref(old);
+        const bool made = new_instance(r);
+        if (made) {
+            move_carrier(r, old);
+        }
+        detail::task_unref(old);
+        return made ? status{} : status{errc::no_memory, "tag record"};
     });
     if (node != nullptr) {
         submit_node(node);
@@ -252,7 +279,14 @@ status tag_restart(tag_t id) noexcept {
         if (!r.node->tag_fired) {
             return {};  // not done: its next end is waited for already
         }
-        return new_instance(r) ? status{} : status{errc::no_memory, "tag record"};
+        task* old = r.node;
+        detail::task_ref(old);
+        const bool made = new_instance(r);
+        if (made) {
+            move_carrier(r, old);
+        }
+        detail::task_unref(old);
+        return made ? status{} : status{errc::no_memory, "tag record"};
     });
 }
 

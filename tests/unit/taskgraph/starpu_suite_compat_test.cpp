@@ -452,4 +452,85 @@ TEST(StarpuSuiteEnv, OldNcpusVariableIsRead) {
     unsetenv("STARPU_NCPUS");
 }
 
+// Four regenerated tasks carrying tags, A -> B, C -> D by tag dependencies. `cycle` false: A
+// waits for an application tag that D's callback restarts and notifies each round (StarPU's
+// subgraph_repeat_regenerate_tag); true: A waits for D's own tag, the loop broken once by
+// starpu_tag_notify_restart_from_apps (..._tag_cycle). Each round runs the four once, in order.
+struct tag_loop {
+    starpu_task t[4];
+    std::atomic<int> n[4] = {0, 0, 0, 0};
+    std::atomic<int> bad{0};
+    int rounds = 5;
+    bool cycle = false;
+};
+tag_loop* g_loop = nullptr;
+constexpr starpu_tag_t loop_tag0 = 0x7100, loop_start = 0x71ff;
+void loop_kernel(void** /*buffers*/, void* arg) {
+    tag_loop* l = g_loop;
+    const int i = static_cast<int>(reinterpret_cast<std::uintptr_t>(arg));
+    const int r = l->n[i].load();  // rounds of task i done so far
+    bool ok = true;
+    if (i == 0) {
+        ok = l->n[3].load() == r;  // D has ended r times
+    } else if (i < 3) {
+        ok = l->n[0].load() == r + 1;
+    } else {
+        ok = l->n[1].load() == r + 1 && l->n[2].load() == r + 1;
+    }
+    if (!ok) {
+        l->bad.fetch_add(1);
+    }
+}
+void loop_cb(void* arg) {
+    tag_loop* l = g_loop;
+    const int i = static_cast<int>(reinterpret_cast<std::uintptr_t>(arg));
+    const int done = l->n[i].fetch_add(1) + 1;
+    if (done == l->rounds) {
+        l->t[i].regenerate = 0;
+    } else if (i == 3 && !l->cycle) {
+        starpu_tag_restart(loop_start);
+        starpu_tag_notify_from_apps(loop_start);
+    }
+}
+void run_tag_loop(bool cycle) {
+    tag_loop l;
+    l.cycle = cycle;
+    g_loop = &l;
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = loop_kernel;
+    for (int i = 0; i < 4; ++i) {
+        starpu_task_init(&l.t[i]);
+        l.t[i].cl = &cl;
+        l.t[i].cl_arg = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
+        l.t[i].callback_func = loop_cb;
+        l.t[i].callback_arg = l.t[i].cl_arg;
+        l.t[i].regenerate = 1;
+        l.t[i].use_tag = 1;
+        l.t[i].tag_id = loop_tag0 + static_cast<starpu_tag_t>(i);
+    }
+    starpu_tag_declare_deps(loop_tag0, 1, cycle ? loop_tag0 + 3 : loop_start);
+    starpu_tag_declare_deps(loop_tag0 + 1, 1, loop_tag0);
+    starpu_tag_declare_deps(loop_tag0 + 2, 1, loop_tag0);
+    starpu_tag_declare_deps(loop_tag0 + 3, 2, loop_tag0 + 1, loop_tag0 + 2);
+    for (auto& t : l.t) {
+        ASSERT_EQ(starpu_task_submit(&t), 0);
+    }
+    if (cycle) {
+        starpu_tag_notify_restart_from_apps(loop_tag0 + 3);
+    } else {
+        starpu_tag_notify_from_apps(loop_start);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);  // used to wait for ever after the first round
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(l.n[i].load(), l.rounds) << "task " << i;
+        starpu_task_clean(&l.t[i]);
+        starpu_tag_remove(loop_tag0 + static_cast<starpu_tag_t>(i));
+    }
+    starpu_tag_remove(loop_start);
+    EXPECT_EQ(l.bad.load(), 0);
+}
+
+TEST_F(StarpuSuite, RegeneratedTasksCarryingTagsRepeatTheirGraph) { run_tag_loop(false); }
+TEST_F(StarpuSuite, RegeneratedTagCycleBrokenOnceByNotifyRestart) { run_tag_loop(true); }
+
 }  // namespace
