@@ -259,6 +259,10 @@ void starpu_shutdown(void) {
     if (mpc::status st = shutdown(); !st.ok()) {
         MPC_LOG(error, tg, "starpu_shutdown: %s", st.reason());
     }
+    if (!running()) {
+        starpu::forget_worker_orders();
+        tags_clear();  // as StarPU's shutdown: tags do not outlive the runtime
+    }
 }
 
 void starpu_get_version(int* major, int* minor, int* release) {

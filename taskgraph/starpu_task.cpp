@@ -147,6 +147,100 @@ void forget_deps(starpu_task* t) noexcept {
     d.ends.erase(t);
 }
 
+/// starpu_task::workerorder: the tasks a worker is given with orders 1, 2, 3... start in that
+/// order, whatever the order of their submission (StarPU's ordered list per worker). The end
+/// of the task of order k is an empty core task, its "slot", on which the task of order k + 1
+/// depends; the slot is made by whichever of the two comes first and dropped once both have
+/// used it. Data dependencies are still those of the submission order.
+struct order_slot {
+    task* done = nullptr;  ///< referenced; submitted (completes at once) when k has ended
+    bool ended = false;
+    bool waited = false;
+};
+struct order_slots {
+    std::mutex m;
+    std::unordered_map<std::uint64_t, order_slot> slots;  ///< by worker << 32 | order
+};
+order_slots& worker_orders() noexcept {
+    static order_slots* o = new order_slots;  // never destroyed: tasks may end at exit
+    return *o;
+}
+std::uint64_t order_key(unsigned worker, unsigned order) noexcept {
+    return (std::uint64_t{worker} << 32) | order;
+}
+/// The slot of (worker, order), made if needed. Caller holds the lock.
+order_slot& slot_locked(order_slots& o, unsigned worker, unsigned order) noexcept {
+    try {
+        order_slot& s = o.slots[order_key(worker, order)];
+        if (s.done == nullptr) {
+            result<task*> r = task_create();
+            if (!r) {
+                fatal("starpu_task_submit", "no memory for a workerorder record");
+            }
+            s.done = *r;
+        }
+        return s;
+    } catch (...) {
+        fatal("starpu_task_submit", "no memory for a workerorder record");
+    }
+}
+/// At the submission of the task of order `order` > 1 on worker: it waits for order - 1's end.
+void wait_for_previous_order(task* core, unsigned worker, unsigned order) noexcept {
+    order_slots& o = worker_orders();
+    task* dep = nullptr;
+    {
+        std::lock_guard g(o.m);
+        order_slot& s = slot_locked(o, worker, order - 1);
+        dep = s.done;
+        detail::task_ref(dep);
+        s.waited = true;
+        if (s.ended) {
+            o.slots.erase(order_key(worker, order - 1));
+            task_release(dep);  // the table's reference; ours is still held
+        }
+    }
+    if (mpc::status st = declare_deps(core, &dep, 1); !st.ok()) {
+        fatal("starpu_task_submit", st.reason());
+    }
+    task_release(dep);
+}
+}  // namespace
+
+/// starpu_shutdown: the orders start again from 1 at the next starpu_init.
+void forget_worker_orders() noexcept {
+    order_slots& o = worker_orders();
+    std::lock_guard g(o.m);
+    for (auto& [key, s] : o.slots) {
+        task_release(s.done);
+    }
+    o.slots.clear();
+}
+
+namespace {
+
+/// At the end of the task of order `order` on worker: the next one may start.
+void order_ended(unsigned worker, unsigned order) noexcept {
+    order_slots& o = worker_orders();
+    task* done = nullptr;
+    {
+        std::lock_guard g(o.m);
+        order_slot& s = slot_locked(o, worker, order);
+        done = s.done;
+        detail::task_ref(done);
+        s.ended = true;
+        if (s.waited) {
+            o.slots.erase(order_key(worker, order));
+            task_release(done);
+        }
+    }
+    task_desc d;
+    d.name = "workerorder";
+    if (mpc::status st = tg::submit(done, d); !st.ok()) {
+        fatal("starpu_task_submit", st.reason());
+    }
+    task_release(done);
+}
+
 /// The core task of the task's current submission, made if needed; nullptr on no memory.
 task* core_of(starpu_task* t) noexcept {
     void* cur = __atomic_load_n(&t->starpu_private, __ATOMIC_ACQUIRE);
@@ -276,6 +370,9 @@ void on_task_end(void* p) noexcept {
         }
     }
     t->status = STARPU_TASK_FINISHED;
+    if (t->execute_on_a_specific_worker && t->workerorder > 0) [[unlikely]] {
+        order_ended(t->workerid, t->workerorder);
+    }
     if (t->profiling_info != nullptr) [[unlikely]] {
         profile_task_end(t);
         profile_callback(t, false);
@@ -478,6 +575,9 @@ int submit(starpu_task* t) noexcept {
         return w;
     } else {
         d.worker = w;
+    }
+    if (t->execute_on_a_specific_worker && t->workerorder > 1) {
+        wait_for_previous_order(core, t->workerid, t->workerorder);
     }
     const bool sync = t->synchronous != 0;
     if (starpu_sched_policy* p = user_policy(); p != nullptr && p->submit_hook != nullptr) {

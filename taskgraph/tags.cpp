@@ -319,4 +319,19 @@ void tag_remove(tag_t id) noexcept {
     task_release(carrier);
 }
 
+void tags_clear() noexcept {
+    std::unordered_map<tag_t, tag_rec> old;
+    {
+        spin_guard g(g_lock);
+        if (g_tags == nullptr) {
+            return;
+        }
+        old.swap(*g_tags);
+    }
+    for (auto& [id, r] : old) {
+        task_release(r.node);
+        task_release(r.carrier);
+    }
+}
+
 }  // namespace mpc::tg

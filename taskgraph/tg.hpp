@@ -603,5 +603,7 @@ status tag_restart(tag_t id) noexcept;
 task* tag_task(tag_t id) noexcept;
 /// Forgets tag `id` (its dependencies included).
 void tag_remove(tag_t id) noexcept;
+/// Forgets every tag (StarPU's shutdown does: a later starpu_init starts with none).
+void tags_clear() noexcept;
 
 }  // namespace mpc::tg

@@ -197,8 +197,10 @@ struct starpu_task {
     /** StarPU sets it when a policy has taken the task; not kept here (0). */
     unsigned char scheduled;
     unsigned workerid;
-    /** With execute_on_a_specific_worker, the order (1, 2, ...) in which the worker runs its
-     * tasks: accepted, not enforced (0: any order). */
+    /** With execute_on_a_specific_worker, the task's place (1, 2, ...) in the order in which
+     * that worker runs such tasks, whatever their submission order: the task of order k + 1
+     * starts once the one of order k has run (0: no order). Orders count from 1 for the
+     * whole run, as in StarPU. */
     unsigned workerorder;
     /** With workerids_len != 0: a bitmap (32 workers per element) of the workers that may run
      * the task (workerid, when set, takes precedence). */

@@ -533,4 +533,45 @@ void run_tag_loop(bool cycle) {
 TEST_F(StarpuSuite, RegeneratedTasksCarryingTagsRepeatTheirGraph) { run_tag_loop(false); }
 TEST_F(StarpuSuite, RegeneratedTagCycleBrokenOnceByNotifyRestart) { run_tag_loop(true); }
 
+std::atomic<int> g_order_next{1};
+std::atomic<int> g_order_bad{0};
+void ordered(void** /*buffers*/, void* arg) {
+    const int me = static_cast<int>(reinterpret_cast<std::uintptr_t>(arg));
+    if (g_order_next.fetch_add(1) != me) {
+        g_order_bad.fetch_add(1);
+    }
+}
+
+TEST_F(StarpuSuite, WorkerOrderRunsTasksInTheirOrderWhateverTheSubmission) {
+    // Orders given backwards, each task also held by an empty task released in a shuffled
+    // order (StarPU's execute_schedule): the worker still runs them 1, 2, 3...
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = ordered;
+    g_order_next = 1;  // orders count from 1 again after each starpu_init
+    for (int round = 0; round < 2; ++round) {  // orders count on over rounds, as in StarPU
+        g_order_bad = 0;
+        constexpr int n = 24;
+        starpu_task* gates[n];
+        for (int k = 0; k < n; ++k) {
+            gates[k] = starpu_task_create();
+            gates[k]->cl = nullptr;
+            const unsigned order = static_cast<unsigned>(round * n + (n - k));
+            starpu_task* t = starpu_task_create();
+            t->cl = &cl;
+            t->execute_on_a_specific_worker = 1;
+            t->workerid = 1;
+            t->workerorder = order;
+            t->cl_arg = reinterpret_cast<void*>(static_cast<std::uintptr_t>(order));
+            starpu_task_declare_deps_array(t, 1, &gates[k]);
+            ASSERT_EQ(starpu_task_submit(t), 0);
+        }
+        for (int k = 0; k < n; ++k) {
+            ASSERT_EQ(starpu_task_submit(gates[(k * 7) % n]), 0);  // 7 is prime to 24: each once
+        }
+        ASSERT_EQ(starpu_task_wait_for_all(), 0);
+        EXPECT_EQ(g_order_bad.load(), 0) << "round " << round;
+        EXPECT_EQ(g_order_next.load(), (round + 1) * n + 1);
+    }
+}
+
 }  // namespace
