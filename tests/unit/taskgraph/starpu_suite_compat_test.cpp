@@ -574,4 +574,31 @@ TEST_F(StarpuSuite, WorkerOrderRunsTasksInTheirOrderWhateverTheSubmission) {
     }
 }
 
+TEST_F(StarpuSuite, OneRowMatrixTakesAnyLeadingDimension) {
+    int a[16] = {};
+    starpu_data_handle_t h;
+    starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), 0, 16, 1, sizeof(int));
+    EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), static_cast<void*>(a));
+    EXPECT_EQ(starpu_data_pointer_is_inside(h, STARPU_MAIN_RAM, &a[15]), 1);
+    EXPECT_EQ(starpu_data_get_size(h), sizeof a);
+    starpu_data_unregister(h);
+}
+
+TEST(StarpuSuiteDeath, OverlappingMatrixRowsAreRefused) {
+    EXPECT_DEATH(
+        {
+            starpu_conf conf;
+            starpu_conf_init(&conf);
+            conf.ncpus = 1;
+            conf.precedence_over_environment_variables = 1;
+            if (starpu_init(&conf) != 0) {
+                std::abort();
+            }
+            int a[16] = {};
+            starpu_data_handle_t h;
+            starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), 2, 4, 4, sizeof(int));
+        },
+        "leading dimension 2 is smaller than the row length 4");
+}
+
 }  // namespace
