@@ -11,8 +11,12 @@
 #include <sched.h>
 #include <semaphore.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <cerrno>
+#include <mutex>
+#include <unordered_map>
 
 #include "lib/spinlock.hpp"
 #include "lib/tsan.hpp"
@@ -67,6 +71,81 @@ int ult_sem_wait(sem_t* sem) noexcept {
         return -1;
     }
     return 0;
+}
+
+/// Signals sent through starpu_pthread_cond_signal/_broadcast, counted per condition, so that
+/// a ULT's wait (which is not always inside pthread_cond_timedwait) cannot miss one.
+struct cond_signals {
+    std::mutex m;
+    std::unordered_map<const void*, std::uint64_t> sent;
+};
+cond_signals& signals() noexcept {
+    static cond_signals* s = new cond_signals;  // never destroyed: conditions outlive main
+    return *s;
+}
+std::uint64_t signals_sent(const void* cond) noexcept {
+    cond_signals& s = signals();
+    std::lock_guard g(s.m);
+    auto it = s.sent.find(cond);
+    return it == s.sent.end() ? 0 : it->second;
+}
+void count_signal(const void* cond) noexcept {
+    cond_signals& s = signals();
+    std::lock_guard g(s.m);
+    try {
+        ++s.sent[cond];
+    } catch (...) {
+        // no memory for the count: a ULT waiting on cond still sees the signal in timedwait
+    }
+}
+
+constexpr long slice_ns = 200'000;  ///< a ULT's wait inside pthread_cond_timedwait at a time
+
+timespec later(const timespec& t, long ns) noexcept {
+    timespec r = t;
+    r.tv_nsec += ns;
+    while (r.tv_nsec >= 1'000'000'000L) {
+        r.tv_nsec -= 1'000'000'000L;
+        ++r.tv_sec;
+    }
+    return r;
+}
+bool before(const timespec& a, const timespec& b) noexcept {
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/// A ULT's condition wait: slices of pthread_cond_timedwait, and between them the mutex
+/// released and the VP given to its other ULTs. Returns 0 when signalled, ETIMEDOUT past
+/// abstime (nullptr: no limit), or pthread's error.
+int ult_cond_wait(pthread_cond_t* cond, pthread_mutex_t* mutex, const timespec* abstime) noexcept {
+    const std::uint64_t seen = signals_sent(cond);
+    for (;;) {
+        timespec now{};
+        ::clock_gettime(CLOCK_REALTIME, &now);  // pthread_cond_timedwait's default clock
+        if (abstime != nullptr && !before(now, *abstime)) {
+            return ETIMEDOUT;
+        }
+        timespec until = later(now, slice_ns);
+        if (abstime != nullptr && before(*abstime, until)) {
+            until = *abstime;
+        }
+        const int r = ::pthread_cond_timedwait(cond, mutex, &until);
+        if (r == 0) {
+            return 0;
+        }
+        if (r != ETIMEDOUT) {
+            return r;
+        }
+        if (signals_sent(cond) != seen) {
+            return 0;  // signalled while this ULT was not inside timedwait
+        }
+        ::pthread_mutex_unlock(mutex);
+        sched::yield();  // the worker that shares this kernel thread runs meanwhile
+        ::pthread_mutex_lock(mutex);
+        if (signals_sent(cond) != seen) {
+            return 0;
+        }
+    }
 }
 
 }  // namespace
@@ -130,5 +209,39 @@ int starpu_sem_wait(starpu_sem_t* sem) {
 }
 
 int starpu_sem_trywait(starpu_sem_t* sem) { return ::sem_trywait(sem); }
+
+int starpu_pthread_cond_signal(starpu_pthread_cond_t* cond) {
+    sp::count_signal(cond);
+    return ::pthread_cond_signal(cond);
+}
+
+int starpu_pthread_cond_broadcast(starpu_pthread_cond_t* cond) {
+    sp::count_signal(cond);
+    return ::pthread_cond_broadcast(cond);
+}
+
+int starpu_pthread_cond_wait(starpu_pthread_cond_t* cond, starpu_pthread_mutex_t* mutex) {
+    if (mpc::sched::self() != nullptr) {
+        return sp::ult_cond_wait(cond, mutex, nullptr);
+    }
+    return ::pthread_cond_wait(cond, mutex);
+}
+
+int starpu_pthread_cond_timedwait(starpu_pthread_cond_t* cond, starpu_pthread_mutex_t* mutex,
+                                  const struct timespec* abstime) {
+    if (mpc::sched::self() != nullptr) {
+        return sp::ult_cond_wait(cond, mutex, abstime);
+    }
+    return ::pthread_cond_timedwait(cond, mutex, abstime);
+}
+
+int starpu_pthread_cond_destroy(starpu_pthread_cond_t* cond) {
+    {
+        sp::cond_signals& s = sp::signals();
+        std::lock_guard g(s.m);
+        s.sent.erase(cond);
+    }
+    return ::pthread_cond_destroy(cond);
+}
 
 }  // extern "C"

@@ -68,11 +68,19 @@ int starpu_pthread_mutex_trylock_sched(starpu_pthread_mutex_t *mutex);
 void starpu_pthread_mutex_check_sched(starpu_pthread_mutex_t *mutex, char *file, int line);
 
 #define starpu_pthread_cond_init pthread_cond_init
-#define starpu_pthread_cond_destroy pthread_cond_destroy
-#define starpu_pthread_cond_signal pthread_cond_signal
-#define starpu_pthread_cond_broadcast pthread_cond_broadcast
-#define starpu_pthread_cond_wait pthread_cond_wait
-#define starpu_pthread_cond_timedwait pthread_cond_timedwait
+/** Condition variables: pthread's, with one difference for the program's main and the task
+ * workers, which are user-level threads of MPC sharing kernel threads: a wait there does not
+ * hold the kernel thread, so that a worker on the same one can run the task whose callback
+ * will signal (a wait in plain pthread_cond_wait would block it: the program hangs). Such a
+ * wait returns when signalled through these functions (or STARPU_PTHREAD_COND_SIGNAL /
+ * _BROADCAST), and, most of the time, when signalled by pthread_cond_signal directly; on
+ * other threads they are pthread_cond_*. */
+int starpu_pthread_cond_destroy(starpu_pthread_cond_t *cond);
+int starpu_pthread_cond_signal(starpu_pthread_cond_t *cond);
+int starpu_pthread_cond_broadcast(starpu_pthread_cond_t *cond);
+int starpu_pthread_cond_wait(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex);
+int starpu_pthread_cond_timedwait(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex,
+                                  const struct timespec *abstime);
 
 /* Read-write locks and barriers exist where the C library declares them (not under strict C99
  * with glibc). */

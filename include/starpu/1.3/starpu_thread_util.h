@@ -59,13 +59,13 @@ static inline int mpc_starpu_try_check_(int r, int ok, const char *what, const c
 #define STARPU_PTHREAD_MUTEX_TRYLOCK_SCHED(mutex) \
     mpc_starpu_try_check_(starpu_pthread_mutex_trylock_sched(mutex), EBUSY, "starpu_pthread_mutex_trylock_sched", __FILE__, __LINE__)
 #define STARPU_PTHREAD_COND_INIT(cond, attr) MPC_STARPU_PTHREAD_CHECK(pthread_cond_init(cond, attr), "pthread_cond_init")
-#define STARPU_PTHREAD_COND_DESTROY(cond) MPC_STARPU_PTHREAD_CHECK(pthread_cond_destroy(cond), "pthread_cond_destroy")
-#define STARPU_PTHREAD_COND_SIGNAL(cond) MPC_STARPU_PTHREAD_CHECK(pthread_cond_signal(cond), "pthread_cond_signal")
-#define STARPU_PTHREAD_COND_BROADCAST(cond) MPC_STARPU_PTHREAD_CHECK(pthread_cond_broadcast(cond), "pthread_cond_broadcast")
-#define STARPU_PTHREAD_COND_WAIT(cond, mutex) MPC_STARPU_PTHREAD_CHECK(pthread_cond_wait(cond, mutex), "pthread_cond_wait")
+#define STARPU_PTHREAD_COND_DESTROY(cond) MPC_STARPU_PTHREAD_CHECK(starpu_pthread_cond_destroy(cond), "pthread_cond_destroy")
+#define STARPU_PTHREAD_COND_SIGNAL(cond) MPC_STARPU_PTHREAD_CHECK(starpu_pthread_cond_signal(cond), "pthread_cond_signal")
+#define STARPU_PTHREAD_COND_BROADCAST(cond) MPC_STARPU_PTHREAD_CHECK(starpu_pthread_cond_broadcast(cond), "pthread_cond_broadcast")
+#define STARPU_PTHREAD_COND_WAIT(cond, mutex) MPC_STARPU_PTHREAD_CHECK(starpu_pthread_cond_wait(cond, mutex), "pthread_cond_wait")
 /** 0 when signalled, ETIMEDOUT when abstime passed first. */
 #define STARPU_PTHREAD_COND_TIMEDWAIT(cond, mutex, abstime) \
-    mpc_starpu_try_check_(pthread_cond_timedwait(cond, mutex, abstime), ETIMEDOUT, "pthread_cond_timedwait", __FILE__, __LINE__)
+    mpc_starpu_try_check_(starpu_pthread_cond_timedwait(cond, mutex, abstime), ETIMEDOUT, "pthread_cond_timedwait", __FILE__, __LINE__)
 #define STARPU_PTHREAD_RWLOCK_INIT(lock, attr) MPC_STARPU_PTHREAD_CHECK(pthread_rwlock_init(lock, attr), "pthread_rwlock_init")
 #define STARPU_PTHREAD_RWLOCK_DESTROY(lock) MPC_STARPU_PTHREAD_CHECK(pthread_rwlock_destroy(lock), "pthread_rwlock_destroy")
 #define STARPU_PTHREAD_RWLOCK_RDLOCK(lock) MPC_STARPU_PTHREAD_CHECK(pthread_rwlock_rdlock(lock), "pthread_rwlock_rdlock")

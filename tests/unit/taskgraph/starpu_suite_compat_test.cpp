@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "../env_guard.hpp"
 #include "starpu_fixture.hpp"
 
 namespace {
@@ -599,6 +600,60 @@ TEST(StarpuSuiteDeath, OverlappingMatrixRowsAreRefused) {
             starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), 2, 4, 4, sizeof(int));
         },
         "leading dimension 2 is smaller than the row length 4");
+}
+
+starpu_pthread_mutex_t g_cv_mutex = STARPU_PTHREAD_MUTEX_INITIALIZER;
+starpu_pthread_cond_t g_cv = STARPU_PTHREAD_COND_INITIALIZER;
+int g_cv_left = 0;
+void cv_cb(void* /*arg*/) {
+    STARPU_PTHREAD_MUTEX_LOCK(&g_cv_mutex);
+    if (--g_cv_left == 0) {
+        STARPU_PTHREAD_COND_SIGNAL(&g_cv);
+    }
+    STARPU_PTHREAD_MUTEX_UNLOCK(&g_cv_mutex);
+}
+
+TEST(StarpuSuiteOneVp, ConditionWaitLeavesTheKernelThreadToTheWorkers) {
+    // One VP: the program's main and both workers are ULTs of one kernel thread. main waits
+    // on a StarPU condition that a task's callback signals (StarPU's execute_on_a_specific_
+    // worker): a wait that held the kernel thread would never let the tasks run.
+    mpc::test::env_guard vps("MPC_VPS", "1");
+    starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.ncpus = 2;
+    conf.precedence_over_environment_variables = 1;
+    ASSERT_EQ(starpu_init(&conf), 0);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = nothing;
+    constexpr int per_worker = 20;
+    g_cv_left = per_worker * 2;
+    for (int k = 0; k < per_worker; ++k) {
+        for (unsigned w = 0; w < 2; ++w) {
+            starpu_task* t = starpu_task_create();
+            t->cl = &cl;
+            t->execute_on_a_specific_worker = 1;
+            t->workerid = w;
+            t->callback_func = cv_cb;
+            ASSERT_EQ(starpu_task_submit(t), 0);
+        }
+    }
+    STARPU_PTHREAD_MUTEX_LOCK(&g_cv_mutex);
+    if (g_cv_left > 0) {  // StarPU's tests often wait once, with `if`: no spurious return
+        STARPU_PTHREAD_COND_WAIT(&g_cv, &g_cv_mutex);
+    }
+    EXPECT_EQ(g_cv_left, 0);
+    // A timed wait that nobody signals ends at its deadline.
+    timespec until{};
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 2'000'000;
+    if (until.tv_nsec >= 1'000'000'000) {
+        until.tv_nsec -= 1'000'000'000;
+        ++until.tv_sec;
+    }
+    EXPECT_EQ(STARPU_PTHREAD_COND_TIMEDWAIT(&g_cv, &g_cv_mutex, &until), ETIMEDOUT);
+    STARPU_PTHREAD_MUTEX_UNLOCK(&g_cv_mutex);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    starpu_shutdown();
 }
 
 }  // namespace
