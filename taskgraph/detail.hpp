@@ -48,6 +48,8 @@ struct task {
     void* callback_arg = nullptr;
     std::uint64_t seq = 0;  ///< submission number, for FIFO order among equals
     int worker = -1;        ///< >= 0: only this worker may run it (the runtime's per-worker queue)
+    int ran_on = -1;        ///< the worker that runs it, set just before its run
+    std::atomic<bool> end_deps_used{false};  ///< end_dep_add() was called: its end may come from another ULT
     std::size_t mem_reserved = 0;  ///< bytes of the memory limit held until the task ends (scratch)
 
     int nbuffers = 0;

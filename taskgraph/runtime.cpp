@@ -390,6 +390,7 @@ void run(worker& w, task* t, std::uint64_t look) noexcept {
         detail::close_push_stamp(t, tt, tt->pop_end);
     }
     w.running = t;  // starpu_task_get_current(), in the codelet and the callback
+    t->ran_on = w.id;
     detail::execute(t);
     w.running = nullptr;
     w.executed.store(w.executed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

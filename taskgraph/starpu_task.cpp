@@ -53,8 +53,9 @@ struct lasting_deps {
     std::unordered_map<starpu_task*, std::vector<lasting_link>> preds;
     std::unordered_map<starpu_task*, std::vector<starpu_task*>> succs;
     std::unordered_map<starpu_task*, std::uint64_t> ends;  ///< of the tasks some link names
-    std::atomic<bool> used{false};  ///< set at the first lasting link: tasks pay nothing before
 };
+/// Set at the first lasting link: until then a task's end and clean pay one load, no call.
+constinit std::atomic<bool> g_lasting_used{false};
 lasting_deps& lasting() noexcept {
     static lasting_deps* d = new lasting_deps;  // never destroyed: tasks may be cleaned at exit
     return *d;
@@ -84,15 +85,15 @@ void remember_dep(starpu_task* succ, starpu_task* pred, bool pending) noexcept {
     } catch (...) {
         fatal("starpu_task_declare_deps", "no memory for a dependency record");
     }
-    d.used.store(true, std::memory_order_release);
+    g_lasting_used.store(true, std::memory_order_release);
 }
 
 /// One more end of t, for the links that name it (called after its callback).
 void count_end(starpu_task* t) noexcept {
-    lasting_deps& d = lasting();
-    if (!d.used.load(std::memory_order_acquire)) {
+    if (!g_lasting_used.load(std::memory_order_acquire)) {
         return;
     }
+    lasting_deps& d = lasting();
     std::lock_guard g(d.m);
     if (d.succs.count(t) != 0) {
         ++d.ends[t];
@@ -101,10 +102,10 @@ void count_end(starpu_task* t) noexcept {
 
 /// The links of succ, for its new submission.
 std::vector<lasting_link> remembered_preds(starpu_task* succ) noexcept {
-    lasting_deps& d = lasting();
-    if (!d.used.load(std::memory_order_acquire)) {
+    if (!g_lasting_used.load(std::memory_order_acquire)) {
         return {};
     }
+    lasting_deps& d = lasting();
     std::lock_guard g(d.m);
     auto it = d.preds.find(succ);
     if (it == d.preds.end()) {
@@ -122,10 +123,10 @@ std::vector<lasting_link> remembered_preds(starpu_task* succ) noexcept {
 }
 
 void forget_deps(starpu_task* t) noexcept {
-    lasting_deps& d = lasting();
-    if (!d.used.load(std::memory_order_acquire)) {
+    if (!g_lasting_used.load(std::memory_order_acquire)) {
         return;
     }
+    lasting_deps& d = lasting();
     std::lock_guard g(d.m);
     if (auto it = d.preds.find(t); it != d.preds.end()) {
         for (const lasting_link& l : it->second) {
@@ -363,7 +364,8 @@ void on_task_end(void* p) noexcept {
         if (cb == nullptr) {
             cb = cl->callback_func;  // StarPU's rule: the codelet's, when the task has none
         }
-        if (int w = starpu_worker_get_id(); w >= 0 && w < STARPU_NMAXWORKERS) {
+        const int w = record != nullptr ? static_cast<task*>(record)->ran_on : -1;
+        if (w >= 0 && w < STARPU_NMAXWORKERS) {
             // Only worker w writes its slot: a plain (relaxed) load and store, no locked add.
             unsigned long* slot = &cl->per_worker_stats[w];
             __atomic_store_n(slot, __atomic_load_n(slot, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);

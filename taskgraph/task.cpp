@@ -148,9 +148,16 @@ void complete(task* t) noexcept {
     }
     t->ending.store(true, std::memory_order_release);  // StarPU's "terminated": resubmission allowed
     if (t->callback != nullptr) {
-        task* prev = set_running_task(t);  // starpu_task_get_current() in the callback
-        t->callback(t->callback_arg);
-        set_running_task(prev);
+        // starpu_task_get_current() in the callback: on the worker that ran t it is t already
+        // (its end comes right after its run there), else this ULT is told (an empty task,
+        // or the last end dependency released elsewhere).
+        if (t->ran_on >= 0 && !t->end_deps_used.load(std::memory_order_relaxed)) {
+            t->callback(t->callback_arg);
+        } else {
+            task* prev = set_running_task(t);
+            t->callback(t->callback_arg);
+            set_running_task(prev);
+        }
     }
     t->g.lock.lock();
     t->state = task_state::done;  // from now on nobody adds to t->succs
@@ -387,6 +394,7 @@ status end_dep_add(task* t, int n) noexcept {
         MPC_LOG(error, tg, "end_dep_add: task %s has ended already", t->name != nullptr ? t->name : "");
         return {errc::invalid_argument, "end dependency added to an ended task"};
     }
+    t->end_deps_used.store(true, std::memory_order_relaxed);  // ordered by the add below
     t->end_deps.fetch_add(n, std::memory_order_acq_rel);
     return {};
 }
