@@ -52,7 +52,11 @@ struct lasting_deps {
     std::mutex m;
     std::unordered_map<starpu_task*, std::vector<lasting_link>> preds;
     std::unordered_map<starpu_task*, std::vector<starpu_task*>> succs;
-    std::unordered_map<starpu_task*, std::uint64_t> ends;  ///< of the tasks some link names
+    struct ends_state {
+        std::uint64_t n = 0;    ///< ends counted
+        void* last = nullptr;   ///< the core record of the last one counted
+    };
+    std::unordered_map<starpu_task*, ends_state> ends;  ///< of the tasks some link names
 };
 /// Set at the first lasting link: until then a task's end and clean pay one load, no call.
 constinit std::atomic<bool> g_lasting_used{false};
@@ -61,17 +65,15 @@ lasting_deps& lasting() noexcept {
     return *d;
 }
 
-std::uint64_t ends_of(lasting_deps& d, starpu_task* t) noexcept {
+lasting_deps::ends_state ends_of(lasting_deps& d, starpu_task* t) noexcept {
     auto it = d.ends.find(t);
-    return it == d.ends.end() ? 0 : it->second;
+    return it == d.ends.end() ? lasting_deps::ends_state{} : it->second;
 }
 
-/// Records (or updates) the link succ -> pred; `pending`: succ waits for an end of pred that
-/// has not happened yet (else the last end met the dependency).
-void remember_dep(starpu_task* succ, starpu_task* pred, bool pending) noexcept {
+/// Records (or updates) the link succ -> pred with `seen`, the ends of pred succ has used.
+void remember_dep(starpu_task* succ, starpu_task* pred, std::uint64_t seen) noexcept {
     lasting_deps& d = lasting();
     std::lock_guard g(d.m);
-    const std::uint64_t seen = ends_of(d, pred) + (pending ? 1 : 0);
     try {
         auto& p = d.preds[succ];
         for (lasting_link& l : p) {
@@ -88,16 +90,52 @@ void remember_dep(starpu_task* succ, starpu_task* pred, bool pending) noexcept {
     g_lasting_used.store(true, std::memory_order_release);
 }
 
-/// One more end of t, for the links that name it (called after its callback).
-void count_end(starpu_task* t) noexcept {
+/// One more end of t (its submission `record`), for the links that name it (called after its
+/// callback).
+void count_end(starpu_task* t, void* record) noexcept {
     if (!g_lasting_used.load(std::memory_order_acquire)) {
         return;
     }
     lasting_deps& d = lasting();
     std::lock_guard g(d.m);
     if (d.succs.count(t) != 0) {
-        ++d.ends[t];
+        auto& e = d.ends[t];
+        ++e.n;
+        e.last = record;
     }
+}
+
+/// What a lasting link's successor waits for, decided on one consistent view of the
+/// predecessor (its ends and its current record, read under the table's lock).
+struct link_wait {
+    enum { met, on_record, on_next } kind;
+    task* record;         ///< on_record: referenced
+    std::uint64_t seen;   ///< the link's new count of used ends
+};
+/// `seen`: the link's used ends (a submission again), nullptr for a new declaration (which an
+/// ended submission of pred meets at once, StarPU's rule).
+link_wait decide_link(starpu_task* pred, const std::uint64_t* seen) noexcept {
+    lasting_deps& d = lasting();
+    std::lock_guard g(d.m);
+    const lasting_deps::ends_state e = ends_of(d, pred);
+    if (seen != nullptr && e.n > *seen) {
+        return {link_wait::met, nullptr, *seen + 1};  // an end it has not used yet
+    }
+    auto* cur = static_cast<task*>(__atomic_load_n(&pred->starpu_private, __ATOMIC_ACQUIRE));
+    // Its end is counted (count_end runs before the record is done), or it ended before any
+    // link named pred (nothing counted it).
+    const bool ended = cur != nullptr && (e.last == cur || (e.last == nullptr && task_finished(cur)));
+    if (ended) {
+        if (seen == nullptr) {
+            return {link_wait::met, nullptr, e.n};
+        }
+        return {link_wait::on_next, nullptr, e.n + 1};  // that end was used: the next one
+    }
+    if (cur != nullptr) {
+        detail::task_ref(cur);  // running, waiting, or made and not submitted yet
+        return {link_wait::on_record, cur, e.n + 1};
+    }
+    return {link_wait::on_next, nullptr, e.n + 1};
 }
 
 /// The links of succ, for its new submission.
@@ -112,11 +150,7 @@ std::vector<lasting_link> remembered_preds(starpu_task* succ) noexcept {
         return {};
     }
     try {
-        std::vector<lasting_link> v = it->second;
-        for (lasting_link& l : v) {
-            l.seen = ends_of(d, l.pred) > l.seen ? 0 : 1;  // 0: an end not used yet
-        }
-        return v;
+        return it->second;
     } catch (...) {
         fatal("starpu_task_submit", "no memory for a dependency record");
     }
@@ -266,27 +300,36 @@ task* core_of(starpu_task* t) noexcept {
 /// a resubmission (its tag starts over, as StarPU does for a task submitted again).
 task* dep_core_of(starpu_task* t) noexcept;
 
+/// Makes core (succ's record) wait as decide_link says, and records the link's new count.
+void arm_link(task* core, starpu_task* succ, starpu_task* pred, const std::uint64_t* seen) noexcept {
+    const link_wait w = decide_link(pred, seen);
+    task* dep = w.kind == link_wait::on_record ? w.record : w.kind == link_wait::on_next ? dep_core_of(pred) : nullptr;
+    if (w.kind == link_wait::on_next && dep == nullptr) {
+        fatal("starpu_task_submit", "no memory for the task record");
+    }
+    if (dep != nullptr) {
+        if (mpc::status st = declare_deps(core, &dep, 1); !st.ok()) {
+            fatal("starpu_task_submit", st.reason());
+        }
+    }
+    if (w.kind == link_wait::on_record) {
+        task_release(w.record);
+    }
+    remember_dep(succ, pred, w.seen);
+}
+
 task* renew_core_of(starpu_task* t, task* old) noexcept {
     task_release(old);
-    t->starpu_private = nullptr;
+    // Atomic: the ending submission's on_task_end reads it on another worker (resubmission
+    // from the callback, and that new run may end before the old callback returns).
+    __atomic_store_n(&t->starpu_private, nullptr, __ATOMIC_RELEASE);
     task* core = core_of(t);
     if (core == nullptr) {
         return nullptr;
     }
     core->resubmitted = true;
     for (const lasting_link& l : remembered_preds(t)) {  // StarPU's dependencies are re-armed
-        if (l.seen == 0) {
-            remember_dep(t, l.pred, false);  // met by an end of pred this task has not used
-            continue;
-        }
-        task* dep = dep_core_of(l.pred);  // pred's running submission, else its next one
-        if (dep == nullptr) {
-            fatal("starpu_task_submit", "no memory for the task record");
-        }
-        if (mpc::status st = declare_deps(core, &dep, 1); !st.ok()) {
-            fatal("starpu_task_submit", st.reason());
-        }
-        remember_dep(t, l.pred, true);
+        arm_link(core, t, l.pred, &l.seen);
     }
     return core;
 }
@@ -308,9 +351,9 @@ task* fresh_core_of(starpu_task* t, const char* call) noexcept {
 /// The core task a re-armed dependency on t waits for: the current one, unless it has
 /// finished: then the dependency is on t's next submission.
 task* dep_core_of(starpu_task* t) noexcept {
-    auto* old = static_cast<task*>(t->starpu_private);
-    if (old != nullptr && task_finished(old)) {
-        return renew_core_of(t, old);
+    auto* old = static_cast<task*>(__atomic_load_n(&t->starpu_private, __ATOMIC_ACQUIRE));
+    if (old != nullptr && (task_finished(old) || task_ending(old))) {
+        return renew_core_of(t, old);  // its end has come (or is coming): the next submission
     }
     return core_of(t);
 }
@@ -385,8 +428,8 @@ void on_task_end(void* p) noexcept {
     } else if (cb != nullptr) {
         cb(t->callback_arg);
     }
-    count_end(t);  // for the tasks whose declared dependencies name t
-    if (t->starpu_private != record) {
+    count_end(t, record);  // for the tasks whose declared dependencies name t
+    if (__atomic_load_n(&t->starpu_private, __ATOMIC_ACQUIRE) != record) {
         return;  // the callback submitted the task again: it is that submission's now
     }
     if (t->regenerate && !auto_destroy) {
@@ -704,16 +747,13 @@ void starpu_task_declare_deps_array(struct starpu_task* task, unsigned ndeps, st
         if (pred == task) {
             starpu::fatal("starpu_task_declare_deps_array", "a task cannot depend on itself");
         }
-        const bool lasting = !task->destroy && !pred->destroy;  // re-armed at a new submission
+        if (!task->destroy && !pred->destroy) {  // re-armed at a new submission
+            starpu::arm_link(core, task, pred, nullptr);
+            continue;
+        }
         auto* cur = static_cast<mpc::tg::task*>(pred->starpu_private);
         if (cur != nullptr && task_finished(cur)) {
-            if (lasting) {
-                starpu::remember_dep(task, pred, false);
-            }
             continue;  // StarPU: a dependency on a task that has ended is met at once
-        }
-        if (lasting) {
-            starpu::remember_dep(task, pred, true);
         }
         mpc::tg::task* dep = starpu::core_of(pred);
         if (dep == nullptr) {
