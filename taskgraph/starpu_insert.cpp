@@ -366,36 +366,20 @@ int unpack(const char* buf, int nargs, va_list ap, size_t* off) noexcept {
     }
     return nargs;
 }
-}  // namespace
 
-void starpu_codelet_unpack_args(void* cl_arg, ...) {
+/// Both unpack calls: the values into the pointers of ap, and with a buffer (copyleft), the
+/// values left after a NULL pointer copied there in the packed format.
+void unpack_values(void* cl_arg, void* buffer, size_t buffer_size, va_list ap) noexcept {
     if (cl_arg == nullptr) {
         return;
     }
     auto* buf = static_cast<char*>(cl_arg);
     int nargs = 0;
     std::memcpy(&nargs, buf, sizeof nargs);
-    va_list ap;
-    va_start(ap, cl_arg);
-    size_t off = 0;
-    unpack(buf, nargs, ap, &off);
-    va_end(ap);
-}
-
-void starpu_codelet_unpack_args_and_copyleft(void* cl_arg, void* buffer, size_t buffer_size, ...) {
-    if (cl_arg == nullptr) {
-        return;
-    }
-    auto* buf = static_cast<char*>(cl_arg);
-    int nargs = 0;
-    std::memcpy(&nargs, buf, sizeof nargs);
-    va_list ap;
-    va_start(ap, buffer_size);
     size_t off = 0;
     const int read = unpack(buf, nargs, ap, &off);
-    va_end(ap);
-    if (read == nargs) {
-        return;  // nothing left over
+    if (read == nargs || buffer_size == 0) {
+        return;  // nothing left over, or a plain unpack
     }
     // The rest: its count, then each value as packed (size, bytes).
     size_t end = off;
@@ -413,6 +397,21 @@ void starpu_codelet_unpack_args_and_copyleft(void* cl_arg, void* buffer, size_t 
     const int left = nargs - read;
     std::memcpy(buffer, &left, sizeof left);
     std::memcpy(static_cast<char*>(buffer) + sizeof(int), buf + off, end - off);
+}
+}  // namespace
+
+void starpu_codelet_unpack_args(void* cl_arg, ...) {
+    va_list ap;
+    va_start(ap, cl_arg);
+    unpack_values(cl_arg, nullptr, 0, ap);
+    va_end(ap);
+}
+
+void starpu_codelet_unpack_args_and_copyleft(void* cl_arg, void* buffer, size_t buffer_size, ...) {
+    va_list ap;
+    va_start(ap, buffer_size);
+    unpack_values(cl_arg, buffer, buffer_size, ap);
+    va_end(ap);
 }
 
 }  // extern "C"

@@ -115,6 +115,18 @@ void move_carrier(tag_rec& r, task* old) noexcept {
     detail::task_unref(old);
 }
 
+/// A fresh instance of r, the pending carrier moved to it (move_carrier). Caller holds g_lock.
+status restart_locked(tag_rec& r) noexcept {
+    task* old = r.node;
+    detail::task_ref(old);
+    const bool made = new_instance(r);
+    if (made) {
+        move_carrier(r, old);
+    }
+    detail::task_unref(old);
+    return made ? status{} : status{errc::no_memory, "tag record"};
+}
+
 /// A referenced node of tag id's current instance (made if needed), or nullptr on no memory.
 task* node_of(tag_t id) noexcept {
     spin_guard g(g_lock);
@@ -258,14 +270,7 @@ status tag_notify_restart(tag_t id) noexcept {
             node = r.node;
             detail::task_ref(node);
         }
-        task* old = r.node;
-        detail::task_ref(old);
-        const bool made = new_instance(r);
-        if (made) {
-            move_carrier(r, old);
-        }
-        detail::task_unref(old);
-        return made ? status{} : status{errc::no_memory, "tag record"};
+        return restart_locked(r);
     });
     if (node != nullptr) {
         submit_node(node);
@@ -279,14 +284,7 @@ status tag_restart(tag_t id) noexcept {
         if (!r.node->tag_fired) {
             return {};  // not done: its next end is waited for already
         }
-        task* old = r.node;
-        detail::task_ref(old);
-        const bool made = new_instance(r);
-        if (made) {
-            move_carrier(r, old);
-        }
-        detail::task_unref(old);
-        return made ? status{} : status{errc::no_memory, "tag record"};
+        return restart_locked(r);
     });
 }
 
