@@ -401,7 +401,7 @@ void on_task_end(void* p) noexcept {
     auto* t = static_cast<starpu_task*>(p);
     // Read before the callback: it may destroy or resubmit a task that is not auto-destroyed.
     const bool auto_destroy = t->destroy && t->detach && !t->synchronous;
-    void* const record = t->starpu_private;
+    void* const record = __atomic_load_n(&t->starpu_private, __ATOMIC_ACQUIRE);  // a resubmission may replace it
     void (*cb)(void*) = t->callback_func;
     if (starpu_codelet* cl = t->cl; cl != nullptr) {
         if (cb == nullptr) {
