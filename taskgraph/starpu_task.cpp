@@ -296,8 +296,6 @@ task* core_of(starpu_task* t) noexcept {
     return static_cast<task*>(cur);
 }
 
-/// A new core record for a task whose record `old` was submitted (and has finished): marked as
-/// a resubmission (its tag starts over, as StarPU does for a task submitted again).
 task* dep_core_of(starpu_task* t) noexcept;
 
 /// Makes core (succ's record) wait as decide_link says, and records the link's new count.
@@ -318,6 +316,9 @@ void arm_link(task* core, starpu_task* succ, starpu_task* pred, const std::uint6
     remember_dep(succ, pred, w.seen);
 }
 
+/// A new core record for a task whose record `old` was submitted (and has ended or is ending):
+/// marked as a resubmission (its tag starts over, as StarPU does for a task submitted again),
+/// its lasting dependencies re-armed.
 task* renew_core_of(starpu_task* t, task* old) noexcept {
     task_release(old);
     // Atomic: the ending submission's on_task_end reads it on another worker (resubmission
