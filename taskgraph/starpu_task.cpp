@@ -54,7 +54,10 @@ struct lasting_deps {
     std::unordered_map<starpu_task*, std::vector<starpu_task*>> succs;
     struct ends_state {
         std::uint64_t n = 0;    ///< ends counted
-        void* last = nullptr;   ///< the core record of the last one counted
+        /// The core record of the last one counted, referenced: the pool hands a released
+        /// record's memory to the next task_create, so an unreferenced address could name the
+        /// task's next submission too and make it look ended.
+        task* last = nullptr;
     };
     std::unordered_map<starpu_task*, ends_state> ends;  ///< of the tasks some link names
 };
@@ -93,16 +96,22 @@ void remember_dep(starpu_task* succ, starpu_task* pred, std::uint64_t seen) noex
 /// One more end of t (its submission `record`), for the links that name it (called after its
 /// callback).
 void count_end(starpu_task* t, void* record) noexcept {
-    if (!g_lasting_used.load(std::memory_order_acquire)) {
+    if (!g_lasting_used.load(std::memory_order_acquire) || record == nullptr) {
         return;
     }
     lasting_deps& d = lasting();
-    std::lock_guard g(d.m);
-    if (d.succs.count(t) != 0) {
-        auto& e = d.ends[t];
-        ++e.n;
-        e.last = record;
+    task* previous = nullptr;
+    {
+        std::lock_guard g(d.m);
+        if (d.succs.count(t) != 0) {
+            auto& e = d.ends[t];
+            ++e.n;
+            previous = e.last;
+            e.last = static_cast<task*>(record);
+            detail::task_ref(e.last);
+        }
     }
+    task_release(previous);  // outside the lock: the last reference frees the record
 }
 
 /// What a lasting link's successor waits for, decided on one consistent view of the
@@ -161,25 +170,32 @@ void forget_deps(starpu_task* t) noexcept {
         return;
     }
     lasting_deps& d = lasting();
-    std::lock_guard g(d.m);
-    if (auto it = d.preds.find(t); it != d.preds.end()) {
-        for (const lasting_link& l : it->second) {
-            if (auto s2 = d.succs.find(l.pred); s2 != d.succs.end()) {
-                s2->second.erase(std::remove(s2->second.begin(), s2->second.end(), t), s2->second.end());
+    task* last = nullptr;
+    {
+        std::lock_guard g(d.m);
+        if (auto it = d.preds.find(t); it != d.preds.end()) {
+            for (const lasting_link& l : it->second) {
+                if (auto s2 = d.succs.find(l.pred); s2 != d.succs.end()) {
+                    s2->second.erase(std::remove(s2->second.begin(), s2->second.end(), t), s2->second.end());
+                }
             }
+            d.preds.erase(it);
         }
-        d.preds.erase(it);
-    }
-    if (auto it = d.succs.find(t); it != d.succs.end()) {
-        for (starpu_task* s2 : it->second) {
-            if (auto p = d.preds.find(s2); p != d.preds.end()) {
-                auto& v = p->second;
-                v.erase(std::remove_if(v.begin(), v.end(), [t](const lasting_link& l) { return l.pred == t; }), v.end());
+        if (auto it = d.succs.find(t); it != d.succs.end()) {
+            for (starpu_task* s2 : it->second) {
+                if (auto p = d.preds.find(s2); p != d.preds.end()) {
+                    auto& v = p->second;
+                    v.erase(std::remove_if(v.begin(), v.end(), [t](const lasting_link& l) { return l.pred == t; }), v.end());
+                }
             }
+            d.succs.erase(it);
         }
-        d.succs.erase(it);
+        if (auto e = d.ends.find(t); e != d.ends.end()) {
+            last = e->second.last;
+            d.ends.erase(e);
+        }
     }
-    d.ends.erase(t);
+    task_release(last);  // outside the lock: the last reference frees the record
 }
 
 /// starpu_task::workerorder: the tasks a worker is given with orders 1, 2, 3... start in that

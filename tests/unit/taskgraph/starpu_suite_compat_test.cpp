@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "../env_guard.hpp"
+#include "scheduler/sched.hpp"
 #include "starpu_fixture.hpp"
 
 namespace {
@@ -205,6 +206,64 @@ TEST_F(StarpuSuite, DeclaredDependenciesHoldForASubgraphSubmittedAgain) {
     for (auto* t : all) {
         starpu_task_clean(t);
     }
+}
+
+// The race of the diamond above made certain: the predecessor's new submission is in its
+// callback (ending, its end not counted yet) when the successor is submitted again. Its new
+// record may sit at the address of its last counted one (the pool reuses memory at once), and
+// that must not make the running submission look ended, or B waits for a third submission of
+// A that never comes (the deadlock detector ends the test).
+std::atomic<int> g_hold_state{0};  // 1: A's callback is waiting, 2: B is submitted
+void hold_until_b_is_submitted(void*) {
+    if (g_hold_state.load() < 0) {
+        return;  // the first round
+    }
+    g_hold_state.store(1);
+    while (g_hold_state.load() != 2) {
+        mpc::sched::yield();  // a ULT: the other one may share its VP
+    }
+}
+std::atomic<int> g_b_early{0};
+std::atomic<int> g_a_runs{0};
+void run_a(void**, void*) { g_a_runs.fetch_add(1); }
+void run_b(void**, void*) {
+    if (g_a_runs.load() != 2) {
+        g_b_early.fetch_add(1);
+    }
+}
+
+TEST_F(StarpuSuite, ASuccessorSubmittedWhileItsPredecessorEndsWaitsForThatEnd) {
+    starpu_codelet ca{}, cb{};
+    ca.cpu_funcs[0] = nothing;
+    cb.cpu_funcs[0] = nothing;
+    starpu_task a, b;
+    starpu_task_init(&a);
+    starpu_task_init(&b);
+    a.cl = &ca;
+    b.cl = &cb;
+    a.callback_func = hold_until_b_is_submitted;
+    starpu_task_declare_deps(&b, 1, &a);
+    g_hold_state = -1;
+    ASSERT_EQ(starpu_task_submit(&a), 0);
+    ASSERT_EQ(starpu_task_submit(&b), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    // Round 2: A runs and stays in its callback until B has been submitted.
+    g_a_runs = 1;
+    ca.cpu_funcs[0] = run_a;
+    cb.cpu_funcs[0] = run_b;
+    g_b_early = 0;
+    g_hold_state = 0;
+    ASSERT_EQ(starpu_task_submit(&a), 0);
+    while (g_hold_state.load() != 1) {
+        mpc::sched::yield();  // a ULT: the other one may share its VP
+    }
+    ASSERT_EQ(starpu_task_submit(&b), 0);
+    g_hold_state = 2;
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_a_runs.load(), 2);
+    EXPECT_EQ(g_b_early.load(), 0);
+    starpu_task_clean(&a);
+    starpu_task_clean(&b);
 }
 
 std::atomic<int> g_codelet_cb{0};
