@@ -29,7 +29,56 @@ namespace {
 
 std::atomic<bool> g_default_seq{true};
 
+/// Every live handle, oldest first (find_handle).
+struct registry {
+    spinlock lock;
+    data* first = nullptr;
+    data* last = nullptr;
+};
+constinit registry g_registry;
+
 }  // namespace
+
+void detail::enlist(data* d) noexcept {
+    spin_guard g(g_registry.lock);
+    d->reg_listed = true;
+    d->reg_prev = g_registry.last;
+    (g_registry.last != nullptr ? g_registry.last->reg_next : g_registry.first) = d;
+    g_registry.last = d;
+}
+
+namespace {
+
+void delist(data* d) noexcept {
+    spin_guard g(g_registry.lock);
+    if (!d->reg_listed) {
+        return;  // made and freed again before it was complete
+    }
+    d->reg_listed = false;
+    (d->reg_prev != nullptr ? d->reg_prev->reg_next : g_registry.first) = d->reg_next;
+    (d->reg_next != nullptr ? d->reg_next->reg_prev : g_registry.last) = d->reg_prev;
+    d->reg_prev = d->reg_next = nullptr;
+}
+
+}  // namespace
+
+data* find_handle(bool (*match)(data* d, const void* key), const void* key) noexcept {
+    spin_guard g(g_registry.lock);
+    for (data* d = g_registry.first; d != nullptr; d = d->reg_next) {
+        if (d->needs_memory.load(std::memory_order_acquire)) {
+            continue;  // no memory yet (or being made): no pointer to match
+        }
+        bool usable = false;
+        {
+            spin_guard dg(d->g.lock);
+            usable = !d->partitioned && !d->child_off;
+        }
+        if (usable && match(d, key)) {
+            return d;
+        }
+    }
+    return nullptr;
+}
 
 status detail::new_handle(data** out, interface_id id) noexcept {
     if (out == nullptr) {
@@ -134,6 +183,7 @@ void infer_write(data* d, task* t, bool become_writer) noexcept {
 }
 
 void destroy_data(data* d) noexcept {
+    delist(d);  // first: find_handle takes the registry's lock, then the handle's
     d->g.lock.lock();  // the last detach_buffers() may still be unlocking
     drop_history(d);
     for (task* x : d->redux_tasks) {
@@ -144,6 +194,10 @@ void destroy_data(data* d) noexcept {
     }
     d->magic = 0;
     d->g.lock.unlock();
+    if (d->arb != nullptr) {
+        spin_guard g(d->arb->lock);
+        --d->arb->handles;
+    }
     free_data_memory(d);
     delete d;
 }
@@ -246,6 +300,7 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
             return {errc::busy, d->unregistering ? "handle being unregistered" : "handle not usable (partitioning)"};
         }
         ++d->users;
+        d->ever_used = true;
         task* internal = nullptr;
         if (untracked(static_cast<unsigned>(m))) {
             // scratch: no history, no exclusion; counted as a user only
@@ -331,7 +386,7 @@ status register_variable(data** out, void* ptr, std::size_t size) noexcept {
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         (*out)->iface.var = {interface_id::variable, p, p, 0, size};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 status register_vector(data** out, void* ptr, std::uint32_t nx, std::size_t elemsize) noexcept {
@@ -340,7 +395,7 @@ status register_vector(data** out, void* ptr, std::uint32_t nx, std::size_t elem
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         (*out)->iface.vec = {interface_id::vector, p, p, 0, nx, elemsize, 0, nx * elemsize};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx, std::uint32_t ny,
@@ -355,7 +410,7 @@ status register_matrix(data** out, void* ptr, std::uint32_t ld, std::uint32_t nx
         std::size_t alloc = ny == 0 ? 0 : (static_cast<std::size_t>(ld) * (ny - 1) + nx) * elemsize;
         (*out)->iface.mat = {interface_id::matrix, p, p, 0, nx, ny, ld, elemsize, alloc};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ldz, std::uint32_t nx,
@@ -371,7 +426,7 @@ status register_block(data** out, void* ptr, std::uint32_t ldy, std::uint32_t ld
         auto p = reinterpret_cast<std::uintptr_t>(ptr);
         (*out)->iface.blk = {interface_id::block, p, p, 0, nx, ny, nz, ldy, ldz, elemsize};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 void* interface_of(data* d) noexcept { return d->ifp; }

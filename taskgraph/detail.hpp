@@ -116,6 +116,13 @@ struct partition_plan_rec {
     bool sync = false;  ///< made by partition() (StarPU's starpu_data_partition): no implicit switch
 };
 
+/// A data access arbiter (tg.hpp, arbiter.cpp).
+struct arbiter {
+    spinlock lock;
+    sched::detail::fifo<task> waiting;  ///< tasks that could not take all their handles of it
+    long handles = 0;                   ///< registered handles assigned to it (under lock)
+};
+
 struct data {
     static constexpr std::uint32_t live_magic = 0x74676461;  // "tgda"
     std::uint32_t magic = live_magic;
@@ -132,6 +139,9 @@ struct data {
     bool allocated = false;               ///< ... made (freed with the handle)
     bool fresh = false;                   ///< ... and nothing has accessed it yet (under g.lock)
     void* user = nullptr;                 ///< user_data
+    data* reg_prev = nullptr;             ///< the registry of live handles, oldest first
+    data* reg_next = nullptr;             ///< (data.cpp, under its lock)
+    bool reg_listed = false;
 
     detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
     bool seq = true;
@@ -142,7 +152,10 @@ struct data {
     std::vector<task*> readers;    ///< readers since last_writer, referenced
     std::vector<task*> acquired;   ///< the application's open acquisitions, referenced
 
-    // Arbitration: who holds the data now, and the tasks waiting for it (FIFO).
+    // Arbitration: who holds the data now, and the tasks waiting for it (FIFO). With an
+    // arbiter, the arbiter's lock guards arb_readers and arb_writer and its queue is used.
+    arbiter* arb = nullptr;
+    bool ever_used = false;  ///< under g.lock: a task or acquisition has named it
     int arb_readers = 0;
     bool arb_writer = false;
     sched::detail::fifo<task> arb_waiters;
@@ -186,6 +199,14 @@ namespace detail {
 
 void task_ref(task* t) noexcept;
 void task_unref(task* t) noexcept;
+/// Makes a registered handle, now complete, visible to find_handle (destroy_data removes it).
+void enlist(data* d) noexcept;
+inline status listed(status st, data** out) noexcept {
+    if (st.ok()) {
+        enlist(*out);
+    }
+    return st;
+}
 /// succ waits for pred unless pred is done. Locks pred.
 void add_dependency(task* pred, task* succ) noexcept;
 /// Drops one unmet dependency of t; the last one makes t ready (after arbitration).

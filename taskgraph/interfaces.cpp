@@ -187,7 +187,7 @@ status register_csr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzv
         (*out)->iface.csr = {interface_id::csr, nnz, nrow, reinterpret_cast<std::uintptr_t>(nzval), colind, rowptr,
                              firstentry, elemsize};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 status register_bcsr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nzval, std::uint32_t* colind,
@@ -206,7 +206,7 @@ status register_bcsr(data** out, std::uint32_t nnz, std::uint32_t nrow, void* nz
         (*out)->iface.bcsr = {interface_id::bcsr, nnz, nrow, reinterpret_cast<std::uintptr_t>(nzval), colind, rowptr,
                               firstentry, r, c, elemsize};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 status register_coo(data** out, std::uint32_t nx, std::uint32_t ny, std::uint32_t n_values, std::uint32_t* columns,
@@ -221,7 +221,7 @@ status register_coo(data** out, std::uint32_t nx, std::uint32_t ny, std::uint32_
         (*out)->iface.coo = {interface_id::coo, columns, rows, reinterpret_cast<std::uintptr_t>(values), nx, ny,
                              n_values, elemsize};
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 status register_custom(data** out, int id, const void* iface, const interface_ops& ops) noexcept {
@@ -249,7 +249,7 @@ status register_custom(data** out, int id, const void* iface, const interface_op
         d->custom_ops = ops;
         d->ops = &d->custom_ops;
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 namespace {
@@ -280,7 +280,7 @@ status register_void(data** out) noexcept {
         d->custom_ops = g_void_ops;
         d->ops = &d->custom_ops;
     }
-    return st;
+    return detail::listed(st, out);
 }
 
 void mark_undefined(data* d) noexcept { d->content.store(1, std::memory_order_release); }
@@ -346,7 +346,8 @@ status register_same(data** out, const data* src) noexcept {
     if (!src->custom) {
         (*out)->iface = src->iface;
     }
-    return allocate_on_use(*out);  // the shape is src's, the memory its own (made at first use)
+    st = allocate_on_use(*out);  // the shape is src's, the memory its own (made at first use)
+    return src->custom ? st : detail::listed(st, out);  // register_custom listed it
 }
 
 void* interface_sink(data* d) noexcept {

@@ -125,4 +125,60 @@ void mem_release(std::size_t bytes) noexcept {
 }
 
 }  // namespace detail
+
+namespace {
+/// Whether r->bytes more fit, taking nothing.
+bool room_for(void* p) {
+    const std::size_t want = static_cast<request*>(p)->bytes;
+    const std::size_t limit = g_limit.load(std::memory_order_relaxed);
+    return limit == 0 || g_used.load(std::memory_order_relaxed) + want <= limit;
+}
+}  // namespace
+
+status account_memory(std::size_t bytes, account_how how) noexcept {
+    request r{bytes};
+    switch (how) {
+    case account_how::overflow:
+        g_used.fetch_add(bytes, std::memory_order_acq_rel);
+        return {};
+    case account_how::wait:
+        return detail::mem_reserve(bytes, "starpu_memory_allocate(STARPU_MEMORY_WAIT)");
+    case account_how::reclaim:
+        if (try_take(&r)) {
+            return {};
+        }
+        if (const std::size_t used = g_used.load(std::memory_order_relaxed), limit = g_limit.load(std::memory_order_relaxed);
+            used + bytes > limit) {
+            detail::cache_evict(used + bytes - limit);
+        }
+        [[fallthrough]];
+    case account_how::now:
+        break;
+    }
+    if (try_take(&r)) {
+        return {};
+    }
+    return {errc::no_memory, "memory limit reached"};
+}
+
+void unaccount_memory(std::size_t bytes) noexcept { detail::mem_release(bytes); }
+
+bool wait_memory_room(std::size_t bytes) noexcept {
+    request r{bytes};
+    if (room_for(&r)) {
+        return true;
+    }
+    if (bytes > g_limit.load(std::memory_order_relaxed)) {
+        MPC_LOG(error, tg, "starpu_memory_wait_available: %zu bytes are more than the memory limit (%zu bytes)", bytes,
+                g_limit.load(std::memory_order_relaxed));
+        return false;
+    }
+    if (detail::in_task() || !detail::wait_in_flight(&room_for, &r, "mpc::tg memory limit")) {
+        MPC_LOG(error, tg, "starpu_memory_wait_available: %zu bytes do not fit under the memory limit and no task in "
+                           "flight can give memory back", bytes);
+        return false;
+    }
+    return true;
+}
+
 }  // namespace mpc::tg

@@ -126,6 +126,7 @@ data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n, const
     c->parent = parent;
     c->child_off = true;
     c->seq = parent->seq;
+    detail::enlist(c);
     return c;
 }
 

@@ -47,7 +47,7 @@ MPC_CONFIG_TABLE(tg, {
     {"MPC_TG_CALIBRATE", ::mpc::config::knob_type::string, "",
      "calibration of performance models: 0 until calibrated, 1 always, 2 from scratch (else STARPU_CALIBRATE)"},
     {"MPC_TG_LIMIT_CPU_MEM", ::mpc::config::knob_type::integer, "-1",
-     "MiB the task-graph runtime may allocate for data (scratch, redux copies); -1: STARPU_LIMIT_CPU_MEM, else no limit"},
+     "MiB the task-graph runtime may allocate for data (scratch, redux copies, STARPU_MALLOC_COUNT); -1: STARPU_LIMIT_CPU_NUMA_0_MEM, _NUMA_MEM or _CPU_MEM, else no limit"},
     {"MPC_TG_SCRATCH_CACHE", ::mpc::config::knob_type::integer, "8",
      "freed scratch buffers and redux copies each task-graph worker keeps for reuse (at most 16); 0: none"},
     {"MPC_TG_REDUX_TREE", ::mpc::config::knob_type::integer, "3",
@@ -279,8 +279,15 @@ status read_memory_knobs() noexcept {
     long mem = -1;
     long max = -1;
     long min = -1;
-    if (status st = knob("MPC_TG_LIMIT_CPU_MEM", "STARPU_LIMIT_CPU_MEM", &mem); !st.ok()) {
-        return st;
+    // StarPU's order for NUMA node 0 (the only memory node here): its own limit, then the
+    // per-NUMA-node one, then the CPU one.
+    for (const char* theirs : {"STARPU_LIMIT_CPU_NUMA_0_MEM", "STARPU_LIMIT_CPU_NUMA_MEM", "STARPU_LIMIT_CPU_MEM"}) {
+        if (status st = knob("MPC_TG_LIMIT_CPU_MEM", theirs, &mem); !st.ok()) {
+            return st;
+        }
+        if (mem >= 0) {
+            break;
+        }
     }
     if (status st = knob("MPC_TG_LIMIT_MAX_SUBMITTED", "STARPU_LIMIT_MAX_SUBMITTED_TASKS", &max); !st.ok()) {
         return st;

@@ -16,9 +16,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "lib/log.hpp"
+#include "lib/topology.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
 
@@ -157,6 +161,57 @@ void fatal(const char* call, const char* reason) noexcept {
 
 using namespace mpc::tg;
 
+namespace mpc::tg::starpu {
+namespace {
+
+/// Application threads bound to binding ids (VPs): StarPU's currently_bound/_shared lists and
+/// its per-PU owner and name, made at the first call after starpu_init (the workers' VPs are
+/// bound then) and dropped at shutdown.
+struct bindings {
+    static constexpr int no_one = -1, active_thread = -2, passive_thread = -3;
+    std::mutex m;
+    bool made = false;
+    std::vector<char> bound, shared;
+    std::vector<int> owner;
+    std::vector<std::string> name;
+    unsigned next = 0;
+};
+bindings& binding_table() noexcept {
+    static bindings* b = new bindings;  // never destroyed: threads may bind at exit
+    return *b;
+}
+
+/// The table for the running engine (b.m held).
+void make_bindings(bindings& b) {
+    if (b.made) {
+        return;
+    }
+    const auto n = static_cast<std::size_t>(std::max(sched::nr_vps(), 1));
+    b.bound.assign(n, 0);
+    b.shared.assign(n, 0);
+    b.owner.assign(n, bindings::no_one);
+    b.name.assign(n, std::string());
+    for (int w = 0; w < worker_count(); ++w) {
+        const int vp = worker_vp(w);
+        if (vp >= 0 && static_cast<std::size_t>(vp) < n) {
+            b.bound[static_cast<std::size_t>(vp)] = 1;
+            b.owner[static_cast<std::size_t>(vp)] = w;
+        }
+    }
+    b.next = 0;
+    b.made = true;
+}
+
+}  // namespace
+
+void forget_bindings() noexcept {
+    bindings& b = binding_table();
+    std::lock_guard g(b.m);
+    b.made = false;
+}
+
+}  // namespace mpc::tg::starpu
+
 extern "C" {
 
 int starpu_conf_init(struct starpu_conf* conf) {
@@ -260,9 +315,121 @@ void starpu_shutdown(void) {
         MPC_LOG(error, tg, "starpu_shutdown: %s", st.reason());
     }
     if (!running()) {
+        starpu::forget_bindings();
         starpu::forget_worker_orders();
         tags_clear();  // as StarPU's shutdown: tags do not outlive the runtime
     }
+}
+
+unsigned starpu_get_next_bindid(unsigned flags, unsigned* preferred, unsigned npreferred) {
+    if (!running()) {
+        starpu::fatal("starpu_get_next_bindid", "StarPU is not initialized (call starpu_init first)");
+    }
+    if (npreferred != 0 && preferred == nullptr) {
+        starpu::fatal("starpu_get_next_bindid", "a NULL preference list with npreferred > 0");
+    }
+    const bool active = (flags & STARPU_THREAD_ACTIVE) != 0;
+    starpu::bindings& b = starpu::binding_table();
+    std::lock_guard g(b.m);
+    try {
+        starpu::make_bindings(b);
+    } catch (...) {
+        starpu::fatal("starpu_get_next_bindid", "no memory for the binding table");
+    }
+    const auto n = static_cast<unsigned>(b.bound.size());
+    auto take = [&](unsigned i) {
+        b.bound[i] = 1;
+        if (!active) {
+            b.shared[i] = 1;
+        }
+        return i;
+    };
+    for (unsigned k = 0; k < npreferred; ++k) {
+        // A preference names a core; each VP is pinned to one core.
+        for (unsigned i = 0; i < n; ++i) {
+            if (mpc::sched::vp_place(static_cast<int>(i)).core == static_cast<int>(preferred[k]) &&
+                (b.bound[i] == 0 || (b.shared[i] != 0 && !active))) {
+                return take(i);
+            }
+        }
+    }
+    if (!active) {
+        for (unsigned i = 0; i < n; ++i) {
+            if (b.shared[i] != 0) {
+                return i;
+            }
+        }
+    }
+    unsigned i = b.next;
+    while (i < n && b.bound[i] != 0) {
+        ++i;
+    }
+    if (i == n) {
+        std::fill(b.bound.begin(), b.bound.end(), 0);  // every one taken: overloading, from the first
+        i = 0;
+    }
+    b.next = i;
+    return take(i);
+}
+
+int starpu_bind_thread_on(int cpuid, unsigned flags, const char* name) {
+    if (cpuid < 0) {
+        return 0;
+    }
+    if (!mpc::sched::initialized() || cpuid >= mpc::sched::nr_vps()) {
+        MPC_LOG(error, tg, "starpu_bind_thread_on: no binding id %d (there are %d)", cpuid,
+                mpc::sched::initialized() ? mpc::sched::nr_vps() : 0);
+        return -1;
+    }
+    const bool active = (flags & STARPU_THREAD_ACTIVE) != 0;
+    const int me = active ? starpu::bindings::active_thread : starpu::bindings::passive_thread;
+    int ret = 0;
+    {
+        starpu::bindings& b = starpu::binding_table();
+        std::lock_guard g(b.m);
+        try {
+            if (running()) {
+                starpu::make_bindings(b);
+            }
+            if (b.made) {
+                const auto i = static_cast<std::size_t>(cpuid);
+                const int previous = b.owner[i];
+                const bool same_name = name != nullptr && !b.name[i].empty() && b.name[i] == name;
+                if (previous != starpu::bindings::no_one && !same_name &&
+                    !(previous == starpu::bindings::passive_thread && me == starpu::bindings::passive_thread)) {
+                    if (previous >= 0) {
+                        MPC_LOG(warn, tg, "starpu_bind_thread_on: worker %d was already bound to %d, and thread %s is "
+                                          "bound to it too: this will strongly degrade performance", previous, cpuid,
+                                name != nullptr ? name : "(unnamed)");
+                    } else {
+                        MPC_LOG(warn, tg, "starpu_bind_thread_on: %s thread %s was already bound to %d, and thread %s "
+                                          "is bound to it too: this will strongly degrade performance",
+                                previous == starpu::bindings::active_thread ? "active" : "non-active",
+                                b.name[i].c_str(), cpuid, name != nullptr ? name : "(unnamed)");
+                    }
+                    ret = -1;
+                } else {
+                    b.owner[i] = me;
+                    if (name != nullptr) {
+                        b.name[i] = name;
+                    }
+                }
+            }
+        } catch (...) {
+            starpu::fatal("starpu_bind_thread_on", "no memory for the binding table");
+        }
+    }
+    if (mpc::sched::self() != nullptr) {
+        // A user-level thread: it runs on that VP from now on (no rebalance moves it back).
+        if (mpc::status st = mpc::sched::move_to(cpuid); !st.ok()) {
+            MPC_LOG(error, tg, "starpu_bind_thread_on: moving to VP %d: %s", cpuid, st.reason());
+            return -1;
+        }
+    } else if (mpc::status st = mpc::topo::bind_this_thread(mpc::sched::vp_place(cpuid)); !st.ok()) {
+        MPC_LOG(error, tg, "starpu_bind_thread_on: pinning the thread to VP %d's PU: %s", cpuid, st.reason());
+        return -1;
+    }
+    return ret;
 }
 
 void starpu_get_version(int* major, int* minor, int* release) {
@@ -444,11 +611,32 @@ void starpu_malloc_set_align(size_t align) {
 }
 
 int starpu_malloc_flags(void** A, size_t dim, int flags) {
-    if (A == nullptr || (flags & ~static_cast<int>(STARPU_MALLOC_PINNED)) != 0) {
+    constexpr int known = STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT | STARPU_MALLOC_NORECLAIM | STARPU_MEMORY_WAIT |
+                          STARPU_MALLOC_SIMULATION_FOLDED;
+    if (A == nullptr || (flags & ~known) != 0) {
         return -EINVAL;
+    }
+    const bool count = (flags & STARPU_MALLOC_COUNT) != 0;
+    if (count) {
+        // StarPU's order: make room from the caches (unless NORECLAIM), wait only when asked.
+        using mpc::tg::account_how;
+        const bool wait = (flags & STARPU_MEMORY_WAIT) != 0;
+        account_how how = (flags & STARPU_MALLOC_NORECLAIM) != 0 ? (wait ? account_how::wait : account_how::overflow)
+                                                                  : account_how::reclaim;
+        mpc::status st = mpc::tg::account_memory(dim, how);
+        if (!st.ok() && wait && how == account_how::reclaim) {
+            st = mpc::tg::account_memory(dim, account_how::wait);
+        }
+        if (!st.ok()) {
+            *A = nullptr;
+            return -ENOMEM;
+        }
     }
     void* p = nullptr;
     if (posix_memalign(&p, starpu::g_malloc_align.load(std::memory_order_relaxed), dim == 0 ? 1 : dim) != 0) {
+        if (count) {
+            mpc::tg::unaccount_memory(dim);
+        }
         *A = nullptr;
         return -ENOMEM;
     }
@@ -458,9 +646,40 @@ int starpu_malloc_flags(void** A, size_t dim, int flags) {
 
 int starpu_malloc(void** A, size_t dim) { return starpu_malloc_flags(A, dim, 0); }
 
-int starpu_free_flags(void* A, size_t /*dim*/, int /*flags*/) {
+int starpu_free_flags(void* A, size_t dim, int flags) {
     std::free(A);
+    if ((flags & STARPU_MALLOC_COUNT) != 0 && A != nullptr) {
+        mpc::tg::unaccount_memory(dim);
+    }
     return 0;
+}
+
+int starpu_memory_allocate(unsigned node, size_t size, int flags) {
+    if (node != STARPU_MAIN_RAM) {
+        MPC_LOG(error, tg, "starpu_memory_allocate: no memory node %u (main memory, 0, is the only one)", node);
+        return -EINVAL;
+    }
+    using mpc::tg::account_how;
+    const account_how how = (flags & STARPU_MEMORY_WAIT) != 0       ? account_how::wait
+                            : (flags & STARPU_MEMORY_OVERFLOW) != 0 ? account_how::overflow
+                                                                    : account_how::now;
+    return mpc::tg::account_memory(size, how).ok() ? 0 : -ENOMEM;
+}
+
+void starpu_memory_deallocate(unsigned node, size_t size) {
+    if (node != STARPU_MAIN_RAM) {
+        MPC_LOG(error, tg, "starpu_memory_deallocate: no memory node %u (main memory, 0, is the only one)", node);
+        return;
+    }
+    mpc::tg::unaccount_memory(size);
+}
+
+void starpu_memory_wait_available(unsigned node, size_t size) {
+    if (node != STARPU_MAIN_RAM) {
+        MPC_LOG(error, tg, "starpu_memory_wait_available: no memory node %u (main memory, 0, is the only one)", node);
+        return;
+    }
+    (void)mpc::tg::wait_memory_room(size);
 }
 
 int starpu_free(void* A) {

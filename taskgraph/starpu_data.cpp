@@ -344,6 +344,27 @@ void starpu_data_unregister(starpu_data_handle_t handle) {
     }
 }
 
+starpu_arbiter_t starpu_arbiter_create(void) {
+    mpc::result<mpc::tg::arbiter*> a = mpc::tg::arbiter_create();
+    if (!a) {
+        starpu::fatal("starpu_arbiter_create", a.error().reason());
+    }
+    return reinterpret_cast<starpu_arbiter_t>(*a);
+}
+
+void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t arbiter) {
+    if (mpc::status st = mpc::tg::assign_arbiter(core(handle), reinterpret_cast<mpc::tg::arbiter*>(arbiter));
+        !st.ok()) {
+        starpu::fatal("starpu_data_assign_arbiter", st.reason());
+    }
+}
+
+void starpu_arbiter_destroy(starpu_arbiter_t arbiter) {
+    if (mpc::status st = mpc::tg::arbiter_destroy(reinterpret_cast<mpc::tg::arbiter*>(arbiter)); !st.ok()) {
+        starpu::fatal("starpu_arbiter_destroy", st.reason());
+    }
+}
+
 void starpu_data_unregister_no_coherency(starpu_data_handle_t handle) { starpu_data_unregister(handle); }
 
 void starpu_data_unregister_submit(starpu_data_handle_t handle) {

@@ -28,6 +28,8 @@ int errno_of(const status& st) noexcept;
 int submit(starpu_task* t) noexcept;
 /// Drops the workerorder records (starpu_shutdown: orders count from 1 again).
 void forget_worker_orders() noexcept;
+/// Drops the application threads' bindings (starpu_shutdown).
+void forget_bindings() noexcept;
 /// Fills d's model fields from t's codelet's performance model (starpu_perfmodel.cpp); d's
 /// handles and buffer count must be set.
 void fill_model(starpu_task* t, task_desc* d) noexcept;

@@ -243,6 +243,16 @@ void* starpu_data_get_local_ptr(starpu_data_handle_t handle) {
     return starpu_data_handle_to_pointer(handle, STARPU_MAIN_RAM);
 }
 
+starpu_data_handle_t starpu_data_lookup(const void* ptr) {
+    if (ptr == nullptr) {
+        return nullptr;
+    }
+    auto match = [](mpc::tg::data* d, const void* key) {
+        return starpu_data_handle_to_pointer(reinterpret_cast<starpu_data_handle_t>(d), STARPU_MAIN_RAM) == key;
+    };
+    return reinterpret_cast<starpu_data_handle_t>(mpc::tg::find_handle(match, ptr));
+}
+
 int starpu_data_pack(starpu_data_handle_t handle, void** ptr, starpu_ssize_t* count) {
     if (is_custom(handle)) {
         const starpu_data_interface_ops* o = starpu_data_get_interface_ops(handle);

@@ -611,7 +611,8 @@ int submit(starpu_task* t) noexcept {
         modes = more_modes.data();
     }
     for (int i = 0; i < n; ++i) {
-        modes[i] = static_cast<access_mode>(mode_of(t, i));
+        // SSEND and LOCALITY are hints for StarPU-MPI and a rebuilt ws: nothing for the core.
+        modes[i] = static_cast<access_mode>(mode_of(t, i) & ~(STARPU_SSEND | STARPU_LOCALITY));
     }
     // starpu_data_handle_t is the core's data* under another name (starpu_data.cpp).
     d.handles = reinterpret_cast<data* const*>(t->dyn_handles != nullptr ? t->dyn_handles : t->handles);

@@ -363,6 +363,23 @@ status set_reduction(data* d, cpu_fn redux, void* redux_arg, cpu_fn init, void* 
 /// A pointer the application attaches to the handle (StarPU's user_data).
 void set_user_data(data* d, void* p) noexcept;
 void* user_data(const data* d) noexcept;
+/// The oldest live handle that is usable now (its memory made, not a parent partitioned
+/// read-write, not a child of a plan that is off) and for which match(handle, key) is true,
+/// or nullptr (starpu_data_lookup). Scans every live handle under the registry's lock; match
+/// must not register or free handles.
+data* find_handle(bool (*match)(data* d, const void* key), const void* key) noexcept;
+/// A data access arbiter (StarPU's starpu_arbiter_t): the handles assigned to it are taken by
+/// a task all at once or not at all, under the arbiter's lock (the centralised solution of the
+/// dining philosophers), instead of one by one in address order, for their commute accesses
+/// and the accesses without sequential consistency. A task whose handles belong to several
+/// arbiters takes them arbiter by arbiter in address order. See arbiter.cpp.
+struct arbiter;
+result<arbiter*> arbiter_create() noexcept;
+/// Before any access to d (errc::busy, logged, once a task or acquisition has used it);
+/// nullptr gives d back to per-handle arbitration.
+status assign_arbiter(data* d, arbiter* a) noexcept;
+/// errc::busy (logged) while a registered handle is still assigned to `a`.
+status arbiter_destroy(arbiter* a) noexcept;
 /// Waits until no submitted task uses d any more (may block), then frees the handle.
 /// errc::busy, with a logged reason, when the application holds d acquired or when called from
 /// inside a task (that would wait forever).
@@ -557,6 +574,19 @@ std::size_t memory_limit() noexcept;
 /// Bytes the runtime holds for data now, counting the buffers its per-worker caches keep
 /// (memory_cached()): those are given back first when a reservation would exceed the limit.
 std::size_t memory_used() noexcept;
+/// Memory the application accounts against the same limit (StarPU's starpu_memory_allocate
+/// and starpu_malloc_flags(STARPU_MALLOC_COUNT)): `now` takes the bytes if they fit (no limit:
+/// always), `reclaim` first frees the workers' cached buffers when they do not, `wait` waits
+/// while tasks in flight may give memory back, `overflow` takes them whatever the limit.
+/// errc::no_memory when they do not fit (`wait`: logged, when nothing in flight can give any
+/// back, or when called from a task).
+enum class account_how { now, reclaim, wait, overflow };
+status account_memory(std::size_t bytes, account_how how) noexcept;
+/// Gives back memory accounted with account_memory() (in one or several calls).
+void unaccount_memory(std::size_t bytes) noexcept;
+/// Waits until `bytes` more would fit under the limit, while tasks in flight may give memory
+/// back; false (logged) when it gave up. Takes nothing.
+bool wait_memory_room(std::size_t bytes) noexcept;
 /// Bytes of freed scratch buffers and redux copies the workers keep for reuse (part of
 /// memory_used()).
 std::size_t memory_cached() noexcept;

@@ -97,15 +97,8 @@ parallel_tasks/*|parallel tasks (combined workers, STARPU_SPMD / STARPU_FORKJOIN
 main/driver_api/*|the driver API (struct starpu_driver, starpu_driver_run) is not provided; Debian'"'"'s StarPU does not build them either
 datawizard/interfaces/multiformat/*|the multiformat interface and MIC devices (starpu_mic.h) are not provided
 main/starpu_task_bundle|task bundles (starpu_task_bundle.h) are not provided
-datawizard/test_arbiter|arbiters (starpu_arbiter_t) are not provided
-datawizard/locality|STARPU_LOCALITY (a scheduling hint) is not declared
-datawizard/allocate|STARPU_MALLOC_COUNT (memory accounting of starpu_malloc) is not provided
-datawizard/noreclaim|STARPU_MALLOC_COUNT (memory accounting of starpu_malloc) is not provided
 datawizard/invalidate_pending_requests|FxT traces (starpu_fxt.h) are not provided
-datawizard/data_lookup|starpu_data_lookup (a registry of registered pointers) is not provided
-datawizard/lazy_unregister|starpu_data_lookup (a registry of registered pointers) is not provided
 helper/cusparse_init|cuSPARSE helpers need CUDA, which is not provided
-main/bind|starpu_bind_thread_on and STARPU_THREAD_ACTIVE are not provided
 '
 
 run_one() {  # run_one FLAVOUR PROGRAM: prints ok, skip, timeout or rc=N

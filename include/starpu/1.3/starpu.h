@@ -165,6 +165,21 @@ void starpu_shutdown(void);
 void starpu_pause(void);
 void starpu_resume(void);
 
+/** starpu_get_next_bindid() / starpu_bind_thread_on(): the thread will keep its CPU busy and
+ * wants one of its own. */
+#define STARPU_THREAD_ACTIVE (1 << 0)
+/** A binding id (a VP: a kernel thread pinned to a core, as starpu_worker_get_bindid reports)
+ * for an application thread: one listed in preferred (by core) that is free, or, for a thread
+ * that is not STARPU_THREAD_ACTIVE, one already shared; else the next one that no worker and
+ * no active thread holds (those starpu_conf::reserve_ncpus leaves); when none is left, the
+ * first again (the application asked for overloading), as in StarPU. */
+unsigned starpu_get_next_bindid(unsigned flags, unsigned *preferred, unsigned npreferred);
+/** Binds the calling thread to binding id cpuid: a user-level thread (the program's main, a
+ * rank) moves to that VP and stays there; a plain thread is pinned to the VP's PU. Returns 0,
+ * or -1 with a warning when a worker or another thread (of another name) holds it already (the
+ * binding is still made). cpuid < 0: nothing done, 0. */
+int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name);
+
 /** Prints on f each worker with the VP (and the PU it is pinned to, when known) it runs on. */
 void starpu_topology_print(FILE *f);
 /** Whether asynchronous data copies are disabled: starpu_conf's disable_asynchronous_*copy

@@ -34,8 +34,27 @@ enum starpu_data_access_mode {
     /** With STARPU_W or STARPU_RW: consecutive such accesses run in any order, one at a time,
      * and stay ordered against the other accesses before and after them. */
     STARPU_COMMUTE = (1 << 4),
+    /** StarPU-MPI's synchronous send of the handle; without StarPU-MPI a hint that changes
+     * nothing, as in StarPU. */
+    STARPU_SSEND = (1 << 5),
+    /** "The data that matters most to the task": a scheduling hint that StarPU 1.3's built
+     * policies do not use (only a rebuilt ws/lws does); accepted and ignored. */
+    STARPU_LOCALITY = (1 << 6),
     STARPU_ACCESS_MODE_MAX = (1 << 9)
 };
+
+/** A data access arbiter: the handles assigned to one are taken by a task all at once or not
+ * at all (the centralised solution to the dining philosophers), for their STARPU_COMMUTE
+ * accesses and for accesses without sequential consistency; handles without an arbiter are
+ * taken one by one in address order. Several arbiters split the centralisation: a task takes
+ * its handles arbiter by arbiter. */
+typedef struct starpu_arbiter *starpu_arbiter_t;
+starpu_arbiter_t starpu_arbiter_create(void);
+/** Before any access to the handle (a later call stops the program with a message). */
+void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t arbiter);
+/** Once every handle assigned to it has been unregistered (otherwise the program stops with
+ * a message). */
+void starpu_arbiter_destroy(starpu_arbiter_t arbiter);
 
 /** Waits until no submitted task uses the handle (may block), then forgets it; the memory
  * goes back to the application, up to date. Unregistering a handle that the application holds

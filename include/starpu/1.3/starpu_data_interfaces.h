@@ -150,6 +150,10 @@ size_t starpu_data_get_size(starpu_data_handle_t handle);
 /** The data's pointer in main memory (custom interfaces: to_pointer or handle_to_pointer). */
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
+/** The registered handle whose data in main memory starts at ptr, or NULL. A partitioned
+ * handle gives way to its children until it is unpartitioned; of two handles on one pointer,
+ * the first registered answers (StarPU's rule). It scans the live handles. */
+starpu_data_handle_t starpu_data_lookup(const void *ptr);
 /** Whether ptr lies in the handle's data on node: 1 or 0 (every built-in interface answers),
  * -1 when a custom interface has no pointer_is_inside method; 0 when the data has no memory
  * on that node yet. */

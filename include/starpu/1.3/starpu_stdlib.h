@@ -13,6 +13,32 @@ extern "C" {
 /** starpu_malloc_flags(): page-locked memory for GPU transfers (no GPU here: plain memory). */
 #define STARPU_MALLOC_PINNED ((1ULL) << 1)
 
+/** starpu_malloc_flags(): account the block against main memory's limit (STARPU_LIMIT_CPU_MEM,
+ * or STARPU_LIMIT_CPU_NUMA_0_MEM / STARPU_LIMIT_CPU_NUMA_MEM), which the runtime's own data
+ * allocations share. When it does not fit, the workers' cached buffers are freed first, then
+ * -ENOMEM. Free such a block with starpu_free_flags() and the same flag and size. */
+#define STARPU_MALLOC_COUNT ((1ULL) << 2)
+/** With STARPU_MALLOC_COUNT: free nothing to make room; the block is taken beyond the limit
+ * (or, with STARPU_MEMORY_WAIT, waits for room). */
+#define STARPU_MALLOC_NORECLAIM ((1ULL) << 3)
+/** starpu_memory_allocate() (and starpu_malloc_flags): wait for room while tasks in flight may
+ * give memory back; -ENOMEM with a message when none can. */
+#define STARPU_MEMORY_WAIT ((1ULL) << 4)
+/** starpu_memory_allocate(): take the amount even beyond the limit. */
+#define STARPU_MEMORY_OVERFLOW ((1ULL) << 5)
+/** SimGrid's folded allocation: without SimGrid, a plain block (as in StarPU). */
+#define STARPU_MALLOC_SIMULATION_FOLDED ((1ULL) << 6)
+
+/** Accounts size bytes against main memory's limit without allocating them (node 0 only; no
+ * limit: always fits). 0, or -ENOMEM when they do not fit (flags 0), unless flags has
+ * STARPU_MEMORY_WAIT or STARPU_MEMORY_OVERFLOW. -EINVAL for another node. */
+int starpu_memory_allocate(unsigned node, size_t size, int flags);
+/** Gives back accounted memory (in one or several calls). */
+void starpu_memory_deallocate(unsigned node, size_t size);
+/** Waits until size bytes would fit under the limit (while tasks in flight may give memory
+ * back; a message when none can). */
+void starpu_memory_wait_available(unsigned node, size_t size);
+
 /** Alignment of the blocks starpu_malloc() returns from now on (a power of two; default: that
  * of a pointer). */
 void starpu_malloc_set_align(size_t align);
@@ -20,7 +46,8 @@ void starpu_malloc_set_align(size_t align);
 int starpu_malloc(void **A, size_t dim);
 /** Frees a block of starpu_malloc(). Returns 0. */
 int starpu_free(void *A);
-/** starpu_malloc() with flags (STARPU_MALLOC_PINNED or 0; others: -EINVAL). */
+/** starpu_malloc() with flags (STARPU_MALLOC_PINNED, _COUNT, _NORECLAIM, _SIMULATION_FOLDED,
+ * STARPU_MEMORY_WAIT; others: -EINVAL). */
 int starpu_malloc_flags(void **A, size_t dim, int flags);
 int starpu_free_flags(void *A, size_t dim, int flags);
 /** Page-locks [addr, addr + size) for GPU transfers: with no GPU, nothing to do; returns 0 (as a

@@ -1,0 +1,180 @@
+// starpu_data_lookup (which handle holds a pointer), memory accounting of the application's
+// blocks (STARPU_MALLOC_COUNT, starpu_memory_allocate) and binding application threads
+// (starpu_get_next_bindid, starpu_bind_thread_on): each was missing before.
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <thread>
+
+#include "../env_guard.hpp"
+#include "scheduler/sched.hpp"
+#include "starpu_fixture.hpp"
+
+namespace {
+
+using StarpuRegistry = mpc::test::starpu_two_workers;
+
+void fill(void** buffers, void*) {
+    auto* v = reinterpret_cast<float*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i) {
+        v[i] = static_cast<float>(i);
+    }
+}
+
+TEST_F(StarpuRegistry, LookupFindsRegisteredPointersUntilUnregistered) {
+    float a[16] = {}, b[16] = {};
+    starpu_data_handle_t ha, hb, again;
+    EXPECT_EQ(starpu_data_lookup(a), nullptr);
+    EXPECT_EQ(starpu_data_lookup(nullptr), nullptr);
+    starpu_vector_data_register(&ha, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), 16, sizeof(float));
+    starpu_vector_data_register(&hb, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(b), 16, sizeof(float));
+    EXPECT_EQ(starpu_data_lookup(a), ha);
+    EXPECT_EQ(starpu_data_lookup(b), hb);
+    EXPECT_EQ(starpu_data_lookup(a + 1), nullptr) << "only where the data starts";
+    starpu_variable_data_register(&again, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a), sizeof(float));
+    EXPECT_EQ(starpu_data_lookup(a), ha) << "the first registered answers";
+    starpu_data_unregister(ha);
+    EXPECT_EQ(starpu_data_lookup(a), again);
+    starpu_data_unregister(again);
+    starpu_data_unregister(hb);
+    EXPECT_EQ(starpu_data_lookup(a), nullptr);
+    EXPECT_EQ(starpu_data_lookup(b), nullptr);
+}
+
+TEST_F(StarpuRegistry, LookupFindsMemoryTheRuntimeMadeOnceItExists) {
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, -1, 0, 64, sizeof(float));
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = fill;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_W;
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_W, h, 0), 0);
+    ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+    void* p = starpu_data_get_local_ptr(h);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(static_cast<float*>(p)[63], 63.0f);
+    EXPECT_EQ(starpu_data_lookup(p), h);
+    starpu_data_release(h);
+    starpu_data_unregister(h);
+}
+
+TEST_F(StarpuRegistry, APartitionedHandleGivesWayToItsChildren) {
+    int v[100] = {};
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(v), 100, sizeof(int));
+    starpu_data_filter f{};
+    f.filter_func = starpu_vector_filter_block;
+    f.nchildren = 4;
+    starpu_data_partition(h, &f);
+    for (int i = 0; i < 4; ++i) {
+        starpu_data_handle_t c = starpu_data_get_sub_data(h, 1, i);
+        EXPECT_EQ(starpu_data_lookup(starpu_data_get_local_ptr(c)), c) << "child " << i;
+    }
+    EXPECT_EQ(starpu_data_lookup(v), starpu_data_get_sub_data(h, 1, 0)) << "the parent is partitioned";
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    EXPECT_EQ(starpu_data_lookup(v), h) << "the parent is back";
+    EXPECT_EQ(starpu_data_lookup(v + 25), nullptr) << "the children are gone";
+    starpu_data_unregister(h);
+}
+
+// Counted blocks share the runtime's memory limit with its own data allocations.
+class StarpuCounted : public ::testing::Test {
+protected:
+    mpc::test::env_guard limit{"STARPU_LIMIT_CPU_NUMA_MEM", "4"};  // MiB: StarPU's name for node 0's limit
+    void SetUp() override {
+        starpu_conf conf;
+        ASSERT_EQ(starpu_conf_init(&conf), 0);
+        conf.ncpus = 2;
+        ASSERT_EQ(starpu_init(&conf), 0);
+    }
+    void TearDown() override { starpu_shutdown(); }
+};
+
+void touch_w(void** buffers, void*) { static_cast<char*>(reinterpret_cast<void*>(STARPU_VARIABLE_GET_PTR(buffers[0])))[0] = 1; }
+
+TEST_F(StarpuCounted, CountedBlocksShareTheLimitWithTheRuntimesData) {
+    constexpr size_t mib = 1 << 20;
+    EXPECT_EQ(starpu_memory_get_total(STARPU_MAIN_RAM), static_cast<starpu_ssize_t>(4 * mib));
+    void* a = nullptr;
+    void* b = nullptr;
+    ASSERT_EQ(starpu_malloc_flags(&a, 3 * mib, STARPU_MALLOC_COUNT), 0);
+    EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), static_cast<starpu_ssize_t>(mib));
+    EXPECT_EQ(starpu_malloc_flags(&b, 2 * mib, STARPU_MALLOC_COUNT), -ENOMEM);
+    EXPECT_EQ(b, nullptr);
+    ASSERT_EQ(starpu_malloc_flags(&b, 2 * mib, 0), 0) << "not counted: not limited";
+    starpu_free_flags(b, 2 * mib, 0);
+    ASSERT_EQ(starpu_malloc_flags(&b, 2 * mib, STARPU_MALLOC_COUNT | STARPU_MALLOC_NORECLAIM), 0)
+        << "NORECLAIM: taken beyond the limit";
+    EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), 0);
+    starpu_free_flags(b, 2 * mib, STARPU_MALLOC_COUNT);
+    // A handle the runtime makes memory for no longer fits beside the counted block.
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, -1, 0, 2 * mib);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = touch_w;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_W;
+    EXPECT_EQ(starpu_task_insert(&cl, STARPU_W, h, 0), -ENOMEM);
+    starpu_free_flags(a, 3 * mib, STARPU_MALLOC_COUNT);
+    EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), static_cast<starpu_ssize_t>(4 * mib));
+    EXPECT_EQ(starpu_task_insert(&cl, STARPU_W, h, 0), 0) << "room again";
+    EXPECT_EQ(starpu_task_wait_for_all(), 0);
+    starpu_data_unregister(h);
+    // Accounting alone.
+    EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, 3 * mib, 0), 0);
+    EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, 2 * mib, 0), -ENOMEM);
+    EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, 2 * mib, STARPU_MEMORY_OVERFLOW), 0);
+    starpu_memory_deallocate(STARPU_MAIN_RAM, 2 * mib);
+    starpu_memory_deallocate(STARPU_MAIN_RAM, mib);
+    starpu_memory_deallocate(STARPU_MAIN_RAM, 2 * mib);
+    starpu_memory_wait_available(STARPU_MAIN_RAM, 4 * mib);  // there: returns at once
+    EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), static_cast<starpu_ssize_t>(4 * mib));
+    EXPECT_EQ(starpu_memory_allocate(1, 1, 0), -EINVAL) << "main memory is the only node";
+    void* c = nullptr;
+    EXPECT_EQ(starpu_malloc_flags(&c, 16, 1 << 9), -EINVAL) << "an unknown flag";
+}
+
+// reserve_ncpus leaves VP 0 without a worker (the workers take the last VPs): the program's
+// threads may bind there.
+class StarpuBind : public ::testing::Test {
+protected:
+    void SetUp() override {
+        starpu_conf conf;
+        ASSERT_EQ(starpu_conf_init(&conf), 0);
+        conf.ncpus = 2;
+        conf.reserve_ncpus = 1;
+        conf.precedence_over_environment_variables = 1;
+        ASSERT_EQ(starpu_init(&conf), 0);
+    }
+    void TearDown() override { starpu_shutdown(); }
+};
+
+TEST_F(StarpuBind, ActiveAndPassiveThreadsGetTheReservedCpus) {
+    ASSERT_EQ(starpu_worker_get_count(), 1u);
+    const int worker_vp = starpu_worker_get_bindid(0);
+    const unsigned active = starpu_get_next_bindid(STARPU_THREAD_ACTIVE, nullptr, 0);
+    EXPECT_NE(static_cast<int>(active), worker_vp) << "a CPU no worker holds";
+    EXPECT_EQ(starpu_bind_thread_on(static_cast<int>(active), STARPU_THREAD_ACTIVE, "main"), 0);
+    EXPECT_EQ(mpc::sched::current_vp(), static_cast<int>(active)) << "the program's main moved there";
+    EXPECT_EQ(starpu_bind_thread_on(static_cast<int>(active), STARPU_THREAD_ACTIVE, "main"), 0)
+        << "the same name again: no conflict";
+    // Every CPU is held now: the next passive id starts over (overloading), and a second
+    // passive request shares it.
+    const unsigned p1 = starpu_get_next_bindid(0, nullptr, 0);
+    const unsigned p2 = starpu_get_next_bindid(0, nullptr, 0);
+    EXPECT_EQ(p1, p2);
+    EXPECT_EQ(starpu_bind_thread_on(worker_vp, 0, "helper"), -1) << "a worker holds it: a warning";
+    EXPECT_EQ(mpc::sched::current_vp(), worker_vp);
+    // A plain thread is pinned instead of moved.
+    int rc = 1;
+    std::thread t([&] { rc = starpu_bind_thread_on(static_cast<int>(active), 0, "other"); });
+    t.join();
+    EXPECT_EQ(rc, -1) << "an active thread of another name holds it";
+    EXPECT_EQ(starpu_bind_thread_on(-1, 0, "nothing"), 0);
+    EXPECT_EQ(starpu_bind_thread_on(1000, 0, "nowhere"), -1);
+    EXPECT_EQ(mpc::sched::move_to(0).ok(), true);
+}
+
+}  // namespace
