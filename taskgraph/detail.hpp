@@ -73,6 +73,7 @@ struct task {
     std::uint32_t footprint = 0;
     std::size_t size = 0;
     double cost_us = -1;        ///< the application's cost function's answer; < 0: none
+    const void* bundle = nullptr;  ///< task_desc::bundle
     double predicted_us = 0;    ///< what the policy expected when it placed the task
     int sched_worker = -1;      ///< the worker a placing policy chose
     std::uint64_t trace_id = 0; ///< non-zero when traced (trace.cpp)

@@ -171,6 +171,9 @@ private:
 /// all, a VP that the OS descheduled): without this, the last tasks of one queue run while the
 /// other workers idle. A task placed well stays: a faster worker's queue is not raided by a
 /// slower one.
+/// set_bundle_length_hook()'s function (tg.hpp).
+constinit std::atomic<double (*)(const void*)> g_bundle_length{nullptr};
+
 class heft_switch final : public component {
 public:
     heft_switch(std::vector<component*> children, const policy_context& ctx, const heft_options& o)
@@ -272,14 +275,18 @@ private:
         auto fewer = [this](std::size_t w, int than) {
             return than < 0 || count(w) < count(static_cast<std::size_t>(than));
         };
-        // The runtime's model has one CPU architecture: one lookup serves every worker.
-        const double len0 = same_length_ ? expected_(t, 0) : 0.0;
+        // The runtime's model has one CPU architecture: one lookup serves every worker. A
+        // bundle's task is placed for the length of the bundle's tasks not placed yet (StarPU's
+        // dmda), so that they tend to go to one worker.
+        double (*bundle_us)(const void*) = g_bundle_length.load(std::memory_order_acquire);
+        const bool bundled = t->bundle != nullptr && bundle_us != nullptr;
+        const double len0 = bundled ? bundle_us(t->bundle) : same_length_ ? expected_(t, 0) : 0.0;
         for (std::size_t w = 0; w < children_.size(); ++w) {
             if (!children_[w]->accepts()) {
                 continue;
             }
             const double a = ahead(w, &now);
-            double len = same_length_ ? len0 : expected_(t, static_cast<int>(w));
+            double len = same_length_ || bundled ? len0 : expected_(t, static_cast<int>(w));
             if (std::isnan(len)) {
                 if (uncal < 0 || a < uncal_ahead || (a == uncal_ahead && fewer(w, uncal))) {
                     uncal = static_cast<int>(w);
@@ -540,6 +547,10 @@ std::unique_ptr<tree_policy> make_heft_tree(const policy_context& ctx, const hef
 }  // namespace mpc::tg::modular
 
 namespace mpc::tg {
+
+void set_bundle_length_hook(double (*hook)(const void* bundle)) noexcept {
+    modular::g_bundle_length.store(hook, std::memory_order_release);
+}
 
 using namespace modular;
 

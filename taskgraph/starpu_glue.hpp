@@ -30,6 +30,8 @@ int submit(starpu_task* t) noexcept;
 void forget_worker_orders() noexcept;
 /// Drops the application threads' bindings (starpu_shutdown).
 void forget_bindings() noexcept;
+/// Takes t out of its bundle, if any (cleaning or destroying it).
+void leave_bundle(starpu_task* t) noexcept;
 /// Fills d's model fields from t's codelet's performance model (starpu_perfmodel.cpp); d's
 /// handles and buffer count must be set.
 void fill_model(starpu_task* t, task_desc* d) noexcept;

@@ -378,6 +378,7 @@ task* dep_core_of(starpu_task* t) noexcept {
 /// Drops the task's core record and the dyn_ arrays (starpu_task_clean). `check`: the task
 /// must not be running (false only from the task's own end, before the core marks it done).
 void clean(starpu_task* t, bool check) noexcept {
+    leave_bundle(t);  // first: the bundle's length reads t's record
     forget_deps(t);
     if (auto* core = static_cast<task*>(t->starpu_private); core != nullptr) {
         if (check && task_submitted(core) && !task_finished(core)) {
@@ -634,6 +635,7 @@ int submit(starpu_task* t) noexcept {
     d.times = profile_for_submit(t);
     d.tag_again = core->resubmitted;
     fill_model(t, &d);
+    d.bundle = t->bundle;
     if (int w = place(t); w < -1) {
         return w;
     } else {

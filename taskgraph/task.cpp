@@ -307,6 +307,7 @@ status fill(task* t, const task_desc& d) noexcept {
     t->footprint = d.footprint;
     t->size = d.size;
     t->cost_us = d.cost_us;
+    t->bundle = d.bundle;
     t->times = d.times;
     return {};
 }

@@ -513,6 +513,9 @@ struct task_desc {
     std::size_t size = 0;
     /// Expected duration given by the application (a cost function), in µs; < 0: none.
     double cost_us = -1;
+    /// A group of tasks to be placed together (StarPU's task bundle): model-based policies
+    /// choose the worker for the group's expected length (bundle_length_hook), not the task's.
+    const void* bundle = nullptr;
     /// Where to record the task's timestamps (profiling); the caller keeps it alive until the
     /// task has finished. nullptr: not recorded.
     task_times* times = nullptr;
@@ -574,6 +577,9 @@ std::size_t memory_limit() noexcept;
 /// Bytes the runtime holds for data now, counting the buffers its per-worker caches keep
 /// (memory_cached()): those are given back first when a reservation would exceed the limit.
 std::size_t memory_used() noexcept;
+/// The expected µs of a task group's members that no policy has placed yet (see
+/// task_desc::bundle); set once by the StarPU layer.
+void set_bundle_length_hook(double (*hook)(const void* bundle)) noexcept;
 /// Memory the application accounts against the same limit (StarPU's starpu_memory_allocate
 /// and starpu_malloc_flags(STARPU_MALLOC_COUNT)): `now` takes the bytes if they fit (no limit:
 /// always), `reclaim` first frees the workers' cached buffers when they do not, `wait` waits

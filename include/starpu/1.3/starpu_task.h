@@ -1,7 +1,7 @@
 /* StarPU 1.3 API on MPC: codelets and tasks.
  *
  * The structures keep StarPU's field names for what MPC implements; fields of features not
- * implemented yet (CUDA/OpenCL implementations, bundles,
+ * implemented yet (CUDA/OpenCL implementations,
  * scheduling contexts) are absent, so a program that sets them does not compile rather than
  * silently running without them. */
 #ifndef MPC_STARPU_TASK_H
@@ -245,6 +245,8 @@ struct starpu_task {
     void *interfaces[STARPU_NMAXBUFS];
     /** StarPU's count of end calls still needed: 0 here (end dependencies are the runtime's). */
     unsigned nb_termination_call_required;
+    /** The bundle holding the task (starpu_task_bundle.h), or NULL. */
+    struct mpc_starpu_task_bundle *bundle;
     /** The runtime's record of the task. */
     void *starpu_private;
 };

@@ -1,9 +1,10 @@
 // starpu_data_lookup (which handle holds a pointer), memory accounting of the application's
 // blocks (STARPU_MALLOC_COUNT, starpu_memory_allocate) and binding application threads
-// (starpu_get_next_bindid, starpu_bind_thread_on): each was missing before.
+// (starpu_get_next_bindid, starpu_bind_thread_on), and task bundles: each was missing before.
 #include <gtest/gtest.h>
 #include <starpu.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <thread>
@@ -175,6 +176,70 @@ TEST_F(StarpuBind, ActiveAndPassiveThreadsGetTheReservedCpus) {
     EXPECT_EQ(starpu_bind_thread_on(-1, 0, "nothing"), 0);
     EXPECT_EQ(starpu_bind_thread_on(1000, 0, "nowhere"), -1);
     EXPECT_EQ(mpc::sched::move_to(0).ok(), true);
+}
+
+std::atomic<int> g_bundled_runs{0};
+void bundled(void**, void*) { g_bundled_runs.fetch_add(1); }
+double ten_us(starpu_task*, unsigned) { return 10.0; }
+
+// Bundles: StarPU's return codes, tasks leaving at clean, and a model-based policy placing
+// bundled tasks (dmda uses the bundle's remaining length).
+TEST(StarpuBundle, InsertRemoveCloseAndPlacement) {
+    starpu_conf conf;
+    ASSERT_EQ(starpu_conf_init(&conf), 0);
+    conf.ncpus = 2;
+    conf.sched_policy_name = "dmda";
+    conf.precedence_over_environment_variables = 1;
+    ASSERT_EQ(starpu_init(&conf), 0);
+    starpu_perfmodel model{};
+    model.type = STARPU_COMMON;
+    model.cost_function = ten_us;
+    model.symbol = "bundle_test";
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = bundled;
+    cl.model = &model;
+    starpu_task_bundle_t b;
+    starpu_task_bundle_create(&b);
+    constexpr int n = 6;
+    starpu_task* t[n];
+    for (auto& x : t) {
+        x = starpu_task_create();
+        x->cl = &cl;
+        x->destroy = 0;
+        ASSERT_EQ(starpu_task_bundle_insert(b, x), 0);
+        EXPECT_EQ(x->bundle, b);
+    }
+    EXPECT_DOUBLE_EQ(starpu_task_bundle_expected_length(b, nullptr, 0), n * 10.0);
+    EXPECT_EQ(starpu_task_bundle_remove(b, t[2]), 0);
+    EXPECT_EQ(t[2]->bundle, nullptr);
+    EXPECT_EQ(starpu_task_bundle_remove(b, t[2]), -ENOENT) << "not in it any more";
+    EXPECT_DOUBLE_EQ(starpu_task_bundle_expected_length(b, nullptr, 0), (n - 1) * 10.0);
+    g_bundled_runs = 0;
+    for (auto* x : t) {
+        ASSERT_EQ(starpu_task_submit(x), 0);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(g_bundled_runs.load(), n);
+    EXPECT_DOUBLE_EQ(starpu_task_bundle_expected_length(b, nullptr, 0), 0.0) << "every task is placed";
+    starpu_task* late = starpu_task_create();
+    late->cl = &cl;
+    late->destroy = 0;
+    ASSERT_EQ(starpu_task_submit(late), 0);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(starpu_task_bundle_insert(b, late), -EINVAL) << "submitted already";
+    starpu_task_bundle_close(b);
+    starpu_task* more = starpu_task_create();
+    more->destroy = 0;
+    EXPECT_EQ(starpu_task_bundle_insert(b, more), -EPERM) << "closed";
+    starpu_task_destroy(more);
+    starpu_task_destroy(late);
+    for (auto* x : t) {
+        starpu_task_destroy(x);  // the last one out of the closed bundle frees it
+    }
+    starpu_task_bundle_t empty;
+    starpu_task_bundle_create(&empty);
+    starpu_task_bundle_close(empty);  // freed at once
+    starpu_shutdown();
 }
 
 }  // namespace
