@@ -110,6 +110,13 @@ status load() noexcept {
 
 const summary& info() noexcept { return get().sum; }
 
+void* hwloc_handle() noexcept {
+    if (!load().ok()) {
+        return nullptr;
+    }
+    return get().topo;
+}
+
 std::vector<std::vector<int>> core_pus() {
     std::vector<std::vector<int>> out;
     int last = -1;

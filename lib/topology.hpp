@@ -46,6 +46,9 @@ std::vector<int> process_share(int index, int count);
 /// Pins the calling kernel thread to p.pu (HWLOC_CPUBIND_THREAD|STRICT falls back to plain).
 status bind_this_thread(const place& p) noexcept;
 
+/// The loaded hwloc topology (an hwloc_topology_t), or nullptr before load() succeeded.
+void* hwloc_handle() noexcept;
+
 /// NUMA node (OS index) of the PU the calling thread is running on now; 0 when unknown.
 int current_numa() noexcept;
 

@@ -519,6 +519,23 @@ int starpu_worker_get_devids(enum starpu_worker_archtype type, int* devids, int 
 
 int starpu_worker_get_bindid(int workerid) { return worker_vp(workerid); }
 
+hwloc_topology_t starpu_get_hwloc_topology(void) { return static_cast<hwloc_topology_t>(mpc::topo::hwloc_handle()); }
+
+hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid) {
+    const int vp = worker_vp(workerid);
+    auto topo = starpu_get_hwloc_topology();
+    if (vp < 0 || topo == nullptr) {
+        return nullptr;
+    }
+    const int pu = mpc::sched::vp_place(vp).pu;
+    return pu >= 0 ? hwloc_get_pu_obj_by_os_index(topo, static_cast<unsigned>(pu)) : nullptr;
+}
+
+hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid) {
+    hwloc_obj_t obj = starpu_worker_get_hwloc_obj(workerid);
+    return obj != nullptr && obj->cpuset != nullptr ? hwloc_bitmap_dup(obj->cpuset) : hwloc_bitmap_alloc();
+}
+
 char* starpu_worker_get_type_as_string(enum starpu_worker_archtype type) {
     // StarPU returns its string literals as char*; callers must not write to them.
     switch (type) {

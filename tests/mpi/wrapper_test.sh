@@ -145,15 +145,15 @@ case $mode in
     [ "$("$tools/mpc_cxx" --showme:command)" = c++ ] || fail "--showme:command of mpc_cxx"
     link=$("$tools/mpc_cc" --showme:link)
     case $link in
-      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -Wl,--no-whole-archive\ -lmpc_image_libc\ -lmpc) ;;
+      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -Wl,--no-whole-archive\ -lmpc_image_libc\ -lmpc\ -Wl,--push-state,--as-needed\ -lhwloc\ -Wl,--pop-state) ;;
       # (sanitizer builds: the libc archive whole, to win over the sanitizer's interceptors)
-      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -lmpc_image_libc\ -Wl,--no-whole-archive\ -lmpc)
+      *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*-Wl,--whole-archive\ -lmpc_image\ -lmpc_image_libc\ -Wl,--no-whole-archive\ -lmpc\ -Wl,--push-state,--as-needed\ -lhwloc\ -Wl,--pop-state)
         [ -n "$san_flags" ] || fail "--showme:link: the libc archive whole without a sanitizer: $link" ;;
       *) fail "--showme:link: $link" ;;
     esac
     shared_link=$("$tools/mpc_cc" --showme:link -fno-mpc-privatize)
     case $shared_link in
-      *-Wl,--export-dynamic*-Wl,--whole-archive\ -lmpc_start\ -Wl,--no-whole-archive\ -lmpc) ;;
+      *-Wl,--export-dynamic*-Wl,--whole-archive\ -lmpc_start\ -Wl,--no-whole-archive\ -lmpc\ -Wl,--push-state,--as-needed\ -lhwloc\ -Wl,--pop-state) ;;
       *) fail "--showme:link -fno-mpc-privatize: $shared_link" ;;
     esac
     # -show / --showme: the whole command, the user's arguments between compile and link flags
@@ -179,7 +179,7 @@ case $mode in
     done
     # a shared library gets libmpc but not the start-up code
     line=$("$tools/mpc_cc" -show -shared -fPIC lib.c -o libx.so)
-    case $line in *-lmpc_start* | *--export-dynamic*) fail "-shared: $line" ;; *" -lmpc") ;; *) fail "-shared: $line" ;; esac
+    case $line in *-lmpc_start* | *--export-dynamic*) fail "-shared: $line" ;; *" -lmpc -Wl,--push-state,--as-needed -lhwloc -Wl,--pop-state") ;; *) fail "-shared: $line" ;; esac
     line=$(MPC_CC="ccache gcc" "$tools/mpc_cc" -show x.c)
     case $line in "ccache gcc -I$inc"*" x.c "*) ;; *) fail "MPC_CC: $line" ;; esac
     line=$(MPC_CXX=clang++ "$tools/mpicxx" --showme)

@@ -29,6 +29,11 @@
 #define STARPU_NMAX_SCHED_CTXS 10  /* one context exists; the value is StarPU's */
 #define STARPU_MAXNODES 1           /* main memory only */
 
+/* Built with hwloc (as Debian's StarPU): starpu_worker.h includes <hwloc.h> and declares
+ * starpu_worker_get_hwloc_cpuset/_obj, starpu_helper.h starpu_get_hwloc_topology. Programs
+ * built with mpc_cc or through starpu-1.3.pc link libhwloc. */
+#define STARPU_HAVE_HWLOC 1
+
 /* What the C library offers (StarPU's configure tests; glibc has all of them). */
 #define STARPU_HAVE_NEARBYINTF 1
 #define STARPU_HAVE_RINTF 1

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <hwloc.h>
+
 #include "starpu_data.h"
 #include "starpu_util.h"
 
@@ -83,6 +85,9 @@ void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t 
  * every call has. */
 void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigned num_workers, unsigned *workers,
                                         const char *name);
+
+/** The machine's hwloc topology as the runtime loaded it: to read, never to change or destroy. */
+hwloc_topology_t starpu_get_hwloc_topology(void);
 
 #ifdef __cplusplus
 }

@@ -10,12 +10,15 @@
  * serves before calling pop_task.
  *
  * Not provided (a program using them does not compile or link): combined and parallel workers,
- * the heteroprio component, starpu_sched_component_make_scheduler (declared by StarPU only with
- * STARPU_HAVE_HWLOC, not defined here), starpu_initialize_prio_center_policy.
+ * the heteroprio component, starpu_sched_component_make_scheduler and struct
+ * starpu_sched_component_specs (schedulers built from the hwloc topology),
+ * starpu_initialize_prio_center_policy.
  * Misuse that StarPU asserts on (a NULL component, an edge added twice, a tree whose root
  * refuses a task or reaches no worker) is reported with a message naming the call. */
 #ifndef MPC_STARPU_SCHED_COMPONENT_H
 #define MPC_STARPU_SCHED_COMPONENT_H
+
+#include <hwloc.h>
 
 #include "starpu.h"
 #include "starpu_bitmap.h"
@@ -79,7 +82,9 @@ struct starpu_sched_component {
     /** Called when the workers below change (starpu_sched_tree_update_workers*). */
     void (*notify_change_workers)(struct starpu_sched_component *component);
     int properties;
-    void *obj; /* hwloc_obj_t in a StarPU built with hwloc: no hwloc object here */
+    /** The part of the machine the component stands for (NULL: not said; the built-in
+     * policies' components do not set it). */
+    hwloc_obj_t obj;
 };
 
 /** A tree: its root and the context's workers. */

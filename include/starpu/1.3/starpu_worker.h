@@ -8,6 +8,8 @@
 
 #include "starpu_config.h"
 
+#include <hwloc.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -124,6 +126,11 @@ int starpu_worker_get_devid(int id);
 int starpu_worker_get_devids(enum starpu_worker_archtype type, int *devids, int num);
 /** The binding unit of a worker: the VP it runs on (-1 for a bad worker). */
 int starpu_worker_get_bindid(int workerid);
+/** A copy of the cpuset of the PU a worker's VP is pinned to (free it with hwloc_bitmap_free);
+ * empty when the VPs are not pinned (MPC_SCHED_BIND=0) or for a bad worker. */
+hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid);
+/** The hwloc object (a PU) of a worker's VP in starpu_get_hwloc_topology(), or NULL. */
+hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid);
 /** "STARPU_CPU_WORKER", ... (StarPU's names). */
 char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type);
 /** The memory node of the calling worker: STARPU_MAIN_RAM. */

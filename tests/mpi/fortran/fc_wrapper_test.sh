@@ -40,16 +40,16 @@ done
 [ "$(MPC_FC=gfortran-12 "$tools/mpc_fc" --showme:command)" = gfortran-12 ] || fail "MPC_FC"
 link=$("$tools/mpc_fc" --showme:link)
 case $link in
-  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -Wl,--no-whole-archive -lmpc_image_libc -lmpc_fortran -lmpc") ;;
+  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -Wl,--no-whole-archive -lmpc_image_libc -lmpc_fortran -lmpc -Wl,--push-state,--as-needed -lhwloc -Wl,--pop-state") ;;
   # (sanitizer builds: the libc archive whole, to win over the sanitizer's interceptors)
-  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -lmpc_image_libc -Wl,--no-whole-archive -lmpc_fortran -lmpc") ;;
+  *"-shared -Wl,-Bsymbolic -Wl,-z,defs -Wl,-e,mpc_image_entry"*"-Wl,--whole-archive -lmpc_image -lmpc_image_libc -Wl,--no-whole-archive -lmpc_fortran -lmpc -Wl,--push-state,--as-needed -lhwloc -Wl,--pop-state") ;;
   *) fail "--showme:link: $link" ;;
 esac
 for name in mpc_fc mpif90 mpifort mpif77; do
   for flag in -show --showme -showme; do
     line=$("$tools/$name" $flag -O2 x.f90 -o x)
     case $line in
-      "gfortran -I$cinc $pic"*" -O2 x.f90 -o x "*"-I$finc "*"-lmpc_fortran -lmpc") ;;
+      "gfortran -I$cinc $pic"*" -O2 x.f90 -o x "*"-I$finc "*"-lmpc_fortran -lmpc -Wl,--push-state,--as-needed -lhwloc -Wl,--pop-state") ;;
       *) fail "$name $flag: $line" ;;
     esac
   done

@@ -80,6 +80,34 @@ TEST_F(StarpuRegistry, APartitionedHandleGivesWayToItsChildren) {
     starpu_data_unregister(h);
 }
 
+// STARPU_HAVE_HWLOC: the workers' cpusets and objects come from the runtime's topology.
+TEST_F(StarpuRegistry, WorkersCpusetsAreTheirVpsPus) {
+#ifndef STARPU_HAVE_HWLOC
+    FAIL() << "STARPU_HAVE_HWLOC is not defined";
+#else
+    hwloc_topology_t topo = starpu_get_hwloc_topology();
+    ASSERT_NE(topo, nullptr);
+    hwloc_cpuset_t all = hwloc_bitmap_alloc();
+    for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+        hwloc_obj_t obj = starpu_worker_get_hwloc_obj(static_cast<int>(w));
+        ASSERT_NE(obj, nullptr);
+        EXPECT_EQ(obj->type, HWLOC_OBJ_PU);
+        EXPECT_EQ(static_cast<int>(obj->os_index), mpc::sched::vp_place(starpu_worker_get_bindid(static_cast<int>(w))).pu);
+        hwloc_cpuset_t set = starpu_worker_get_hwloc_cpuset(static_cast<int>(w));
+        EXPECT_EQ(hwloc_bitmap_weight(set), 1);
+        EXPECT_TRUE(hwloc_bitmap_isset(set, obj->os_index));
+        hwloc_bitmap_or(all, all, set);
+        hwloc_bitmap_free(set);
+    }
+    EXPECT_GE(hwloc_bitmap_weight(all), 1);
+    hwloc_bitmap_free(all);
+    EXPECT_EQ(starpu_worker_get_hwloc_obj(1000), nullptr);
+    hwloc_cpuset_t none = starpu_worker_get_hwloc_cpuset(-1);
+    EXPECT_TRUE(hwloc_bitmap_iszero(none));
+    hwloc_bitmap_free(none);
+#endif
+}
+
 // Counted blocks share the runtime's memory limit with its own data allocations.
 class StarpuCounted : public ::testing::Test {
 protected:
