@@ -24,6 +24,7 @@
 #include <starpu.h>
 
 #include <algorithm>
+#include <climits>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -32,6 +33,8 @@
 #include <span>
 
 #include "lib/log.hpp"
+#include "lib/topology.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 #include "taskgraph/policy.hpp"
 #include "taskgraph/starpu_glue.hpp"
@@ -139,6 +142,29 @@ int list_remove(starpu_worker_collection* ws, int worker) {
     --ws->nworkers;
     ws->present[worker] = 0;
     ws->is_unblocked[worker] = 0;
+    return worker;
+}
+
+// starpu_worker_tree: the same, kept in the machine's order (the workers' PUs depth first in
+// the topology: NUMA node, core, hardware thread), so that a walk visits neighbours one after
+// the other, as StarPU's tree walks the hwloc tree. A worker of no known place goes last.
+long topology_rank(int worker) noexcept {
+    const int vp = worker_vp(worker);
+    if (vp < 0) {
+        return LONG_MAX;
+    }
+    const mpc::topo::place p = mpc::sched::vp_place(vp);
+    return (static_cast<long>(p.numa) << 40) | (static_cast<long>(p.core + 1) << 20) | static_cast<long>(p.pu + 1);
+}
+int tree_add(starpu_worker_collection* ws, int worker) {
+    if (list_add(ws, worker) < 0) {
+        return -1;
+    }
+    int* begin = ws->workerids;
+    int* end = begin + ws->nworkers;
+    const long rank = topology_rank(worker);
+    int* at = std::find_if(begin, end - 1, [rank](int w) { return topology_rank(w) > rank; });
+    std::rotate(at, end - 1, end);
     return worker;
 }
 
@@ -406,6 +432,28 @@ struct starpu_worker_collection starpu_worker_list = {
     .has_next = &sp::coll_has_next,
     .get_next = &sp::coll_get_next,
     .add = &sp::list_add,
+    .remove = &sp::list_remove,
+    .init = &sp::list_init,
+    .deinit = &sp::list_deinit,
+    .init_iterator = &sp::coll_init_iterator,
+    .init_iterator_for_parallel_tasks = &sp::coll_init_iterator_parallel,
+};
+
+struct starpu_worker_collection starpu_worker_tree = {
+    .workerids = nullptr,
+    .collection_private = nullptr,
+    .nworkers = 0,
+    .unblocked_workers = nullptr,
+    .nunblocked_workers = 0,
+    .masters = nullptr,
+    .nmasters = 0,
+    .present = {},
+    .is_unblocked = {},
+    .is_master = {},
+    .type = STARPU_WORKER_TREE,
+    .has_next = &sp::coll_has_next,
+    .get_next = &sp::coll_get_next,
+    .add = &sp::tree_add,
     .remove = &sp::list_remove,
     .init = &sp::list_init,
     .deinit = &sp::list_deinit,

@@ -51,7 +51,8 @@ enum starpu_worker_collection_type {
  * methods into a collection, call init, then add (returns the worker, or -1 when already
  * there) and remove (the worker, or -1 when absent); deinit frees it. Walk any of them with
  * init_iterator, has_next and get_next; has_next returns 0 at the end and rewinds the cursor,
- * as StarPU's lists do. (starpu_worker_tree needs StarPU's hwloc build: not declared.) */
+ * as StarPU's lists do. starpu_worker_tree is the same, kept in the machine's order (the
+ * workers' PUs depth first in the topology), so that a walk visits neighbours in turn. */
 struct starpu_worker_collection {
     int *workerids;
     void *collection_private;
@@ -76,6 +77,7 @@ struct starpu_worker_collection {
 };
 
 extern struct starpu_worker_collection starpu_worker_list;
+extern struct starpu_worker_collection starpu_worker_tree;
 
 /** Kinds of memory node (StarPU's values); main memory (STARPU_CPU_RAM) is the only node. */
 enum starpu_node_kind {

@@ -8,8 +8,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <thread>
+#include <tuple>
 
 #include "../env_guard.hpp"
+#include "lib/topology.hpp"
 #include "scheduler/sched.hpp"
 #include "starpu_fixture.hpp"
 
@@ -106,6 +108,40 @@ TEST_F(StarpuRegistry, WorkersCpusetsAreTheirVpsPus) {
     EXPECT_TRUE(hwloc_bitmap_iszero(none));
     hwloc_bitmap_free(none);
 #endif
+}
+
+// starpu_worker_tree: filled in any order, walked in the machine's order.
+TEST_F(StarpuRegistry, AWorkerTreeWalksTheWorkersInTheMachinesOrder) {
+    starpu_worker_collection co{};
+    co = starpu_worker_tree;
+    EXPECT_EQ(co.type, STARPU_WORKER_TREE);
+    co.init(&co);
+    const int n = static_cast<int>(starpu_worker_get_count());
+    for (int w = n - 1; w >= 0; --w) {
+        EXPECT_EQ(co.add(&co, w), w);
+    }
+    EXPECT_EQ(co.add(&co, 0), -1) << "already there";
+    auto key = [](int w) {
+        const mpc::topo::place p = mpc::sched::vp_place(starpu_worker_get_bindid(w));
+        return std::tuple(p.numa, p.core, p.pu);
+    };
+    starpu_sched_ctx_iterator it;
+    co.init_iterator(&co, &it);
+    int seen = 0;
+    int last = -1;
+    while (co.has_next(&co, &it)) {
+        const int w = co.get_next(&co, &it);
+        if (last >= 0) {
+            EXPECT_LE(key(last), key(w)) << "worker " << last << " before " << w;
+        }
+        last = w;
+        ++seen;
+    }
+    EXPECT_EQ(seen, n);
+    EXPECT_EQ(co.remove(&co, 0), 0);
+    EXPECT_EQ(co.remove(&co, 0), -1);
+    EXPECT_EQ(co.nworkers, static_cast<unsigned>(n - 1));
+    co.deinit(&co);
 }
 
 // Counted blocks share the runtime's memory limit with its own data allocations.
