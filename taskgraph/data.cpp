@@ -363,18 +363,29 @@ void detach_buffers(task* t) noexcept {
 void granted(task* a) noexcept {
     data* d = a->bufs[0].d;
     settle_content(d, a->bufs[0].mode);
+    // Read before the acquisition is visible: release() clears it.
+    callback_fn cb = a->callback;
+    void* arg = a->callback_arg;
     d->g.lock.lock();
     d->acquired.push_back(a);  // keeps the creator's reference until release()
+    if (cb != nullptr) {
+        ++d->grants_running;  // unregister() waits for the callback, which may release
+    }
     d->g.lock.unlock();
     a->g.lock.lock();
     a->granted = true;
     gate::wakeups w = a->g.notify_locked();
-    callback_fn cb = a->callback;
-    void* arg = a->callback_arg;
     a->g.lock.unlock();
     gate::deliver(w);  // a synchronous acquire() returns from here on
     if (cb != nullptr) {
         cb(arg);  // acquire_async(): may release at once
+        d->g.lock.lock();
+        gate::wakeups u;
+        if (--d->grants_running == 0) {
+            u = d->g.notify_locked();
+        }
+        d->g.lock.unlock();  // unregister() may free d from here on
+        gate::deliver(u);
     }
 }
 
@@ -553,6 +564,10 @@ status unregister(data* d) noexcept {
     if (status st = detail::check_unpartitioned(d, "unregister"); !st.ok()) {
         return st;
     }
+    d->g.lock.lock();
+    // An asynchronous acquisition's callback (starpu_data_acquire_cb, invalidate_submit) may be
+    // about to release: wait for it before judging what the application holds.
+    d->g.wait_locked([d] { return d->grants_running == 0; }, "mpc::tg::unregister (acquisition callback)");
     d->g.lock.lock();
     if (!d->acquired.empty()) {
         d->g.lock.unlock();

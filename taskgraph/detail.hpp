@@ -152,6 +152,7 @@ struct data {
     task* last_writer = nullptr;   ///< referenced
     std::vector<task*> readers;    ///< readers since last_writer, referenced
     std::vector<task*> acquired;   ///< the application's open acquisitions, referenced
+    int grants_running = 0;        ///< asynchronous acquisitions' grant callbacks running now
 
     // Arbitration: who holds the data now, and the tasks waiting for it (FIFO). With an
     // arbiter, the arbiter's lock guards arb_readers and arb_writer and its queue is used.

@@ -5,12 +5,18 @@
 #include <starpu.h>
 
 #include <cerrno>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "lib/log.hpp"
 #include "taskgraph/perfmodel.hpp"
@@ -59,7 +65,13 @@ int nbuffers_of(const starpu_task* t) noexcept {
     return t->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? t->nbuffers : t->cl->nbuffers;
 }
 
+starpu_perfmodel_per_arch_size_base cpu_size_of(const starpu_perfmodel* m, unsigned impl) noexcept;
+extern starpu_perfmodel_arch g_cpu_arch;
+
 std::size_t size_of(starpu_perfmodel* m, starpu_task* t) noexcept {
+    if (starpu_perfmodel_per_arch_size_base f = cpu_size_of(m, 0); f != nullptr) {
+        return f(t, &g_cpu_arch, 0);
+    }
     if (m->size_base != nullptr) {
         return m->size_base(t, 0);
     }
@@ -76,6 +88,80 @@ bool is_cpu(const starpu_perfmodel_arch* arch) noexcept {
 starpu_perfmodel_device g_cpu_device = {STARPU_CPU_WORKER, 0, 1};
 starpu_perfmodel_arch g_cpu_arch = {1, &g_cpu_device};
 
+/// Functions given per combination of devices (starpu_perfmodel_set_per_devices_*), by model
+/// and implementation; only the CPU workers' combination is ever asked for.
+struct per_devices {
+    std::mutex m;
+    std::map<std::pair<const starpu_perfmodel*, unsigned>, starpu_perfmodel_per_arch_cost_function> cost;
+    std::map<std::pair<const starpu_perfmodel*, unsigned>, starpu_perfmodel_per_arch_size_base> size;
+    std::vector<std::tuple<const starpu_perfmodel*, unsigned, std::vector<int>>> others;  ///< kept, unused
+};
+per_devices& devices_table() noexcept {
+    static per_devices* t = new per_devices;  // never destroyed: models outlive shutdown
+    return *t;
+}
+starpu_perfmodel_per_arch_cost_function cpu_cost_of(const starpu_perfmodel* m, unsigned impl) noexcept {
+    per_devices& t = devices_table();
+    std::lock_guard g(t.m);
+    auto it = t.cost.find({m, impl});
+    return it != t.cost.end() ? it->second : nullptr;
+}
+starpu_perfmodel_per_arch_size_base cpu_size_of(const starpu_perfmodel* m, unsigned impl) noexcept {
+    per_devices& t = devices_table();
+    std::lock_guard g(t.m);
+    if (t.size.empty()) {
+        return nullptr;
+    }
+    auto it = t.size.find({m, impl});
+    return it != t.size.end() ? it->second : nullptr;
+}
+
+/// Reads the (type, devid, ncores) triples ended by -1; false for a bad list.
+bool read_devices(va_list ap, std::vector<int>* out) noexcept {
+    try {
+        for (int k = 0; k < STARPU_NMAXWORKERS; ++k) {
+            const int type = va_arg(ap, int);
+            if (type == -1) {
+                return !out->empty();
+            }
+            const int devid = va_arg(ap, int);
+            const int ncores = va_arg(ap, int);
+            if (type < STARPU_CPU_WORKER || type > STARPU_MPI_MS_WORKER || devid < 0 || ncores < 1) {
+                return false;
+            }
+            out->insert(out->end(), {type, devid, ncores});
+        }
+    } catch (...) {
+        fatal("starpu_perfmodel_set_per_devices", "no memory");
+    }
+    return false;
+}
+
+/// Records func for (model, impl, the combination in ap): the CPU workers' one, or kept aside.
+template <class Fn>
+int set_per_devices(starpu_perfmodel* model, int impl, Fn func, va_list ap,
+                    std::map<std::pair<const starpu_perfmodel*, unsigned>, Fn> per_devices::*table,
+                    const char* call) noexcept {
+    std::vector<int> devs;
+    if (model == nullptr || impl < 0 || impl >= STARPU_MAXIMPLEMENTATIONS || !read_devices(ap, &devs)) {
+        MPC_LOG(error, tg, "%s: expected a model, an implementation below %d and (type, devid, ncores) triples "
+                           "ended by -1", call, STARPU_MAXIMPLEMENTATIONS);
+        return -EINVAL;
+    }
+    per_devices& t = devices_table();
+    std::lock_guard g(t.m);
+    try {
+        if (devs == std::vector<int>{STARPU_CPU_WORKER, 0, 1}) {
+            (t.*table)[{model, static_cast<unsigned>(impl)}] = func;
+        } else {
+            t.others.emplace_back(model, static_cast<unsigned>(impl), devs);
+        }
+    } catch (...) {
+        fatal(call, "no memory");
+    }
+    return 0;
+}
+
 /// Expected value of model m for t (µs for a duration model): see starpu_task_expected_length.
 double expected(starpu_perfmodel* m, starpu_task* t, starpu_perfmodel_arch* arch, unsigned nimpl) noexcept {
     if (m == nullptr) {
@@ -85,8 +171,11 @@ double expected(starpu_perfmodel* m, starpu_task* t, starpu_perfmodel_arch* arch
         return m->cost_function != nullptr ? m->cost_function(t, nimpl) : std::nan("");
     }
     if (m->type == STARPU_PER_ARCH) {
-        return m->arch_cost_function != nullptr ? m->arch_cost_function(t, arch != nullptr ? arch : &g_cpu_arch, nimpl)
-                                                : std::nan("");
+        if (m->arch_cost_function != nullptr) {
+            return m->arch_cost_function(t, arch != nullptr ? arch : &g_cpu_arch, nimpl);
+        }
+        starpu_perfmodel_per_arch_cost_function f = is_cpu(arch) ? cpu_cost_of(m, nimpl) : nullptr;
+        return f != nullptr ? f(t, arch != nullptr ? arch : &g_cpu_arch, nimpl) : std::nan("");
     }
     perfmodel* core = core_of(m);
     if (core == nullptr) {
@@ -290,6 +379,26 @@ uint32_t starpu_task_footprint(struct starpu_perfmodel* model, struct starpu_tas
         return model->footprint(task);
     }
     return starpu_task_data_footprint(task);
+}
+
+int starpu_perfmodel_set_per_devices_cost_function(struct starpu_perfmodel* model, int impl,
+                                                   starpu_perfmodel_per_arch_cost_function func, ...) {
+    va_list ap;
+    va_start(ap, func);
+    const int rc = starpu::set_per_devices(model, impl, func, ap, &starpu::per_devices::cost,
+                                           "starpu_perfmodel_set_per_devices_cost_function");
+    va_end(ap);
+    return rc;
+}
+
+int starpu_perfmodel_set_per_devices_size_base(struct starpu_perfmodel* model, int impl,
+                                               starpu_perfmodel_per_arch_size_base func, ...) {
+    va_list ap;
+    va_start(ap, func);
+    const int rc = starpu::set_per_devices(model, impl, func, ap, &starpu::per_devices::size,
+                                           "starpu_perfmodel_set_per_devices_size_base");
+    va_end(ap);
+    return rc;
 }
 
 double starpu_task_expected_length(struct starpu_task* task, struct starpu_perfmodel_arch* arch, unsigned nimpl) {

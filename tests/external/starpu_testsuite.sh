@@ -152,6 +152,16 @@ one() {  # one "PROGRAM|SOURCES": builds and runs both flavours, prints "PROGRAM
             why=$(grep -m 1 'error\|undefined reference' "$exe.mpc.build.log" | sed "s|$src/||" | cut -c1-150)
         fi
     fi
+    # A program that includes those private headers and still fails (they may compile against
+    # our headers, e.g. core/jobs.h) reads or calls StarPU's inside: internal as well.
+    if [[ $mp != ok && $mp != skip && $mp != internal ]]; then
+        local inc
+        inc=$(grep -h -m 1 -o '#include *[<"]\(core\|datawizard\|sched_policies\|drivers\|profiling\)/[^>"]*' "${srcs[@]}" | head -n 1)
+        if [[ -n $inc ]]; then
+            mp=internal
+            why="includes ${inc#*[<\"]}"
+        fi
+    fi
     echo "$name|$sp|$mp|$why"
 }
 export -f one run_one

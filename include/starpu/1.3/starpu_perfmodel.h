@@ -82,6 +82,21 @@ int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *mo
 int starpu_perfmodel_load_file(const char *filename, struct starpu_perfmodel *model);
 int starpu_perfmodel_unload_model(struct starpu_perfmodel *model);
 
+typedef double (*starpu_perfmodel_per_arch_cost_function)(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+                                                          unsigned nimpl);
+typedef size_t (*starpu_perfmodel_per_arch_size_base)(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+                                                      unsigned nimpl);
+/** The cost function (size base) of implementation impl on one combination of devices, given
+ * after func as (enum starpu_worker_archtype type, int devid, int ncores) triples ended by -1.
+ * A STARPU_PER_ARCH model without arch_cost_function answers with the function of the CPU
+ * workers' combination (STARPU_CPU_WORKER, 0, 1); a size base of that combination replaces
+ * the model's size_base for them. Other combinations are kept (no other workers exist).
+ * Returns 0, -EINVAL for a bad list. */
+int starpu_perfmodel_set_per_devices_cost_function(struct starpu_perfmodel *model, int impl,
+                                                   starpu_perfmodel_per_arch_cost_function func, ...);
+int starpu_perfmodel_set_per_devices_size_base(struct starpu_perfmodel *model, int impl,
+                                               starpu_perfmodel_per_arch_size_base func, ...);
+
 /** A model for codelets that do nothing (StarPU's dummy schedulers' examples): STARPU_PER_ARCH,
  * every task predicted at 0.000001 us, StarPU's value. */
 extern struct starpu_perfmodel starpu_perfmodel_nop;

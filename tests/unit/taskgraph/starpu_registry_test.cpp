@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <thread>
 #include <tuple>
@@ -142,6 +143,35 @@ TEST_F(StarpuRegistry, AWorkerTreeWalksTheWorkersInTheMachinesOrder) {
     EXPECT_EQ(co.remove(&co, 0), -1);
     EXPECT_EQ(co.nworkers, static_cast<unsigned>(n - 1));
     co.deinit(&co);
+}
+
+// Per-device cost functions (StarPU 1.3's starpu_perfmodel_set_per_devices_cost_function).
+double cpu_cost(starpu_task*, starpu_perfmodel_arch* arch, unsigned nimpl) {
+    return arch != nullptr && arch->ndevices == 1 && arch->devices[0].type == STARPU_CPU_WORKER ? 42.0 + nimpl : -1.0;
+}
+double gpu_cost(starpu_task*, starpu_perfmodel_arch*, unsigned) { return 1.0; }
+
+TEST_F(StarpuRegistry, PerDevicesCostFunctionsAnswerForTheCpuWorkers) {
+    starpu_perfmodel model{};
+    model.type = STARPU_PER_ARCH;
+    model.symbol = "per_devices_test";
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = [](void**, void*) {};
+    cl.model = &model;
+    starpu_task* t = starpu_task_create();
+    t->cl = &cl;
+    t->destroy = 0;
+    starpu_perfmodel_arch* cpu = starpu_worker_get_perf_archtype(0, 0);
+    EXPECT_TRUE(std::isnan(starpu_task_expected_length(t, cpu, 0))) << "no function yet";
+    EXPECT_EQ(starpu_perfmodel_set_per_devices_cost_function(&model, 0, gpu_cost, STARPU_CUDA_WORKER, 0, 1, -1), 0);
+    EXPECT_TRUE(std::isnan(starpu_task_expected_length(t, cpu, 0))) << "a GPU combination: not the CPU workers'";
+    EXPECT_EQ(starpu_perfmodel_set_per_devices_cost_function(&model, 0, cpu_cost, STARPU_CPU_WORKER, 0, 1, -1), 0);
+    EXPECT_DOUBLE_EQ(starpu_task_expected_length(t, cpu, 0), 42.0);
+    EXPECT_EQ(starpu_perfmodel_set_per_devices_cost_function(&model, 0, cpu_cost, -1), -EINVAL) << "no device";
+    EXPECT_EQ(starpu_perfmodel_set_per_devices_cost_function(&model, STARPU_MAXIMPLEMENTATIONS, cpu_cost,
+                                                             STARPU_CPU_WORKER, 0, 1, -1),
+              -EINVAL);
+    starpu_task_destroy(t);
 }
 
 // Counted blocks share the runtime's memory limit with its own data allocations.

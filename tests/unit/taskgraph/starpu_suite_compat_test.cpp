@@ -11,6 +11,7 @@
 #include <starpu.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -264,6 +265,38 @@ TEST_F(StarpuSuite, ASuccessorSubmittedWhileItsPredecessorEndsWaitsForThatEnd) {
     EXPECT_EQ(g_b_early.load(), 0);
     starpu_task_clean(&a);
     starpu_task_clean(&b);
+}
+
+// starpu_data_unregister right after an asynchronous acquisition was granted: its callback,
+// still running on a worker, releases the handle; unregister waits for it instead of taking
+// the handle for one the application holds (StarPU's data_invalidation test failed 1 run in 6).
+std::atomic<int> g_cb_state{0};  // 1: in the callback, 2: released
+void slow_release(void* h) {
+    g_cb_state = 1;
+    mpc::sched::sleep_for(std::chrono::milliseconds(50));
+    starpu_data_release(static_cast<starpu_data_handle_t>(h));
+    g_cb_state = 2;
+}
+void write_one(void** buffers, void*) { *reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[0])) = 1; }
+
+TEST_F(StarpuSuite, UnregisterWaitsForAnAcquisitionCallbackThatReleases) {
+    int x = 0;
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = write_one;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_W;
+    g_cb_state = 0;
+    ASSERT_EQ(starpu_task_insert(&cl, STARPU_W, h, 0), 0);
+    // Granted when the task ends, on its worker.
+    ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_RW, slow_release, h), 0);
+    while (g_cb_state.load() == 0) {
+        mpc::sched::yield();
+    }
+    starpu_data_unregister(h);  // the callback is running: wait for its release
+    EXPECT_EQ(g_cb_state.load(), 2);
+    EXPECT_EQ(x, 1);
 }
 
 std::atomic<int> g_codelet_cb{0};
