@@ -168,6 +168,33 @@ int tree_add(starpu_worker_collection* ws, int worker) {
     return worker;
 }
 
+/// The method table of a collection the application fills (starpu_worker_list and _tree differ
+/// in how add places a worker).
+constexpr starpu_worker_collection app_collection(starpu_worker_collection_type type,
+                                                  int (*add)(starpu_worker_collection*, int)) noexcept {
+    return starpu_worker_collection{
+        .workerids = nullptr,
+        .collection_private = nullptr,
+        .nworkers = 0,
+        .unblocked_workers = nullptr,
+        .nunblocked_workers = 0,
+        .masters = nullptr,
+        .nmasters = 0,
+        .present = {},
+        .is_unblocked = {},
+        .is_master = {},
+        .type = type,
+        .has_next = &coll_has_next,
+        .get_next = &coll_get_next,
+        .add = add,
+        .remove = &list_remove,
+        .init = &list_init,
+        .deinit = &list_deinit,
+        .init_iterator = &coll_init_iterator,
+        .init_iterator_for_parallel_tasks = &coll_init_iterator_parallel,
+    };
+}
+
 /// (Re)builds the collection for n workers (ids 0..n-1).
 void build_collection(int n, starpu_worker_collection_type type) noexcept {
     spin_guard g(g_ctx.coll_lock);
@@ -417,49 +444,8 @@ namespace sp = mpc::tg::starpu;
 
 extern "C" {
 
-struct starpu_worker_collection starpu_worker_list = {
-    .workerids = nullptr,
-    .collection_private = nullptr,
-    .nworkers = 0,
-    .unblocked_workers = nullptr,
-    .nunblocked_workers = 0,
-    .masters = nullptr,
-    .nmasters = 0,
-    .present = {},
-    .is_unblocked = {},
-    .is_master = {},
-    .type = STARPU_WORKER_LIST,
-    .has_next = &sp::coll_has_next,
-    .get_next = &sp::coll_get_next,
-    .add = &sp::list_add,
-    .remove = &sp::list_remove,
-    .init = &sp::list_init,
-    .deinit = &sp::list_deinit,
-    .init_iterator = &sp::coll_init_iterator,
-    .init_iterator_for_parallel_tasks = &sp::coll_init_iterator_parallel,
-};
-
-struct starpu_worker_collection starpu_worker_tree = {
-    .workerids = nullptr,
-    .collection_private = nullptr,
-    .nworkers = 0,
-    .unblocked_workers = nullptr,
-    .nunblocked_workers = 0,
-    .masters = nullptr,
-    .nmasters = 0,
-    .present = {},
-    .is_unblocked = {},
-    .is_master = {},
-    .type = STARPU_WORKER_TREE,
-    .has_next = &sp::coll_has_next,
-    .get_next = &sp::coll_get_next,
-    .add = &sp::tree_add,
-    .remove = &sp::list_remove,
-    .init = &sp::list_init,
-    .deinit = &sp::list_deinit,
-    .init_iterator = &sp::coll_init_iterator,
-    .init_iterator_for_parallel_tasks = &sp::coll_init_iterator_parallel,
-};
+struct starpu_worker_collection starpu_worker_list = sp::app_collection(STARPU_WORKER_LIST, &sp::list_add);
+struct starpu_worker_collection starpu_worker_tree = sp::app_collection(STARPU_WORKER_TREE, &sp::tree_add);
 
 // ---- the scheduling context -----------------------------------------------------------------
 
