@@ -47,6 +47,13 @@ bool try_take(void* p) {
     return true;
 }
 
+/// try_take() again after freeing as many cached buffers as make room (one attempt).
+bool take_evicting(request* r) noexcept {
+    const std::size_t used = g_used.load(std::memory_order_relaxed);
+    const std::size_t limit = g_limit.load(std::memory_order_relaxed);
+    return limit != 0 && used + r->bytes > limit && detail::cache_evict(used + r->bytes - limit) != 0 && try_take(r);
+}
+
 }  // namespace
 
 void set_submission_limits(long max, long min) noexcept {
@@ -92,8 +99,7 @@ status mem_reserve(std::size_t bytes, const char* what) noexcept {
     }
     // The workers' cached buffers go first: as few as make room, then all of them, and none is
     // cached while this waits (every task that ends gives its buffers back).
-    const std::size_t used = g_used.load(std::memory_order_relaxed);
-    if (used + bytes > limit && cache_evict(used + bytes - limit) != 0 && try_take(&r)) {
+    if (take_evicting(&r)) {
         return {};
     }
     cache_pressure(true);
@@ -144,19 +150,15 @@ status account_memory(std::size_t bytes, account_how how) noexcept {
     case account_how::wait:
         return detail::mem_reserve(bytes, "starpu_memory_allocate(STARPU_MEMORY_WAIT)");
     case account_how::reclaim:
+        if (try_take(&r) || take_evicting(&r)) {
+            return {};
+        }
+        break;
+    case account_how::now:
         if (try_take(&r)) {
             return {};
         }
-        if (const std::size_t used = g_used.load(std::memory_order_relaxed), limit = g_limit.load(std::memory_order_relaxed);
-            used + bytes > limit) {
-            detail::cache_evict(used + bytes - limit);
-        }
-        [[fallthrough]];
-    case account_how::now:
         break;
-    }
-    if (try_take(&r)) {
-        return {};
     }
     return {errc::no_memory, "memory limit reached"};
 }

@@ -154,6 +154,9 @@ private:
     std::atomic<std::uint64_t> stolen_{0};  ///< tasks the steals moved (the batches' sizes)
 };
 
+/// set_bundle_length_hook()'s function (tg.hpp).
+constinit std::atomic<double (*)(const void*)> g_bundle_length{nullptr};
+
 /// HEFT (dm, dmda, dmdas): each task to the worker with the smallest expected completion,
 /// alpha * (load + length) + beta * transfer, where load is the expected remaining work already
 /// given to the worker (its queue, and what is left of its running task: the prediction minus
@@ -171,9 +174,6 @@ private:
 /// all, a VP that the OS descheduled): without this, the last tasks of one queue run while the
 /// other workers idle. A task placed well stays: a faster worker's queue is not raided by a
 /// slower one.
-/// set_bundle_length_hook()'s function (tg.hpp).
-constinit std::atomic<double (*)(const void*)> g_bundle_length{nullptr};
-
 class heft_switch final : public component {
 public:
     heft_switch(std::vector<component*> children, const policy_context& ctx, const heft_options& o)

@@ -4,6 +4,7 @@
 
 #include <starpu.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cmath>
@@ -14,7 +15,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -94,24 +94,28 @@ struct per_devices {
     std::mutex m;
     std::map<std::pair<const starpu_perfmodel*, unsigned>, starpu_perfmodel_per_arch_cost_function> cost;
     std::map<std::pair<const starpu_perfmodel*, unsigned>, starpu_perfmodel_per_arch_size_base> size;
-    std::vector<std::tuple<const starpu_perfmodel*, unsigned, std::vector<int>>> others;  ///< kept, unused
 };
+/// Set at the first function recorded: until then a task's model lookups take no lock.
+constinit std::atomic<bool> g_per_devices_used{false};
 per_devices& devices_table() noexcept {
     static per_devices* t = new per_devices;  // never destroyed: models outlive shutdown
     return *t;
 }
 starpu_perfmodel_per_arch_cost_function cpu_cost_of(const starpu_perfmodel* m, unsigned impl) noexcept {
+    if (!g_per_devices_used.load(std::memory_order_acquire)) {
+        return nullptr;
+    }
     per_devices& t = devices_table();
     std::lock_guard g(t.m);
     auto it = t.cost.find({m, impl});
     return it != t.cost.end() ? it->second : nullptr;
 }
 starpu_perfmodel_per_arch_size_base cpu_size_of(const starpu_perfmodel* m, unsigned impl) noexcept {
-    per_devices& t = devices_table();
-    std::lock_guard g(t.m);
-    if (t.size.empty()) {
+    if (!g_per_devices_used.load(std::memory_order_acquire)) {
         return nullptr;
     }
+    per_devices& t = devices_table();
+    std::lock_guard g(t.m);
     auto it = t.size.find({m, impl});
     return it != t.size.end() ? it->second : nullptr;
 }
@@ -137,7 +141,8 @@ bool read_devices(va_list ap, std::vector<int>* out) noexcept {
     return false;
 }
 
-/// Records func for (model, impl, the combination in ap): the CPU workers' one, or kept aside.
+/// Records func for (model, impl) when ap names the CPU workers' combination; any other
+/// combination is accepted and unused (no other workers exist).
 template <class Fn>
 int set_per_devices(starpu_perfmodel* model, int impl, Fn func, va_list ap,
                     std::map<std::pair<const starpu_perfmodel*, unsigned>, Fn> per_devices::*table,
@@ -148,17 +153,17 @@ int set_per_devices(starpu_perfmodel* model, int impl, Fn func, va_list ap,
                            "ended by -1", call, STARPU_MAXIMPLEMENTATIONS);
         return -EINVAL;
     }
+    if (devs != std::vector<int>{STARPU_CPU_WORKER, 0, 1}) {
+        return 0;
+    }
     per_devices& t = devices_table();
     std::lock_guard g(t.m);
     try {
-        if (devs == std::vector<int>{STARPU_CPU_WORKER, 0, 1}) {
-            (t.*table)[{model, static_cast<unsigned>(impl)}] = func;
-        } else {
-            t.others.emplace_back(model, static_cast<unsigned>(impl), devs);
-        }
+        (t.*table)[{model, static_cast<unsigned>(impl)}] = func;
     } catch (...) {
         fatal(call, "no memory");
     }
+    g_per_devices_used.store(true, std::memory_order_release);
     return 0;
 }
 

@@ -90,7 +90,8 @@ typedef size_t (*starpu_perfmodel_per_arch_size_base)(struct starpu_task *task, 
  * after func as (enum starpu_worker_archtype type, int devid, int ncores) triples ended by -1.
  * A STARPU_PER_ARCH model without arch_cost_function answers with the function of the CPU
  * workers' combination (STARPU_CPU_WORKER, 0, 1); a size base of that combination replaces
- * the model's size_base for them. Other combinations are kept (no other workers exist).
+ * the model's size_base for them. Other combinations are accepted and unused (no other
+ * workers exist).
  * Returns 0, -EINVAL for a bad list. */
 int starpu_perfmodel_set_per_devices_cost_function(struct starpu_perfmodel *model, int impl,
                                                    starpu_perfmodel_per_arch_cost_function func, ...);
