@@ -39,6 +39,8 @@ struct task {
     task_state state = task_state::created;  ///< under g.lock
     bool granted = false;                    ///< acquisitions: ready; under g.lock
     bool try_only = false;                   ///< acquire_try(): refused rather than waiting
+    std::uint8_t ctx = 0;                    ///< its scheduling context (context.cpp)
+    std::uint16_t ctx_gen = 0;               ///< the context's policy that took it (its generation)
 
     cpu_fn fn = nullptr;  ///< nullptr: nothing to run (empty task)
     const char* name = nullptr;
@@ -330,7 +332,7 @@ const interface_ops* builtin_ops(interface_id id) noexcept;
 extern bool g_measure;
 /// Whether the policy wants done() after every task (policy::measures()); an untimed task
 /// reaches it through task_ran(t, 0, 0): a duration of 0, which such policies do not read.
-extern bool g_policy_done;
+extern std::atomic<bool> g_policy_done;
 /// A task's function ran on the calling worker from `start_ns` to `end_ns` (steady clock):
 /// feeds the policy, the model, the trace and the summary. Called before complete().
 void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
@@ -372,6 +374,20 @@ task* set_running_task(task* t) noexcept;
 std::uint64_t next_seq() noexcept;
 void inflight_add() noexcept;
 void inflight_done() noexcept;
+
+// Scheduling contexts (context.cpp) as the runtime sees them.
+std::uint32_t ctx_mask(int w) noexcept;  ///< contexts other than 0 that worker w serves
+bool ctx_live(int id) noexcept;
+void ctx_push(task* t) noexcept;  ///< t->ctx != 0
+task* ctx_pop(int id, int w) noexcept;
+task* ctx_pop_idle(int id, int w) noexcept;
+bool ctx_may_have_work(int id, int w) noexcept;
+void ctx_starting(task* t, int w) noexcept;
+void ctx_done(task* t, int w, double us) noexcept;
+void ctx_pinned(task* t, int w) noexcept;
+void ctx_task_added(int id) noexcept;
+void ctx_task_done(int id) noexcept;
+void ctx_stop_all() noexcept;  ///< at shutdown, once no task is in flight
 
 }  // namespace detail
 }  // namespace mpc::tg

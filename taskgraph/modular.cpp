@@ -60,7 +60,9 @@ private:
 class steal_switch final : public component {
 public:
     steal_switch(std::vector<deque_queue*> children, const policy_context& ctx, bool local)
-        : children_(std::move(children)), current_(ctx.current_worker != nullptr ? ctx.current_worker : &no_current_worker) {
+        : children_(std::move(children)),
+          current_(ctx.current_worker != nullptr ? ctx.current_worker : &no_current_worker),
+          local_of_(ctx.local_of) {
         const int n = static_cast<int>(children_.size());
         order_.resize(static_cast<std::size_t>(n));
         for (int w = 0; w < n; ++w) {
@@ -95,6 +97,9 @@ public:
     }
     int push(task* t) noexcept override {
         int w = current_();
+        if (local_of_ != nullptr && w >= 0) {
+            w = local_of_[w];  // a context's policy: the pusher's index among its members
+        }
         if (w < 0 || w >= static_cast<int>(children_.size())) {
             w = program_target();
         }
@@ -147,6 +152,7 @@ private:
     std::vector<deque_queue*> children_;
     std::vector<std::vector<int>> order_;
     int (*current_)();
+    const std::int16_t* local_of_ = nullptr;  ///< policy_context::local_of
     const int* vp_ = nullptr;  ///< each worker's VP (nullptr: unknown)
     bool local_ = false;
     std::atomic<std::uint64_t> rr_{0};

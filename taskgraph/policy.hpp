@@ -47,6 +47,16 @@ struct policy_context {
     /// heteroprio's buckets as the application set them up (heteroprio.hpp); nullptr: one
     /// bucket per priority level.
     const heteroprio_config* heteroprio = nullptr;
+    /// The scheduling context the policy serves (context.cpp; 0: the initial one, every worker).
+    /// A context's policy sees its members as workers 0..nworkers-1: members[i] is the
+    /// runtime's id of worker i, local_of[id] the index of the runtime's worker id (-1: not a
+    /// member). nullptr: the identity (context 0).
+    int context_id = 0;
+    const int* members = nullptr;
+    const std::int16_t* local_of = nullptr;
+    /// The application's policy (a struct starpu_sched_policy*) a context was created with;
+    /// nullptr: the one given to init.
+    void* app_policy = nullptr;
 };
 
 /// push()'s answer when the task may be for any worker and the policy cannot say which (an
@@ -79,6 +89,13 @@ public:
     /// which goes to that worker's own queue without push(); asked once, at start.
     virtual bool watches_pinned() const noexcept { return false; }
     virtual void pinned(task* /*t*/, int /*worker*/) noexcept {}
+    /// The context's members change to members[0..n) (policy_context's convention, the
+    /// arrays it gave stay valid and now hold the new members). A policy that can follow
+    /// (an application's, through its add_workers/remove_workers) does and returns true; the
+    /// runtime replaces one that returns false by a new one, moving the tasks it held.
+    virtual bool resize(const int* /*old_members*/, int /*old_n*/, const int* /*members*/, int /*n*/) noexcept {
+        return false;
+    }
 };
 
 /// One entry of the policy table: STARPU_SCHED / MPC_TG_SCHED select it by name.
@@ -86,6 +103,9 @@ struct policy_entry {
     const char* name;
     const char* description;
     std::unique_ptr<policy> (*make)(const policy_context& ctx);
+    /// Whether make() accepts a context with no worker (an application's policy, whose
+    /// add_workers comes later); the built-in policies are made once a context has workers.
+    bool any_size = false;
 };
 
 /// Every policy, the default ("eager") first.

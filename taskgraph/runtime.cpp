@@ -81,6 +81,7 @@ struct alignas(64) worker {
     alignas(64) std::atomic<std::uint64_t> executed{0};
     std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
     task* running = nullptr;   ///< the task this worker runs (its codelet or callback), if any
+    unsigned ctx_turn = 0;     ///< the context served first next time (when in several)
     /// Profiling (worker_profile_take), under prof_lock: the interval's start and sums, and
     /// since when the worker executes or sleeps (0: it does not). Parks always stamp
     /// sleep_since (a park costs far more than a clock read), so that profiling switched on
@@ -355,7 +356,26 @@ void await_kick(worker& w) noexcept {
     w.sleep_since = 0;
 }
 
-/// The worker's next task: its own queue first, then the policy's.
+/// A worker in scheduling contexts besides 0 (mask: the others): each in turn, starting
+/// with a different one each time, so that none starves the others.
+[[gnu::noinline]] task* next_task_contexts(worker& w, std::uint32_t mask, bool idle) noexcept {
+    const std::uint32_t all = mask | 1u;
+    const unsigned start = w.ctx_turn++;
+    for (unsigned i = 0; i < static_cast<unsigned>(max_contexts); ++i) {
+        const unsigned c = (start + i) % static_cast<unsigned>(max_contexts);
+        if ((all & (1u << c)) == 0) {
+            continue;
+        }
+        task* t = c == 0 ? (idle ? g_rt.pol->pop_idle(w.id) : g_rt.pol->pop(w.id))
+                         : (idle ? detail::ctx_pop_idle(static_cast<int>(c), w.id) : detail::ctx_pop(static_cast<int>(c), w.id));
+        if (t != nullptr) {
+            return t;
+        }
+    }
+    return nullptr;
+}
+
+/// The worker's next task: its own queue first, then the policy's (its contexts' policies).
 task* next_task(worker& w) noexcept {
     if (w.npinned.load(std::memory_order_relaxed) != 0) {
         spin_guard g(w.pinned_lock);
@@ -364,13 +384,37 @@ task* next_task(worker& w) noexcept {
             return t;
         }
     }
+    if (const std::uint32_t m = detail::ctx_mask(w.id); m != 0) [[unlikely]] {
+        return next_task_contexts(w, m, false);
+    }
     return g_rt.pol->pop(w.id);
+}
+
+/// The policies' last look before the worker parks (pop_idle).
+task* idle_task(worker& w) noexcept {
+    if (const std::uint32_t m = detail::ctx_mask(w.id); m != 0) [[unlikely]] {
+        return next_task_contexts(w, m, true);
+    }
+    return g_rt.pol->pop_idle(w.id);
+}
+
+bool contexts_may_have_work(int w, std::uint32_t mask) noexcept {
+    for (int c = 1; c < max_contexts; ++c) {
+        if ((mask & (1u << c)) != 0 && detail::ctx_may_have_work(c, w)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool work_or_stop(void* p) {
     auto* w = static_cast<worker*>(p);
-    return w->npinned.load(std::memory_order_relaxed) != 0 || g_rt.pol->may_have_work(w->id) ||
-           g_rt.stopping.load(std::memory_order_relaxed);
+    if (w->npinned.load(std::memory_order_relaxed) != 0 || g_rt.pol->may_have_work(w->id) ||
+        g_rt.stopping.load(std::memory_order_relaxed)) {
+        return true;
+    }
+    const std::uint32_t m = detail::ctx_mask(w->id);
+    return m != 0 && contexts_may_have_work(w->id, m);
 }
 
 /// Holds a worker that has taken a task while paused until resume_workers(). Whether the task
@@ -387,7 +431,9 @@ void run(worker& w, task* t, std::uint64_t look) noexcept {
     if (g_rt.pause_depth.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
         wait_resumed();
     }
-    if (g_rt.pol_starts) {
+    if (t->ctx != 0) [[unlikely]] {
+        detail::ctx_starting(t, w.id);
+    } else if (g_rt.pol_starts) {
         g_rt.pol->starting(t, w.id);
     }
     if (task_times* tt = t->times; tt != nullptr) {
@@ -428,7 +474,7 @@ void worker_main(void* p) noexcept {
         look = look_time();
         task* t = next_task(*w);
         if (t == nullptr) {
-            t = g_rt.pol->pop_idle(w->id);  // the policy's last look (HEFT's other queues)
+            t = idle_task(*w);  // the policy's last look (HEFT's other queues)
         }
         bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
         if (t != nullptr || stop) {
@@ -686,7 +732,7 @@ status start(const config& c) noexcept {
     g_rt.policy_name = pe->name;
     const bool traced = detail::trace_start(n, g_rt.vps.get());
     detail::g_measure = traced;
-    detail::g_policy_done = g_rt.pol_measures;
+    detail::g_policy_done.store(g_rt.pol_measures, std::memory_order_relaxed);
     g_rt.spin_ns = static_cast<std::uint64_t>(*spin) * 1000;
     g_rt.stopping.store(false, std::memory_order_relaxed);
     g_rt.inflight.store(0, std::memory_order_relaxed);
@@ -769,10 +815,16 @@ void push_ready(task* t) noexcept {
 namespace {
 void push_untimed(task* t) noexcept {
     if (t->worker >= 0 && t->worker < g_rt.nworkers) {
-        if (g_rt.pol_pinned) {
+        if (t->ctx != 0) {
+            ctx_pinned(t, t->worker);
+        } else if (g_rt.pol_pinned) {
             g_rt.pol->pinned(t, t->worker);  // before the push: the worker may end it at once
         }
         pin(t, g_rt.workers[t->worker], false);
+        return;
+    }
+    if (t->ctx != 0) [[unlikely]] {
+        ctx_push(t);
         return;
     }
     int target = g_rt.pol->push(t);
@@ -833,7 +885,9 @@ void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
     if (id < 0) {
         return;
     }
-    if (g_rt.pol_measures) {
+    if (t->ctx != 0) [[unlikely]] {
+        ctx_done(t, id, us);
+    } else if (g_rt.pol_measures) {
         g_rt.pol->done(t, id, us);
     }
     if (g_measure) {
@@ -927,12 +981,13 @@ status shutdown() noexcept {
         }
     }
     status st = wait_for_all();
+    detail::ctx_stop_all();  // the contexts' policies, while the workers still run
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
     flush_scratch_cache();  // the workers' kept buffers
     detail::trace_finish(g_rt.policy_name);
     detail::g_measure = false;
-    detail::g_policy_done = false;
+    detail::g_policy_done.store(false, std::memory_order_relaxed);
     if (status ms = model_save_all(); !ms.ok() && st.ok()) {
         st = ms;
     }

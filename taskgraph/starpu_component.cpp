@@ -81,13 +81,7 @@ struct worker_data {
 
 worker_data* wdata(starpu_sched_component* c) noexcept { return static_cast<worker_data*>(c->data); }
 
-bool bad_ctx(unsigned ctx, const char* call) noexcept {
-    if (ctx == 0) {
-        return false;
-    }
-    MPC_LOG(error, tg, "%s: scheduling context %u does not exist (there is one context, 0)", call, ctx);
-    return true;
-}
+bool bad_ctx(unsigned ctx, const char* call) noexcept { return ctx_unknown(ctx, call); }
 
 // ---- queue components (fifo, prio, eager_prio) --------------------------------------------
 

@@ -596,6 +596,9 @@ void starpu_topology_print(FILE* f) {
 
 // starpu_conf::global_sched_ctx_min/max_priority, when set (not -1), else the policy's.
 int starpu_sched_get_min_priority(void) {
+    if (const unsigned c = starpu::submit_context(); c != 0 || starpu_sched_ctx_min_priority_is_set(0)) {
+        return starpu_sched_ctx_get_min_priority(c);
+    }
     if (const int set = starpu::g_min_prio.load(std::memory_order_relaxed); set != -1) {
         return set;
     }
@@ -605,6 +608,9 @@ int starpu_sched_get_min_priority(void) {
     return starpu::heteroprio_setup_workers() != 0 ? 0 : lo;  // 0 also while heteroprio is set up
 }
 int starpu_sched_get_max_priority(void) {
+    if (const unsigned c = starpu::submit_context(); c != 0 || starpu_sched_ctx_max_priority_is_set(0)) {
+        return starpu_sched_ctx_get_max_priority(c);
+    }
     if (const int set = starpu::g_max_prio.load(std::memory_order_relaxed); set != -1) {
         return set;
     }

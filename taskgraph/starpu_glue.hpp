@@ -71,6 +71,13 @@ const std::vector<starpu_sched_component*>* composed_chain(starpu_sched_componen
 /// set_policy_init() records the callback, heteroprio_setup() is config::heteroprio_setup, and
 /// heteroprio_setup_workers() is the worker count while the callback runs (0 otherwise).
 void set_policy_init(void (*init)(unsigned)) noexcept;
+void (*policy_init_of_ctx0() noexcept)(unsigned);
+/// The application's policy running scheduling context ctx (starpu_sched.cpp), or nullptr.
+starpu_sched_policy* user_policy_of(unsigned ctx) noexcept;
+/// Whether ctx names no scheduling context (logged, naming `call`).
+bool ctx_unknown(unsigned ctx, const char* call) noexcept;
+/// The context a task without one goes to: the thread's (starpu_sched_ctx_set_context), else 0.
+unsigned submit_context() noexcept;
 void heteroprio_setup(heteroprio_config* c, int nworkers) noexcept;
 int heteroprio_setup_workers() noexcept;
 

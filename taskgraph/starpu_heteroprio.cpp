@@ -67,6 +67,8 @@ void heteroprio_setup(heteroprio_config* c, int nworkers) noexcept {
 
 void set_policy_init(void (*init)(unsigned)) noexcept { g_user_init.store(init, std::memory_order_release); }
 
+void (*policy_init_of_ctx0() noexcept)(unsigned) { return g_user_init.load(std::memory_order_acquire); }
+
 int heteroprio_setup_workers() noexcept { return g_building_workers.load(std::memory_order_relaxed); }
 
 }  // namespace mpc::tg::starpu
@@ -115,15 +117,5 @@ void starpu_heteroprio_set_arch_slow_factor(unsigned sched_ctx_id, enum starpu_h
     c.slow[bucket_id][arch] = slow_factor;
 }
 
-void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned) {
-    if (sched_ctx_id != 0) {
-        MPC_LOG(error, tg, "starpu_sched_ctx_get_sched_policy_init: scheduling context %u does not exist", sched_ctx_id);
-        return nullptr;
-    }
-    return sp::g_user_init.load(std::memory_order_acquire);
-}
-
-int starpu_sched_ctx_get_min_priority(unsigned /*sched_ctx_id*/) { return starpu_sched_get_min_priority(); }
-int starpu_sched_ctx_get_max_priority(unsigned /*sched_ctx_id*/) { return starpu_sched_get_max_priority(); }
 
 }  // extern "C"

@@ -161,6 +161,12 @@ int build(starpu_codelet* cl, starpu_task* t, va_list ap) noexcept {
             t->name = va_arg(ap, const char*);
         } else if (key == STARPU_TASK_SYNCHRONOUS) {
             t->synchronous = va_arg(ap, int) != 0;
+        } else if (key == STARPU_SCHED_CTX) {
+            t->sched_ctx = va_arg(ap, unsigned);
+        } else if (key == STARPU_HYPERVISOR_TAG) {
+            t->hypervisor_tag = va_arg(ap, int);
+        } else if (key == STARPU_POSSIBLY_PARALLEL) {
+            t->possibly_parallel = va_arg(ap, unsigned);
         } else {
             MPC_LOG(error, tg, "starpu_task_insert(%s): unrecognized argument %d (not supported, or the list does not "
                                "end with 0)", cl_name(cl), key);

@@ -636,6 +636,13 @@ int submit(starpu_task* t) noexcept {
     d.tag_again = core->resubmitted;
     fill_model(t, &d);
     d.bundle = t->bundle;
+    if (t->sched_ctx == STARPU_NMAX_SCHED_CTXS) {
+        t->sched_ctx = submit_context();  // the thread's context, else 0 (StarPU's choice)
+    }
+    if (t->sched_ctx >= STARPU_NMAX_SCHED_CTXS || ctx_unknown(t->sched_ctx, "starpu_task_submit")) {
+        return -EINVAL;
+    }
+    d.context = static_cast<int>(t->sched_ctx);
     if (int w = place(t); w < -1) {
         return w;
     } else {
@@ -645,7 +652,7 @@ int submit(starpu_task* t) noexcept {
         wait_for_previous_order(core, t->workerid, t->workerorder);
     }
     const bool sync = t->synchronous != 0;
-    if (starpu_sched_policy* p = user_policy(); p != nullptr && p->submit_hook != nullptr) {
+    if (starpu_sched_policy* p = user_policy_of(t->sched_ctx); p != nullptr && p->submit_hook != nullptr) {
         p->submit_hook(t);
     }
     t->status = STARPU_TASK_BLOCKED;
@@ -680,6 +687,7 @@ void starpu_task_init(struct starpu_task* task) {
     task->detach = 1;
     task->where = -1;
     task->priority = STARPU_DEFAULT_PRIO;
+    task->sched_ctx = STARPU_NMAX_SCHED_CTXS;
     task->magic = starpu::task_magic;
     task->predicted = NAN;
     task->predicted_transfer = NAN;
@@ -745,10 +753,40 @@ int starpu_task_wait_array(struct starpu_task** tasks, unsigned nb_tasks) {
 
 int starpu_task_wait_for_all(void) {
     starpu_do_schedule();
+    if (const unsigned c = starpu_sched_ctx_get_context(); c < STARPU_NMAX_SCHED_CTXS) {
+        return starpu_task_wait_for_all_in_ctx(c);  // StarPU's: the thread's context only
+    }
     return starpu::errno_of(wait_for_all());
 }
 
-int starpu_task_wait_for_n_submitted(unsigned n) { return starpu::errno_of(wait_for_n_submitted(n)); }
+int starpu_task_wait_for_n_submitted(unsigned n) {
+    if (const unsigned c = starpu_sched_ctx_get_context(); c < STARPU_NMAX_SCHED_CTXS) {
+        return starpu_task_wait_for_n_submitted_in_ctx(c, n);
+    }
+    return starpu::errno_of(wait_for_n_submitted(n));
+}
+
+int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id) {
+    if (starpu::ctx_unknown(sched_ctx_id, "starpu_task_wait_for_all_in_ctx")) {
+        return -EINVAL;
+    }
+    return starpu::errno_of(wait_for_all_in_context(static_cast<int>(sched_ctx_id)));
+}
+
+int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n) {
+    if (starpu::ctx_unknown(sched_ctx_id, "starpu_task_wait_for_n_submitted_in_ctx")) {
+        return -EINVAL;
+    }
+    return starpu::errno_of(wait_for_n_in_context(static_cast<int>(sched_ctx_id), n));
+}
+
+int starpu_task_submit_to_ctx(struct starpu_task* task, unsigned sched_ctx_id) {
+    if (task == nullptr) {
+        return -EINVAL;
+    }
+    task->sched_ctx = sched_ctx_id;
+    return starpu_task_submit(task);
+}
 
 int starpu_task_finished(struct starpu_task* task) {
     auto* core = static_cast<mpc::tg::task*>(task->starpu_private);

@@ -133,7 +133,7 @@ void execute(task* t) noexcept {
         task_ran(t, start, now_ns());
     } else {
         t->fn(v, t->cl_arg);
-        if (g_policy_done) {
+        if (g_policy_done.load(std::memory_order_relaxed)) {
             task_ran(t, 0, 0);  // no clock read: only the model and the trace use durations
         }
     }
@@ -188,6 +188,9 @@ void complete(task* t) noexcept {
         task_unref(s);
     }
     if (t->kind != task_kind::acquire) {
+        if (t->kind == task_kind::normal) {
+            ctx_task_done(t->ctx);
+        }
         inflight_done();
     }
     task_unref(t);  // the runtime's reference
@@ -232,6 +235,11 @@ status check_special_twice(const task* t, int n, const char* name) noexcept {
 status fill(task* t, const task_desc& d) noexcept {
     const char* name = d.name != nullptr ? d.name : (d.cl != nullptr && d.cl->name != nullptr ? d.cl->name : "(unnamed)");
     t->name = name;
+    if (d.context != 0 && (d.context < 0 || d.context >= max_contexts || !ctx_live(d.context))) {
+        MPC_LOG(error, tg, "task %s: scheduling context %d does not exist", name, d.context);
+        return {errc::invalid_argument, "no such scheduling context"};
+    }
+    t->ctx = static_cast<std::uint8_t>(d.context);
     if (d.nbuffers < 0 || (d.nbuffers > 0 && d.handles == nullptr)) {
         MPC_LOG(error, tg, "task %s: %d buffers without handles", name, d.nbuffers);
         return {errc::invalid_argument, "bad buffer list"};
@@ -481,6 +489,7 @@ status submit(task* t, const task_desc& d) noexcept {
     t->seq = next_seq();
     task_ref(t);  // the runtime's, dropped by complete()
     inflight_add();
+    ctx_task_added(t->ctx);
     dependency_met(t);  // the submission guard
     return {};
 }

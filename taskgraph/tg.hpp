@@ -519,6 +519,9 @@ struct task_desc {
     /// Where to record the task's timestamps (profiling); the caller keeps it alive until the
     /// task has finished. nullptr: not recorded.
     task_times* times = nullptr;
+    /// The scheduling context the task is submitted to (see context_create); 0: the initial
+    /// context, every worker.
+    int context = 0;
 };
 
 /// A new task, not yet submitted; the caller owns one reference (task_release()).
@@ -560,6 +563,60 @@ status wait_for_all() noexcept;
 status wait_for_n_submitted(long n) noexcept;
 /// Tasks submitted and not finished.
 long tasks_in_flight() noexcept;
+
+// --------------------------------------------------------------------------------------------
+// Scheduling contexts (context.cpp; StarPU's sched_ctx)
+//
+// Context 0 holds every worker under the policy chosen at init; its members are fixed. A
+// context created here holds a set of workers and a policy of its own for them: a task
+// submitted to it (task_desc::context) runs on one of its members. A worker may be in several
+// contexts; it serves them in turn. Changing a context's members moves the tasks it holds.
+
+inline constexpr int max_contexts = 10;  ///< context ids are 0 .. max_contexts-1 (StarPU's count)
+
+struct context_desc {
+    const char* name = nullptr;
+    /// Its workers; nworkers < 0: every worker. Ids that are no worker are logged and left out.
+    const int* workers = nullptr;
+    int nworkers = 0;
+    /// Its policy; nullptr: none, the tasks run on the first member (StarPU's context without
+    /// policy and its master).
+    const policy_entry* policy = nullptr;
+    void* app_policy = nullptr;  ///< policy_context::app_policy
+};
+/// A new context's id; errc::no_memory when max_contexts exist, errc::not_initialized when
+/// the runtime does not run.
+result<int> context_create(const context_desc& d) noexcept;
+/// Waits for the context's tasks (its members first join its inheritor, if it has one),
+/// then removes it. errc::invalid_argument for 0 or a context that does not exist;
+/// errc::busy from a task.
+status context_delete(int id) noexcept;
+status context_add_workers(int id, const int* workers, int n) noexcept;
+status context_remove_workers(int id, const int* workers, int n) noexcept;
+/// Where the members go once the context is done (finished_submit, then its last task's
+/// end) or deleted; -1: nowhere.
+status context_set_inheritor(int id, int inheritor) noexcept;
+int context_inheritor(int id) noexcept;
+status context_finished_submit(int id) noexcept;
+/// Waits until no task of the context is in flight (tasks submitted meanwhile included).
+status wait_for_all_in_context(int id) noexcept;
+/// Waits until at most n tasks of the context are in flight.
+status wait_for_n_in_context(int id, long n) noexcept;
+/// fn(id, arg) runs when the context is done (finished_submit, then its last task's end),
+/// before its members join its inheritor.
+status context_on_close(int id, void (*fn)(int, void*), void* arg) noexcept;
+/// The members: their count, the first `max` in out.
+int context_workers(int id, int* out, int max) noexcept;
+bool context_has_worker(int id, int worker) noexcept;
+bool context_exists(int id) noexcept;
+/// The context's tasks in flight.
+long context_tasks(int id) noexcept;
+/// Its name ("init" for 0), nullptr when it does not exist.
+const char* context_name(int id) noexcept;
+/// Its policy's name; nullptr for none or a context that does not exist.
+const char* context_policy_name(int id) noexcept;
+/// The contexts worker w is in, as a bit mask (bit 0: context 0).
+unsigned worker_contexts(int w) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Memory control (read at init from MPC_TG_* / STARPU_* variables, changeable afterwards)

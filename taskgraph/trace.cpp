@@ -22,7 +22,7 @@
 namespace mpc::tg::detail {
 
 bool g_measure = false;
-bool g_policy_done = false;
+std::atomic<bool> g_policy_done{false};
 bool g_tracing = false;
 
 std::uint64_t now_ns() noexcept {

@@ -15,9 +15,13 @@
 extern "C" {
 #endif
 
-/** The priority range (-5..5, StarPU's default range). */
+/** The priority range of the thread's scheduling context (starpu_sched_ctx_set_context; else
+ * context 0's: -5..5, StarPU's default range, or STARPU_MIN_PRIO / STARPU_MAX_PRIO). */
 int starpu_sched_get_min_priority(void);
 int starpu_sched_get_max_priority(void);
+/** Sets that context's range (starpu_sched_ctx_set_min_priority / _max_priority). */
+int starpu_sched_set_min_priority(int min_prio);
+int starpu_sched_set_max_priority(int max_prio);
 
 #define STARPU_MIN_PRIO (starpu_sched_get_min_priority())
 #define STARPU_MAX_PRIO (starpu_sched_get_max_priority())

@@ -213,7 +213,9 @@ struct starpu_task {
     int magic;
     /** STARPU_TASK_TYPE_NORMAL for the program's tasks. */
     unsigned type;
-    /** The scheduling context (always 0: one context). */
+    /** The scheduling context the task is submitted to (starpu_sched_ctx.h); STARPU_NMAX_SCHED_CTXS
+     * (the default): the submitting thread's context (starpu_sched_ctx_set_context), else 0. The
+     * submission sets it to the context chosen. */
     unsigned sched_ctx;
     /** For StarPU's hypervisor, which does not exist here: accepted, unused. */
     int hypervisor_tag;
@@ -257,6 +259,7 @@ struct starpu_task {
         .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, .cl_arg_free = 0,                    \
         .callback_arg_free = 0, .use_tag = 0, .sequential_consistency = 1, .synchronous = 0, .detach = 1,          \
         .destroy = 0, .execute_on_a_specific_worker = 0, .workerid = 0, .priority = 0, .magic = 42,               \
+        .sched_ctx = STARPU_NMAX_SCHED_CTXS,                                                                 \
         .predicted = NAN, .predicted_transfer = NAN, .predicted_start = NAN, .prefetched = 0,                \
         .starpu_private = NULL                                                                               \
     }
@@ -343,11 +346,19 @@ int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
  * -EINVAL for a detached task, -EDEADLK from inside a task. */
 int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU_WARN_UNUSED_RESULT;
-/** Waits until every submitted task has finished. Returns 0, or -EDEADLK from a task. */
+/** Submits the task to scheduling context sched_ctx_id (starpu_sched_ctx.h). */
+int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id) STARPU_WARN_UNUSED_RESULT;
+/** Waits until every submitted task has finished; when the thread has set a scheduling
+ * context (starpu_sched_ctx_set_context), the tasks of that context. Returns 0, or -EDEADLK
+ * from a task. */
 int starpu_task_wait_for_all(void);
-/** Waits until at most n submitted tasks have not finished: keeps a submission loop's tasks in
- * flight bounded. Returns 0, or -EDEADLK from a task. */
+/** Waits until at most n submitted tasks (of the thread's context, when it set one) have not
+ * finished: keeps a submission loop's tasks in flight bounded. Returns 0, or -EDEADLK from a
+ * task. */
 int starpu_task_wait_for_n_submitted(unsigned n);
+/** The same for the tasks of context sched_ctx_id. */
+int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id);
+int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n);
 /** 1 when the (non-detached) task has finished, 0 otherwise. */
 int starpu_task_finished(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Tasks submitted and not finished. */

@@ -92,6 +92,12 @@ extern "C" {
 #define STARPU_CL_ARGS (25 << STARPU_MODE_SHIFT)
 /** followed by an int: the task is synchronous */
 #define STARPU_TASK_SYNCHRONOUS (30 << STARPU_MODE_SHIFT)
+/** followed by an unsigned: the scheduling context the task is submitted to */
+#define STARPU_SCHED_CTX (13 << STARPU_MODE_SHIFT)
+/** followed by an int: for StarPU's hypervisor, which does not exist here (accepted, unused) */
+#define STARPU_HYPERVISOR_TAG (11 << STARPU_MODE_SHIFT)
+/** followed by an unsigned: for parallel tasks, which do not exist here (accepted, unused) */
+#define STARPU_POSSIBLY_PARALLEL (21 << STARPU_MODE_SHIFT)
 
 struct starpu_data_descr {
     starpu_data_handle_t handle;

@@ -3,6 +3,7 @@
 #ifndef MPC_STARPU_WORKER_H
 #define MPC_STARPU_WORKER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -128,6 +129,13 @@ int starpu_worker_get_devid(int id);
 int starpu_worker_get_devids(enum starpu_worker_archtype type, int *devids, int num);
 /** The binding unit of a worker: the VP it runs on (-1 for a bad worker). */
 int starpu_worker_get_bindid(int workerid);
+/** The scheduling contexts the worker is in, in a malloc'ed *sched_ctx (the caller frees it);
+ * returns their number. */
+unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx);
+/** StarPU's older way for a policy to wake a worker: a mutex and a condition per worker. The
+ * workers here do not wait on them (the runtime wakes a worker when its policy holds work for
+ * it, see starpu_wake_worker_relax), so signalling the condition is harmless and not needed. */
+void starpu_worker_get_sched_condition(int workerid, pthread_mutex_t **sched_mutex, pthread_cond_t **sched_cond);
 /** A copy of the cpuset of the PU a worker's VP is pinned to (free it with hwloc_bitmap_free);
  * empty when the VPs are not pinned (MPC_SCHED_BIND=0) or for a bad worker. */
 hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid);

@@ -238,7 +238,7 @@ TEST(UserPolicy, PolicyWithoutPushTaskIsRefused) {
 TEST(UserPolicy, ContextAndLocalPushMisuse) {
     ASSERT_EQ(start_with(nullptr, 2), 0);  // a built-in policy
     EXPECT_EQ(starpu_sched_ctx_get_sched_policy(0), nullptr);
-    EXPECT_EQ(starpu_sched_ctx_get_context(), 0u);
+    EXPECT_EQ(starpu_sched_ctx_get_context(), unsigned{STARPU_NMAX_SCHED_CTXS}) << "none set: StarPU's answer";
     EXPECT_EQ(starpu_sched_ctx_get_policy_data(3), nullptr);
     EXPECT_EQ(starpu_sched_ctx_get_worker_collection(1), nullptr);
     EXPECT_EQ(starpu_sched_ctx_get_nworkers(0), 2u);
