@@ -121,8 +121,6 @@ struct context {
 context g_ctx[max_contexts];
 std::atomic<std::uint32_t> g_mask[max_workers];  ///< bit c: worker in context c (c >= 1)
 /// Context 0's own count: its tasks, for wait_for_all_in_context(0) while others exist.
-alignas(64) std::atomic<long> g_count0{0};
-std::atomic<long> g_notify0{-1};
 gate g_drained0;
 
 /// A task of a context ended, leaving `left`: wakes the waiters for a count it reached.
@@ -354,6 +352,10 @@ void drained(context& c) noexcept {
 
 }  // namespace
 
+// Context 0's count: its own line (every task's submission and end write it).
+alignas(64) std::atomic<long> g_ctx0_count{0};
+alignas(64) std::atomic<long> g_ctx0_notify{-1};
+
 // ---- the runtime's side (runtime.cpp, task.cpp) --------------------------------------------
 
 std::uint32_t ctx_mask(int w) noexcept { return g_mask[w].load(std::memory_order_relaxed); }
@@ -430,13 +432,11 @@ void ctx_pinned(task* t, int w) noexcept {
     }
 }
 
-void ctx_task_added(int id) noexcept {
-    (id == 0 ? g_count0 : g_ctx[id].count).fetch_add(1, std::memory_order_relaxed);
-}
+void ctx_task_added_slow(int id) noexcept { g_ctx[id].count.fetch_add(1, std::memory_order_relaxed); }
 
-void ctx_task_done(int id) noexcept {
+void ctx_task_done_slow(int id, long left0) noexcept {
     if (id == 0) {
-        notify_count(g_count0, g_notify0, g_drained0, g_count0.fetch_sub(1, std::memory_order_seq_cst) - 1);
+        notify_count(g_ctx0_count, g_ctx0_notify, g_drained0, left0);
         return;
     }
     context& c = g_ctx[id];
@@ -619,8 +619,8 @@ status wait_for_n_in_context(int id, long n) noexcept {
     if (!ctx_live(id)) {
         return bad_context(id, "wait_for_all_in_context");
     }
-    std::atomic<long>& count = id == 0 ? g_count0 : g_ctx[id].count;
-    std::atomic<long>& notify_at = id == 0 ? g_notify0 : g_ctx[id].notify_at;
+    std::atomic<long>& count = id == 0 ? g_ctx0_count : g_ctx[id].count;
+    std::atomic<long>& notify_at = id == 0 ? g_ctx0_notify : g_ctx[id].notify_at;
     gate& gt = id == 0 ? g_drained0 : g_ctx[id].drained;
     gt.lock.lock();
     gt.wait_locked(
@@ -735,7 +735,7 @@ bool context_exists(int id) noexcept { return running() && ctx_live(id); }
 
 long context_tasks(int id) noexcept {
     if (id == 0) {
-        return g_count0.load(std::memory_order_relaxed);
+        return g_ctx0_count.load(std::memory_order_relaxed);
     }
     return valid_id(id) ? g_ctx[id].count.load(std::memory_order_relaxed) : 0;
 }

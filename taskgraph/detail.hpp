@@ -385,8 +385,30 @@ bool ctx_may_have_work(int id, int w) noexcept;
 void ctx_starting(task* t, int w) noexcept;
 void ctx_done(task* t, int w, double us) noexcept;
 void ctx_pinned(task* t, int w) noexcept;
-void ctx_task_added(int id) noexcept;
-void ctx_task_done(int id) noexcept;
+/// Context 0's own task count (context.cpp) and the highest count one of its waiters waits
+/// for (-1: none): inline, as the counts of every task's submission and end.
+extern std::atomic<long> g_ctx0_count;
+extern std::atomic<long> g_ctx0_notify;
+void ctx_task_added_slow(int id) noexcept;
+void ctx_task_done_slow(int id, long left) noexcept;
+inline void ctx_task_added(int id) noexcept {
+    if (id == 0) [[likely]] {
+        g_ctx0_count.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    ctx_task_added_slow(id);
+}
+inline void ctx_task_done(int id) noexcept {
+    if (id == 0) [[likely]] {
+        const long left = g_ctx0_count.fetch_sub(1, std::memory_order_seq_cst) - 1;
+        if (left > g_ctx0_notify.load(std::memory_order_seq_cst)) [[likely]] {
+            return;  // nobody waits for this count
+        }
+        ctx_task_done_slow(0, left);
+        return;
+    }
+    ctx_task_done_slow(id, 0);
+}
 void ctx_stop_all() noexcept;  ///< at shutdown, once no task is in flight
 
 }  // namespace detail

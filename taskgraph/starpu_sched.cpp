@@ -562,7 +562,14 @@ int ctx_key() noexcept {
     return k;
 }
 
+/// Whether a thread ever set a context: until then every submission goes to context 0 without
+/// a look at the thread's record.
+std::atomic<bool> g_any_set{false};
+
 unsigned current_plus_one() noexcept {
+    if (!g_any_set.load(std::memory_order_relaxed)) [[likely]] {
+        return 0;
+    }
     if (mpc::sched::self() != nullptr) {
         const int k = g_key.load(std::memory_order_acquire);
         return k < 0 ? 0 : static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(mpc::sched::get_specific(k)));
@@ -658,7 +665,11 @@ unsigned starpu_sched_ctx_create(int* workerids, int nworkers, const char* sched
     context_desc d;
     d.name = sched_ctx_name;
     d.workers = workerids;
-    d.nworkers = workerids == nullptr && nworkers <= 0 ? -1 : nworkers;
+    // StarPU's: -1 is every worker, 0 none (a context that gets workers later).
+    if (nworkers > 0 && workerids == nullptr) {
+        sp::fatal("starpu_sched_ctx_create", "worker ids are NULL but their count is not 0 (-1: every worker)");
+    }
+    d.nworkers = nworkers < 0 ? -1 : nworkers;
     d.policy = pe;
     d.app_policy = app;
     // The API's record first: the policy's init_sched may read the priorities and user data.
@@ -823,6 +834,9 @@ unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id) {
 
 void starpu_sched_ctx_set_context(unsigned* sched_ctx_id) {
     const unsigned v = sched_ctx_id != nullptr ? *sched_ctx_id + 1 : 0;
+    if (v != 0) {
+        g_any_set.store(true, std::memory_order_relaxed);  // this thread reads its own store
+    }
     if (mpc::sched::self() != nullptr) {
         const int k = ctx_key();
         if (k >= 0) {

@@ -639,7 +639,7 @@ int submit(starpu_task* t) noexcept {
     if (t->sched_ctx == STARPU_NMAX_SCHED_CTXS) {
         t->sched_ctx = submit_context();  // the thread's context, else 0 (StarPU's choice)
     }
-    if (t->sched_ctx >= STARPU_NMAX_SCHED_CTXS || ctx_unknown(t->sched_ctx, "starpu_task_submit")) {
+    if (t->sched_ctx != 0 && (t->sched_ctx >= STARPU_NMAX_SCHED_CTXS || ctx_unknown(t->sched_ctx, "starpu_task_submit"))) {
         return -EINVAL;
     }
     d.context = static_cast<int>(t->sched_ctx);

@@ -73,6 +73,17 @@ examples=(
     "profiling|profiling/profiling.c||"
     "dummy_sched|scheduler/dummy_sched.c||"
     "dummy_modular_sched|scheduler/dummy_modular_sched.c||"
+    "sched_ctx|sched_ctx/sched_ctx.c||"
+    "sched_ctx_delete|sched_ctx/sched_ctx_delete.c||"
+    "sched_ctx_empty|sched_ctx/sched_ctx_empty.c||"
+    "sched_ctx_prio|sched_ctx/prio.c||"
+    "two_cpu_contexts|sched_ctx/two_cpu_contexts.c||"
+    "dummy_sched_with_ctx|sched_ctx/dummy_sched_with_ctx.c||"
+    "nested_sched_ctxs|sched_ctx/nested_sched_ctxs.c||-fopenmp"
+    "parallel_code|sched_ctx/parallel_code.c||-fopenmp"
+    "sched_ctx_without_sched_policy|sched_ctx/sched_ctx_without_sched_policy.c||-fopenmp"
+    "sched_ctx_without_sched_policy_awake|sched_ctx/sched_ctx_without_sched_policy_awake.c||-fopenmp"
+    "parallel_tasks_reuse_handle|sched_ctx/parallel_tasks_reuse_handle.c||-fopenmp"
 )
 
 # run NAME COMPILER-ARGS... : builds and runs one flavour, prints its verdict
