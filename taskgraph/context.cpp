@@ -109,6 +109,7 @@ struct context {
     // Under g_change.
     int inheritor = -1;
     std::atomic<bool> finished_submit{false};
+    bool closed = false;  ///< done: its members went to the inheritor (under g_change)
     // Tasks submitted and not finished, and their waiters (wait_for_all_in_context).
     alignas(64) std::atomic<long> count{0};
     std::atomic<long> notify_at{-1};  ///< the highest count a waiter waits for; -1: none
@@ -318,16 +319,19 @@ std::vector<int> valid_members(const int* workers, int n, const char* call) noex
 }
 
 /// Called when c's count reached 0: its waiters, and the move to the inheritor.
+/// Both the last task's end and finished_submit() come here (whichever is last does the work:
+/// each writes its side, sequentially consistent, before reading the other's).
 void drained(context& c) noexcept {
-    if (!c.finished_submit.load(std::memory_order_acquire)) {
+    if (!c.finished_submit.load(std::memory_order_seq_cst)) {
         return;
     }
     change_guard g;
     const int inh = c.inheritor;
-    if (!c.live.load(std::memory_order_relaxed) || c.deleting || !c.finished_submit.load(std::memory_order_relaxed) ||
-        c.count.load(std::memory_order_acquire) != 0 || inh < 0) {
+    if (!c.live.load(std::memory_order_relaxed) || c.deleting || c.closed ||
+        c.count.load(std::memory_order_seq_cst) != 0 || inh < 0) {
         return;
     }
+    c.closed = true;
     if (c.on_close != nullptr) {
         c.on_close(static_cast<int>(&c - g_ctx), c.on_close_arg);
     }
@@ -501,6 +505,7 @@ result<int> context_create(const context_desc& d) noexcept {
     c.deleting = false;
     c.inheritor = -1;
     c.finished_submit.store(false, std::memory_order_relaxed);
+    c.closed = false;
     c.count.store(0, std::memory_order_relaxed);
     c.notify_at.store(-1, std::memory_order_relaxed);
     c.on_close = nullptr;
@@ -601,7 +606,11 @@ status context_finished_submit(int id) noexcept {
     if (!valid_id(id) || !g_ctx[id].live.load(std::memory_order_acquire)) {
         return id == 0 ? status{} : bad_context(id, "context_finished_submit");
     }
-    g_ctx[id].finished_submit.store(true, std::memory_order_release);
+    context& c = g_ctx[id];
+    c.finished_submit.store(true, std::memory_order_seq_cst);
+    if (c.count.load(std::memory_order_seq_cst) == 0) {
+        drained(c);  // its tasks have all ended already: the members move now
+    }
     return {};
 }
 

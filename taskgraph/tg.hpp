@@ -597,6 +597,8 @@ status context_remove_workers(int id, const int* workers, int n) noexcept;
 /// end) or deleted; -1: nowhere.
 status context_set_inheritor(int id, int inheritor) noexcept;
 int context_inheritor(int id) noexcept;
+/// No more tasks will be submitted to the context: once none is in flight (at once when none
+/// is), its members join its inheritor.
 status context_finished_submit(int id) noexcept;
 /// Waits until no task of the context is in flight (tasks submitted meanwhile included).
 status wait_for_all_in_context(int id) noexcept;

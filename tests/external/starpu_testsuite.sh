@@ -91,7 +91,6 @@ PY
 # Expected failures of ours: program pattern | reason. Everything else that fails is NEW.
 expected='
 openmp/*|StarPU'"'"'s OpenMP runtime support (starpu_openmp.h, STARPU_OPENMP) is not provided: it is not part of the core API
-sched_ctx/*|scheduling contexts beyond the one context are not provided (docs/taskgraph.md, "Next")
 disk/*|out-of-core storage (starpu_disk_*) is not provided
 parallel_tasks/*|parallel tasks (combined workers, STARPU_SPMD / STARPU_FORKJOIN, pheft, peager) are not provided
 main/driver_api/*|the driver API (struct starpu_driver, starpu_driver_run) is not provided; Debian'"'"'s StarPU does not build them either

@@ -71,7 +71,8 @@ unsigned starpu_sched_ctx_get_context(void);
 /** For StarPU's hypervisor: nothing to do here. */
 void starpu_sched_ctx_stop_task_submission(void);
 /** No more tasks will be submitted to the context: once its last task ends, its workers join
- * its inheritor. */
+ * its inheritor (at once when its tasks have all ended already; StarPU's moves them only at the
+ * end of a task, so that calling this after the last one has ended would leave them). */
 void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id);
 /** A malloc'ed array of the context's worker ids in *workerids (the caller frees it); returns
  * their number. */

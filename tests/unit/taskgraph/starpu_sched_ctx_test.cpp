@@ -419,3 +419,57 @@ TEST_F(StarpuSchedCtxDeath, AnUnknownCreateArgumentEndsTheProgramWithAMessage) {
 }
 
 }  // namespace
+
+namespace {
+
+// Members change again and again while a ULT of the program submits to the context and the
+// workers run its tasks: no task is lost or run twice, whatever policy the context has.
+class ChangingMembers : public mpc::test::starpu_two_workers, public ::testing::WithParamInterface<const char*> {};
+
+struct feeder_arg {
+    unsigned ctx;
+    int n;
+    std::atomic<bool> done{false};
+};
+
+TEST_P(ChangingMembers, NoTaskIsLostWhileTheMembersChange) {
+    reset_counts();
+    int both[2] = {0, 1};
+    const unsigned ctx = starpu_sched_ctx_create(both, 2, "changing", STARPU_SCHED_CTX_POLICY_NAME, GetParam(), 0);
+    feeder_arg fa;
+    fa.ctx = ctx;
+    fa.n = 3000;
+    mpc::result<mpc::sched::ult*> feeder = mpc::sched::spawn(
+        [](void* p) {
+            auto* a = static_cast<feeder_arg*>(p);
+            for (int i = 0; i < a->n; ++i) {
+                if (starpu_task_insert(&g_count_cl, STARPU_SCHED_CTX, a->ctx, 0) != 0) {
+                    break;
+                }
+                if (i % 64 == 0) {
+                    mpc::sched::yield();
+                }
+            }
+            a->done.store(true);
+        },
+        &fa);
+    ASSERT_TRUE(feeder.ok());
+    int changes = 0;
+    while (!fa.done.load() || changes < 40) {
+        const int w = changes % 2;
+        starpu_sched_ctx_remove_workers(&both[w], 1, ctx);  // the other one stays
+        mpc::sched::yield();
+        starpu_sched_ctx_add_workers(&both[w], 1, ctx);
+        ++changes;
+        mpc::sched::yield();
+    }
+    ASSERT_TRUE(mpc::sched::join(*feeder).ok());
+    ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+    EXPECT_EQ(g_ran.load(), fa.n) << changes << " changes of members";
+    EXPECT_EQ(g_ran_on[0].load() + g_ran_on[1].load(), fa.n);
+    starpu_sched_ctx_delete(ctx);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, ChangingMembers, ::testing::Values("eager", "ws", "dmda", "heteroprio", "random"));
+
+}  // namespace
