@@ -232,6 +232,7 @@ void make_policy(context& c) noexcept {
     if (c.measures) {
         g_policy_done.store(true, std::memory_order_relaxed);  // the runtime times every task from now on
     }
+    c.pol->started();
     ++c.gen;
 }
 

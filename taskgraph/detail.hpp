@@ -29,7 +29,9 @@ struct buffer {
     bool no_infer = false;    ///< the task takes no inferred dependency on this buffer
 };
 
-enum class task_kind : std::uint8_t { normal, acquire, internal };
+/// alias: one member's part of a parallel task other than its master's (parallel.cpp).
+enum class task_kind : std::uint8_t { normal, acquire, internal, alias };
+struct par_state;
 enum class task_state : std::uint8_t { created, submitted, done };
 
 struct task {
@@ -41,6 +43,10 @@ struct task {
     bool try_only = false;                   ///< acquire_try(): refused rather than waiting
     std::uint8_t ctx = 0;                    ///< its scheduling context (context.cpp)
     std::uint16_t ctx_gen = 0;               ///< the context's policy that took it (its generation)
+    std::uint8_t par_kind = 0;               ///< task_desc::parallel (0: sequential)
+    int max_par = 1;                         ///< task_desc::max_parallelism
+    int par_rank = 0;                        ///< an alias's rank in its combined worker
+    par_state* par = nullptr;                ///< while run by a combined worker (parallel.cpp)
 
     cpu_fn fn = nullptr;  ///< nullptr: nothing to run (empty task)
     const char* name = nullptr;
@@ -410,6 +416,18 @@ inline void ctx_task_done(int id) noexcept {
     ctx_task_done_slow(id, 0);
 }
 void ctx_stop_all() noexcept;  ///< at shutdown, once no task is in flight
+
+// Parallel tasks (parallel.cpp).
+/// Runs t on combined worker `combined` (an id >= worker_count()): its master part and one
+/// alias per other member go to the members' own queues, in one order for every member.
+void dispatch_parallel(task* t, int combined) noexcept;
+/// Whether t may run on several workers (an SPMD or fork-join codelet with max_parallelism > 1).
+inline bool parallel_capable(const task* t) noexcept { return t->par_kind != 0 && t->max_par > 1; }
+/// Runs a part of a parallel task (t->par set: the master or an alias) on the calling worker.
+void execute_part(task* t) noexcept;
+/// The calling worker's combined worker while it runs a part: its id, size and the rank.
+void set_combined(int id, int size, int rank) noexcept;
+void combined_reset() noexcept;  ///< at shutdown
 
 }  // namespace detail
 }  // namespace mpc::tg

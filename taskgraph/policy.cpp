@@ -67,6 +67,8 @@ constexpr policy_entry g_policies[] = {
     {"dmda", "dm with the data-transfer time in the expected completion", &make_dmda},
     {"dmdas", "dmda with per-worker queues sorted by priority", &make_dmdas},
     {"heteroprio", "buckets by priority, each architecture takes them in its own order", &make_heteroprio},
+    {"peager", "parallel eager: parallel tasks on the largest combined worker their master has", &make_peager},
+    {"pheft", "parallel HEFT: each task to the worker or combined worker expected to finish it first", &make_pheft},
 };
 
 /// "eager, prio, ..." built once from the table.

@@ -62,6 +62,9 @@ struct policy_context {
 /// push()'s answer when the task may be for any worker and the policy cannot say which (an
 /// application's policy): every sleeping worker is woken to look.
 inline constexpr int wake_every_worker = -2;
+/// push()'s answer when the policy has woken whom it needed itself (a parallel task it gave to
+/// a combined worker's members): the runtime wakes nobody more.
+inline constexpr int wake_nobody = -3;
 
 class policy {
 public:
@@ -93,6 +96,9 @@ public:
     /// arrays it gave stay valid and now hold the new members). A policy that can follow
     /// (an application's, through its add_workers/remove_workers) does and returns true; the
     /// runtime replaces one that returns false by a new one, moving the tasks it held.
+    /// Called once the workers run (worker_count() answers): the parallel policies make the
+    /// combined workers here.
+    virtual void started() noexcept {}
     virtual bool resize(const int* /*old_members*/, int /*old_n*/, const int* /*members*/, int /*n*/) noexcept {
         return false;
     }
@@ -128,5 +134,7 @@ std::unique_ptr<policy> make_dm(const policy_context& ctx);
 std::unique_ptr<policy> make_dmda(const policy_context& ctx);
 std::unique_ptr<policy> make_dmdas(const policy_context& ctx);
 std::unique_ptr<policy> make_heteroprio(const policy_context& ctx);  // heteroprio.cpp
+std::unique_ptr<policy> make_peager(const policy_context& ctx);      // parallel_policies.cpp
+std::unique_ptr<policy> make_pheft(const policy_context& ctx);
 
 }  // namespace mpc::tg

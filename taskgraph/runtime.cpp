@@ -82,6 +82,9 @@ struct alignas(64) worker {
     std::uint64_t sleeps = 0;  ///< times parked (each ended by a kick): wake-ups, in the end-of-run debug line
     task* running = nullptr;   ///< the task this worker runs (its codelet or callback), if any
     unsigned ctx_turn = 0;     ///< the context served first next time (when in several)
+    int comb_id = -1;          ///< while running a part of a parallel task: its combined worker,
+    int comb_size = 1;         ///< its size
+    int comb_rank = 0;         ///< and this worker's rank in it
     /// Profiling (worker_profile_take), under prof_lock: the interval's start and sums, and
     /// since when the worker executes or sleeps (0: it does not). Parks always stamp
     /// sleep_since (a park costs far more than a clock read), so that profiling switched on
@@ -431,6 +434,11 @@ void run(worker& w, task* t, std::uint64_t look) noexcept {
     if (g_rt.pause_depth.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
         wait_resumed();
     }
+    if (t->kind == task_kind::alias) [[unlikely]] {
+        w.executed.store(w.executed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        detail::execute_part(t);  // a member's part of a parallel task: no policy saw it
+        return;
+    }
     if (t->ctx != 0) [[unlikely]] {
         detail::ctx_starting(t, w.id);
     } else if (g_rt.pol_starts) {
@@ -748,6 +756,7 @@ status start(const config& c) noexcept {
         detail::g_profiling.store(true, std::memory_order_relaxed);
     }
     g_rt.running.store(true, std::memory_order_release);
+    g_rt.pol->started();  // worker_count() answers from here on
     MPC_LOG(info, tg, "task runtime: %d CPU workers, policy %s", g_rt.nworkers, g_rt.policy_name);
     return {};
 }
@@ -814,6 +823,10 @@ void push_ready(task* t) noexcept {
 
 namespace {
 void push_untimed(task* t) noexcept {
+    if (t->worker >= g_rt.nworkers) [[unlikely]] {
+        dispatch_parallel(t, t->worker);  // a combined worker's id (task_desc::worker)
+        return;
+    }
     if (t->worker >= 0 && t->worker < g_rt.nworkers) {
         if (t->ctx != 0) {
             ctx_pinned(t, t->worker);
@@ -828,6 +841,9 @@ void push_untimed(task* t) noexcept {
         return;
     }
     int target = g_rt.pol->push(t);
+    if (target == wake_nobody) [[unlikely]] {
+        return;
+    }
     mpc::full_fence();  // the push before the sleeping check
     if (target >= 0 && target < g_rt.nworkers) {
         kick(g_rt.workers[target]);
@@ -982,6 +998,7 @@ status shutdown() noexcept {
     }
     status st = wait_for_all();
     detail::ctx_stop_all();  // the contexts' policies, while the workers still run
+    detail::combined_reset();
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
     flush_scratch_cache();  // the workers' kept buffers
@@ -1123,6 +1140,23 @@ int current_worker() noexcept {
     worker* w = this_worker();
     return w != nullptr ? w->id : -1;
 }
+
+void current_combined(int* id, int* size, int* rank) noexcept {
+    worker* w = this_worker();
+    *id = w == nullptr ? -1 : (w->comb_id >= 0 ? w->comb_id : w->id);
+    *size = w == nullptr ? 1 : w->comb_size;
+    *rank = w == nullptr ? 0 : w->comb_rank;
+}
+
+namespace detail {
+void set_combined(int id, int size, int rank) noexcept {
+    if (worker* w = this_worker(); w != nullptr) {
+        w->comb_id = id;
+        w->comb_size = size;
+        w->comb_rank = rank;
+    }
+}
+}  // namespace detail
 
 int worker_vp(int w) noexcept { return w >= 0 && w < g_rt.nworkers ? g_rt.workers[w].vp : -1; }
 const char* policy_name() noexcept { return g_rt.policy_name; }

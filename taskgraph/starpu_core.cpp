@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -518,6 +519,97 @@ int starpu_worker_get_devids(enum starpu_worker_archtype type, int* devids, int 
 }
 
 int starpu_worker_get_bindid(int workerid) { return worker_vp(workerid); }
+
+// ---- combined workers ------------------------------------------------------------------------
+
+unsigned starpu_combined_worker_get_count(void) { return static_cast<unsigned>(combined_worker_count()); }
+
+unsigned starpu_worker_is_combined_worker(int id) {
+    const int n = worker_count();
+    return id >= n && id < n + combined_worker_count() ? 1 : 0;
+}
+
+int starpu_combined_worker_get_id(void) {
+    int id = 0;
+    int size = 0;
+    int rank = 0;
+    current_combined(&id, &size, &rank);
+    return id;
+}
+
+int starpu_combined_worker_get_size(void) {
+    int id = 0;
+    int size = 0;
+    int rank = 0;
+    current_combined(&id, &size, &rank);
+    return size;
+}
+
+int starpu_combined_worker_get_rank(void) {
+    int id = 0;
+    int size = 0;
+    int rank = 0;
+    current_combined(&id, &size, &rank);
+    return rank;
+}
+
+int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[]) {
+    mpc::result<int> id = combined_worker_add(workerid_array, nworkers);
+    return id ? *id : -EINVAL;
+}
+
+int starpu_combined_worker_get_description(int workerid, int* worker_size, int** combined_workerid) {
+    // The arrays stay valid until the process ends (one per combined worker id ever asked).
+    static std::mutex m;
+    static std::vector<std::unique_ptr<int[]>> arrays;
+    int ids[STARPU_NMAXWORKERS];
+    const int n = combined_worker_members(workerid, ids, STARPU_NMAXWORKERS);
+    if (n == 0) {
+        MPC_LOG(error, tg, "starpu_combined_worker_get_description: %d is no combined worker", workerid);
+        return -EINVAL;
+    }
+    std::lock_guard g(m);
+    const auto slot = static_cast<std::size_t>(workerid);
+    if (arrays.size() <= slot) {
+        arrays.resize(slot + 1);
+    }
+    if (!arrays[slot]) {
+        arrays[slot].reset(new int[STARPU_NMAXWORKERS]);
+    }
+    std::copy(ids, ids + n, arrays[slot].get());
+    if (worker_size != nullptr) {
+        *worker_size = n;
+    }
+    if (combined_workerid != nullptr) {
+        *combined_workerid = arrays[slot].get();
+    }
+    return 0;
+}
+
+int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task* task, unsigned nimpl) {
+    const auto n = static_cast<unsigned>(worker_count());
+    if (workerid < n) {
+        return starpu_worker_can_execute_task(workerid, task, nimpl);
+    }
+    int ids[STARPU_NMAXWORKERS];
+    const int size = combined_worker_members(static_cast<int>(workerid), ids, STARPU_NMAXWORKERS);
+    if (size == 0 || task == nullptr || task->cl == nullptr || nimpl != 0 || task->cl->type == STARPU_SEQ ||
+        task->cl->max_parallelism < size) {
+        return 0;
+    }
+    for (int i = 0; i < size; ++i) {
+        if (starpu_worker_can_execute_task(static_cast<unsigned>(ids[i]), task, 0) == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void starpu_sched_find_all_worker_combinations(void) {
+    int min_size = starpu_get_env_number_default("STARPU_MIN_WORKERSIZE", 2);
+    int max_size = starpu_get_env_number_default("STARPU_MAX_WORKERSIZE", STARPU_NMAXWORKERS);
+    find_worker_combinations(std::max(min_size, 2), max_size > 0 ? max_size : STARPU_NMAXWORKERS);
+}
 
 hwloc_topology_t starpu_get_hwloc_topology(void) { return static_cast<hwloc_topology_t>(mpc::topo::hwloc_handle()); }
 

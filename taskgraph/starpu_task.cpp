@@ -509,9 +509,22 @@ int place(starpu_task* t) noexcept {
     const char* name = t->name != nullptr ? t->name : (t->cl != nullptr && t->cl->name != nullptr ? t->cl->name : "(unnamed)");
     const auto n = static_cast<unsigned>(worker_count());
     if (t->execute_on_a_specific_worker) {
+        if (t->workerid >= n && starpu_worker_is_combined_worker(static_cast<int>(t->workerid)) != 0) {
+            // A combined worker: the task runs on all its members (a sequential codelet on its master).
+            int ids[STARPU_NMAXWORKERS];
+            const int k = combined_worker_members(static_cast<int>(t->workerid), ids, STARPU_NMAXWORKERS);
+            for (int i = 0; i < k; ++i) {
+                if (!may_run(static_cast<unsigned>(ids[i]), t)) {
+                    MPC_LOG(warn, tg, "starpu_task_submit: task %s asks for combined worker %u, whose worker %d cannot "
+                                      "execute it", name, t->workerid, ids[i]);
+                    return -ENODEV;
+                }
+            }
+            return static_cast<int>(t->workerid);
+        }
         if (t->workerid >= n) {
-            MPC_LOG(error, tg, "starpu_task_submit: task %s asks for worker %u; there are %u workers", name,
-                    t->workerid, n);
+            MPC_LOG(error, tg, "starpu_task_submit: task %s asks for worker %u; there are %u workers and %u combined "
+                               "workers", name, t->workerid, n, starpu_combined_worker_get_count());
             return -EINVAL;
         }
         if (!may_run(t->workerid, t)) {
@@ -603,6 +616,14 @@ int submit(starpu_task* t) noexcept {
         }
         cl.nbuffers = n;
         d.cl = &cl;
+        if (scl->type == STARPU_SPMD || scl->type == STARPU_FORKJOIN) {
+            d.parallel = scl->type == STARPU_SPMD ? 1 : 2;
+            d.max_parallelism = std::max(scl->max_parallelism, 1);
+        } else if (scl->type != STARPU_SEQ) {
+            MPC_LOG(error, tg, "starpu_task_submit: codelet %s has type %d (STARPU_SEQ, _SPMD or _FORKJOIN)",
+                    scl->name != nullptr ? scl->name : "(unnamed)", static_cast<int>(scl->type));
+            return -EINVAL;
+        }
     }
     access_mode inline_modes[max_buffers];
     std::vector<access_mode> more_modes;

@@ -107,6 +107,10 @@ void execute_profiled(task* t, task_times* tt, int worker, void** v) noexcept {
 }  // namespace
 
 void execute(task* t) noexcept {
+    if (t->par != nullptr) [[unlikely]] {
+        execute_part(t);  // the master's part of a parallel task
+        return;
+    }
     void* ifaces[max_buffers];
     std::unique_ptr<void*[]> more;
     void** v = ifaces;
@@ -293,12 +297,19 @@ status fill(task* t, const task_desc& d) noexcept {
     if (status st = check_special_twice(t, d.nbuffers, name); !st.ok()) {
         return st;
     }
-    if (d.worker >= worker_count()) {
-        MPC_LOG(error, tg, "task %s: asked to run on worker %d, but there are %d workers", name, d.worker,
-                worker_count());
+    if (d.worker >= worker_count() + combined_worker_count()) {
+        MPC_LOG(error, tg, "task %s: asked to run on worker %d, but there are %d workers and %d combined workers", name,
+                d.worker, worker_count(), combined_worker_count());
         return {errc::invalid_argument, "no such worker"};
     }
+    if (d.parallel < 0 || d.parallel > 2) {
+        MPC_LOG(error, tg, "task %s: parallel kind %d (0 sequential, 1 SPMD, 2 fork-join)", name, d.parallel);
+        return {errc::invalid_argument, "bad parallel kind"};
+    }
     t->worker = d.worker < 0 ? -1 : d.worker;
+    t->par_kind = static_cast<std::uint8_t>(d.parallel);
+    t->max_par = d.max_parallelism;
+    t->par = nullptr;
     t->nbuffers = d.nbuffers;
     t->has_arbitrated = false;
     t->arb_last = 0;

@@ -522,6 +522,13 @@ struct task_desc {
     /// The scheduling context the task is submitted to (see context_create); 0: the initial
     /// context, every worker.
     int context = 0;
+    /// A parallel task (StarPU's codelet type): 0 sequential, 1 SPMD (every member of the
+    /// combined worker runs the function, with its rank), 2 fork-join (the first member runs it
+    /// while the others wait, their CPUs left to its threads). It runs on a combined worker
+    /// when a parallel policy (peager, pheft) or `worker` (a combined worker's id) puts it
+    /// there, else on one worker as a sequential task.
+    int parallel = 0;
+    int max_parallelism = 1;  ///< the largest combined worker it may use
 };
 
 /// A new task, not yet submitted; the caller owns one reference (task_release()).
@@ -619,6 +626,25 @@ const char* context_name(int id) noexcept;
 const char* context_policy_name(int id) noexcept;
 /// The contexts worker w is in, as a bit mask (bit 0: context 0).
 unsigned worker_contexts(int w) noexcept;
+
+// --------------------------------------------------------------------------------------------
+// Combined workers (parallel.cpp; StarPU's): groups of workers that run a parallel task
+// together. Their ids follow the workers' (worker_count() + i). None exist until made, by the
+// application or by find_worker_combinations (the parallel policies call it).
+
+/// A new combined worker of workers[0..n) (n >= 2, distinct workers, the first is its master);
+/// its id, or errc::invalid_argument (logged).
+result<int> combined_worker_add(const int* workers, int n) noexcept;
+int combined_worker_count() noexcept;
+/// The members of combined worker id (their count; the first `max` in out); 0 for no such id.
+int combined_worker_members(int id, int* out, int max) noexcept;
+/// Makes the default combined workers once: the whole set of workers, each NUMA node's
+/// workers when there are several, then halves of each group down to `min_size` workers
+/// (StarPU's hwloc tree with its synthesized arity 2), sizes within [min_size, max_size].
+void find_worker_combinations(int min_size, int max_size) noexcept;
+/// The calling worker's combined worker while it runs a part of a parallel task: its id, size
+/// and the caller's rank; otherwise the worker's own id, 1 and 0 (-1, 1, 0 outside workers).
+void current_combined(int* id, int* size, int* rank) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Memory control (read at init from MPC_TG_* / STARPU_* variables, changeable afterwards)

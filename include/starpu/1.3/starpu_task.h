@@ -33,8 +33,13 @@ extern "C" {
 /** The memory node of main memory (the only one). */
 #define STARPU_MAIN_RAM 0
 
-/* Sequential codelets only (no SPMD or fork-join parallel codelets yet). */
-enum starpu_codelet_type { STARPU_SEQ = 0 };
+/* A codelet's kind: sequential, or parallel on a combined worker (starpu_worker.h's
+ * starpu_combined_worker_*): SPMD (every member runs the function; starpu_combined_worker_get_rank
+ * and _get_size split the work) or fork-join (the master runs it, the others' CPUs are left to
+ * the threads it starts). Parallel runs happen under the parallel policies (peager, pheft) or
+ * when the task names a combined worker (execute_on_a_specific_worker); elsewhere a parallel
+ * codelet runs on one worker, with a size of 1. */
+enum starpu_codelet_type { STARPU_SEQ = 0, STARPU_SPMD, STARPU_FORKJOIN };
 
 typedef void (*starpu_cpu_func_t)(void **, void *);
 /* GPU implementations: accepted in a codelet, as by a StarPU built without CUDA or OpenCL, and
@@ -98,7 +103,8 @@ struct starpu_codelet {
      * each worker at submission, implementation 0; -ENODEV when no worker can). */
     int (*can_execute)(unsigned workerid, struct starpu_task *task, unsigned nimpl);
     enum starpu_codelet_type type;
-    /** For parallel (SPMD/fork-join) codelets, which do not exist here: accepted, unused. */
+    /** For parallel (SPMD/fork-join) codelets: the largest combined worker to use (0 or 1:
+     * none). */
     int max_parallelism;
     /** Deprecated (StarPU 1.0): the implementation when cpu_funcs[0] is NULL (CUDA and OpenCL
      * ones never run here). */

@@ -136,6 +136,33 @@ unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx);
  * workers here do not wait on them (the runtime wakes a worker when its policy holds work for
  * it, see starpu_wake_worker_relax), so signalling the condition is harmless and not needed. */
 void starpu_worker_get_sched_condition(int workerid, pthread_mutex_t **sched_mutex, pthread_cond_t **sched_cond);
+
+/* Combined workers: groups of workers that run a parallel task together (codelet types
+ * STARPU_SPMD and STARPU_FORKJOIN). Their ids follow the workers' (starpu_worker_get_count()
+ * + i). The parallel policies (peager, pheft) make the default ones at starpu_init: all the
+ * workers, each NUMA node's when there are several, then halves of each group down to
+ * STARPU_MIN_WORKERSIZE (2), up to STARPU_MAX_WORKERSIZE; other policies make none. */
+unsigned starpu_combined_worker_get_count(void);
+unsigned starpu_worker_is_combined_worker(int id);
+/** In a task's function: the combined worker running it (a worker's own id when it runs a task
+ * alone; -1 outside workers). */
+int starpu_combined_worker_get_id(void);
+/** In a task's function: the number of workers running it (SPMD) or reserved for it
+ * (fork-join); 1 for a task run by one worker. */
+int starpu_combined_worker_get_size(void);
+/** In an SPMD task's function: the caller's rank among the combined worker's members. */
+int starpu_combined_worker_get_rank(void);
+/** A new combined worker of these workers (the first is its master): its id, or -EINVAL. An
+ * existing combination gives its id. */
+int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[]);
+/** Its size and members (an array of the runtime's, valid until starpu_shutdown); -EINVAL for
+ * an id that is no combined worker. */
+int starpu_combined_worker_get_description(int workerid, int *worker_size, int **combined_workerid);
+/** Whether the (combined) worker may run the task: a combined worker needs a parallel codelet
+ * whose max_parallelism is at least its size. */
+int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/** Makes the default combined workers (above) if they are not made yet. */
+void starpu_sched_find_all_worker_combinations(void);
 /** A copy of the cpuset of the PU a worker's VP is pinned to (free it with hwloc_bitmap_free);
  * empty when the VPs are not pinned (MPC_SCHED_BIND=0) or for a bad worker. */
 hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid);
