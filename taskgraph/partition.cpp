@@ -127,7 +127,21 @@ data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n, const
     c->child_off = true;
     c->seq = parent->seq;
     detail::enlist(c);
-    return c;
+    cpu_fn redux = nullptr;
+    cpu_fn init = nullptr;
+    void* redux_arg = nullptr;
+    void* init_arg = nullptr;
+    {
+        spin_guard g(parent->g.lock);
+        redux = parent->redux_fn;
+        init = parent->init_fn;
+        redux_arg = parent->redux_arg;
+        init_arg = parent->init_arg;
+    }
+    if ((redux != nullptr || init != nullptr) && !set_reduction(c, redux, redux_arg, init, init_arg).ok()) {
+        return nullptr;  // no memory: as a child that could not be made
+    }
+    return c;  // a child inherits its parent's reduction methods, as in StarPU
 }
 
 

@@ -84,6 +84,8 @@ examples=(
     "sched_ctx_without_sched_policy|sched_ctx/sched_ctx_without_sched_policy.c||-fopenmp"
     "sched_ctx_without_sched_policy_awake|sched_ctx/sched_ctx_without_sched_policy_awake.c||-fopenmp"
     "parallel_tasks_reuse_handle|sched_ctx/parallel_tasks_reuse_handle.c||-fopenmp"
+    "vector_scal_spmd|spmd/vector_scal_spmd.c||"
+    "cg|cg/cg.c cg/cg_kernels.c common/blas.c||-DSTARPU_OPENBLAS -lopenblas"
 )
 
 # run NAME COMPILER-ARGS... : builds and runs one flavour, prints its verdict

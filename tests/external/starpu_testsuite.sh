@@ -92,7 +92,6 @@ PY
 expected='
 openmp/*|StarPU'"'"'s OpenMP runtime support (starpu_openmp.h, STARPU_OPENMP) is not provided: it is not part of the core API
 disk/*|out-of-core storage (starpu_disk_*) is not provided
-parallel_tasks/*|parallel tasks (combined workers, STARPU_SPMD / STARPU_FORKJOIN, pheft, peager) are not provided
 main/driver_api/*|the driver API (struct starpu_driver, starpu_driver_run) is not provided; Debian'"'"'s StarPU does not build them either
 datawizard/interfaces/multiformat/*|the multiformat interface and MIC devices (starpu_mic.h) are not provided
 datawizard/invalidate_pending_requests|FxT traces (starpu_fxt.h) are not provided

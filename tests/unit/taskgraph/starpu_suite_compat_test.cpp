@@ -749,3 +749,65 @@ TEST(StarpuSuiteOneVp, ConditionWaitLeavesTheKernelThreadToTheWorkers) {
 }
 
 }  // namespace
+
+namespace {
+
+// StarPU's cg example: reduction methods set on a vector, then the vector partitioned; its
+// children take REDUX accesses, so they must have inherited the methods (StarPU's partition
+// copies them).
+void vec_zero(void** buffers, void* /*arg*/) {
+    auto* v = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i) {
+        v[i] = 0;
+    }
+}
+void vec_add(void** buffers, void* /*arg*/) {
+    auto* dst = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    auto* src = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i) {
+        dst[i] += src[i];
+    }
+}
+void vec_plus_one(void** buffers, void* /*arg*/) {
+    auto* v = reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i) {
+        v[i] += 1;
+    }
+}
+
+TEST_F(StarpuSuite, ChildrenInheritTheParentsReductionMethods) {
+    starpu_codelet zero{};
+    zero.cpu_funcs[0] = vec_zero;
+    zero.nbuffers = 1;
+    zero.modes[0] = STARPU_W;
+    starpu_codelet add{};
+    add.cpu_funcs[0] = vec_add;
+    add.nbuffers = 2;
+    add.modes[0] = STARPU_RW;
+    add.modes[1] = STARPU_R;
+    starpu_codelet inc{};
+    inc.cpu_funcs[0] = vec_plus_one;
+    inc.nbuffers = 1;
+    inc.modes[0] = STARPU_REDUX;
+    std::vector<double> v(64, 10.0);
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(v.data()), 64, sizeof(double));
+    starpu_data_set_reduction_methods(h, &add, &zero);
+    starpu_data_filter f{};
+    f.filter_func = starpu_vector_filter_block;
+    f.nchildren = 4;
+    starpu_data_partition(h, &f);
+    for (int i = 0; i < 4; ++i) {
+        for (int k = 0; k < 5; ++k) {
+            ASSERT_EQ(starpu_task_insert(&inc, STARPU_REDUX, starpu_data_get_sub_data(h, 1, i), 0), 0);
+        }
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    starpu_data_unpartition(h, STARPU_MAIN_RAM);
+    starpu_data_unregister(h);
+    for (double x : v) {
+        ASSERT_EQ(x, 15.0);
+    }
+}
+
+}  // namespace
