@@ -344,7 +344,7 @@ int nobody(unsigned /*workerid*/, struct starpu_task* /*task*/, unsigned /*nimpl
 // can_execute, STARPU_TASK_WORKERIDS and STARPU_EXECUTE_WHERE under every policy name: a worker
 // that cannot execute a task never gets it; a task nobody can run gets -ENODEV.
 TEST(StarpuDepsPolicies, WorkerRestrictionsUnderEveryPolicy) {
-    for (const char* name : {"eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "heteroprio",
+    for (const char* name : {"eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "heteroprio", "peager", "pheft",
                              "modular-eager", "modular-prio"}) {
         SCOPED_TRACE(name);
         starpu_conf conf;

@@ -55,7 +55,7 @@ protected:
 };
 
 TEST_F(StarpuSched, EveryPolicyByNameAndUnknownOnesRefused) {
-    for (const char* name : {"eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "heteroprio"}) {
+    for (const char* name : {"eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "heteroprio", "peager", "pheft"}) {
         setenv("STARPU_SCHED", name, 1);
         ASSERT_EQ(starpu_init(nullptr), 0) << name;
         static struct starpu_codelet cl;

@@ -293,7 +293,7 @@ TEST(UserPolicy, PredefinedPoliciesSelectTheBuiltins) {
             ws = all[n];
         }
     }
-    EXPECT_EQ(n, 11);
+    EXPECT_EQ(n, 13);
     ASSERT_NE(ws, nullptr);
     ASSERT_EQ(start_with(ws, 2), 0);
     EXPECT_EQ(starpu_sched_ctx_get_sched_policy(0), nullptr) << "a built-in policy, not an application's";

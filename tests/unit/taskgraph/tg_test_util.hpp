@@ -80,7 +80,7 @@ inline const char* mode_name(tg::access_mode m) {
 
 /// Every policy of the table (policy.cpp): the generic tests run under each.
 inline const char* const all_policies[] = {"eager", "prio", "modular-eager", "modular-prio", "random", "ws",
-                                           "lws", "dm", "dmda", "dmdas", "heteroprio"};
+                                           "lws", "dm", "dmda", "dmdas", "heteroprio", "peager", "pheft"};
 
 /// Starts the runtime with GetParam() = (workers, policy); one VP per worker.
 class tg_fixture : public ::testing::TestWithParam<std::tuple<int, const char*>> {
