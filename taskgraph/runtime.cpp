@@ -823,11 +823,11 @@ void push_ready(task* t) noexcept {
 
 namespace {
 void push_untimed(task* t) noexcept {
-    if (t->worker >= g_rt.nworkers) [[unlikely]] {
-        dispatch_parallel(t, t->worker);  // a combined worker's id (task_desc::worker)
-        return;
-    }
-    if (t->worker >= 0 && t->worker < g_rt.nworkers) {
+    if (t->worker >= 0) [[unlikely]] {
+        if (t->worker >= g_rt.nworkers) {
+            dispatch_parallel(t, t->worker);  // a combined worker's id (task_desc::worker)
+            return;
+        }
         if (t->ctx != 0) {
             ctx_pinned(t, t->worker);
         } else if (g_rt.pol_pinned) {

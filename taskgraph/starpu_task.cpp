@@ -616,13 +616,14 @@ int submit(starpu_task* t) noexcept {
         }
         cl.nbuffers = n;
         d.cl = &cl;
-        if (scl->type == STARPU_SPMD || scl->type == STARPU_FORKJOIN) {
+        if (scl->type != STARPU_SEQ) [[unlikely]] {
+            if (scl->type != STARPU_SPMD && scl->type != STARPU_FORKJOIN) {
+                MPC_LOG(error, tg, "starpu_task_submit: codelet %s has type %d (STARPU_SEQ, _SPMD or _FORKJOIN)",
+                        scl->name != nullptr ? scl->name : "(unnamed)", static_cast<int>(scl->type));
+                return -EINVAL;
+            }
             d.parallel = scl->type == STARPU_SPMD ? 1 : 2;
             d.max_parallelism = std::max(scl->max_parallelism, 1);
-        } else if (scl->type != STARPU_SEQ) {
-            MPC_LOG(error, tg, "starpu_task_submit: codelet %s has type %d (STARPU_SEQ, _SPMD or _FORKJOIN)",
-                    scl->name != nullptr ? scl->name : "(unnamed)", static_cast<int>(scl->type));
-            return -EINVAL;
         }
     }
     access_mode inline_modes[max_buffers];

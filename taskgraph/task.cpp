@@ -297,19 +297,18 @@ status fill(task* t, const task_desc& d) noexcept {
     if (status st = check_special_twice(t, d.nbuffers, name); !st.ok()) {
         return st;
     }
-    if (d.worker >= worker_count() + combined_worker_count()) {
+    if (d.worker >= worker_count() && d.worker >= worker_count() + combined_worker_count()) {
         MPC_LOG(error, tg, "task %s: asked to run on worker %d, but there are %d workers and %d combined workers", name,
                 d.worker, worker_count(), combined_worker_count());
         return {errc::invalid_argument, "no such worker"};
     }
-    if (d.parallel < 0 || d.parallel > 2) {
+    if (static_cast<unsigned>(d.parallel) > 2u) [[unlikely]] {
         MPC_LOG(error, tg, "task %s: parallel kind %d (0 sequential, 1 SPMD, 2 fork-join)", name, d.parallel);
         return {errc::invalid_argument, "bad parallel kind"};
     }
     t->worker = d.worker < 0 ? -1 : d.worker;
     t->par_kind = static_cast<std::uint8_t>(d.parallel);
-    t->max_par = d.max_parallelism;
-    t->par = nullptr;
+    t->max_par = d.max_parallelism;  // t->par is null here: a parallel run clears it before the end
     t->nbuffers = d.nbuffers;
     t->has_arbitrated = false;
     t->arb_last = 0;
