@@ -593,8 +593,12 @@ int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_tas
     }
     int ids[STARPU_NMAXWORKERS];
     const int size = combined_worker_members(static_cast<int>(workerid), ids, STARPU_NMAXWORKERS);
-    if (size == 0 || task == nullptr || task->cl == nullptr || nimpl != 0 || task->cl->type == STARPU_SEQ ||
-        task->cl->max_parallelism < size) {
+    if (size == 0 || task == nullptr || task->cl == nullptr || nimpl != 0 || task->cl->max_parallelism < size) {
+        return 0;
+    }
+    int type = 0;  // read as an int: a C program may store any int in the enum
+    std::memcpy(&type, &task->cl->type, sizeof type);
+    if (type != STARPU_SPMD && type != STARPU_FORKJOIN) {
         return 0;
     }
     for (int i = 0; i < size; ++i) {

@@ -616,13 +616,17 @@ int submit(starpu_task* t) noexcept {
         }
         cl.nbuffers = n;
         d.cl = &cl;
-        if (scl->type != STARPU_SEQ) [[unlikely]] {
-            if (scl->type != STARPU_SPMD && scl->type != STARPU_FORKJOIN) {
+        // Read as an int: a C program may store any int in the enum (C++ may not load it).
+        int type = 0;
+        static_assert(sizeof(scl->type) == sizeof(int));
+        std::memcpy(&type, &scl->type, sizeof type);
+        if (type != STARPU_SEQ) [[unlikely]] {
+            if (type != STARPU_SPMD && type != STARPU_FORKJOIN) {
                 MPC_LOG(error, tg, "starpu_task_submit: codelet %s has type %d (STARPU_SEQ, _SPMD or _FORKJOIN)",
-                        scl->name != nullptr ? scl->name : "(unnamed)", static_cast<int>(scl->type));
+                        scl->name != nullptr ? scl->name : "(unnamed)", type);
                 return -EINVAL;
             }
-            d.parallel = scl->type == STARPU_SPMD ? 1 : 2;
+            d.parallel = type == STARPU_SPMD ? 1 : 2;
             d.max_parallelism = std::max(scl->max_parallelism, 1);
         }
     }
