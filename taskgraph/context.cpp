@@ -91,6 +91,7 @@ struct context {
     std::atomic<bool> live{false};  ///< created and not deleted; written under g_change
     bool deleting = false;          ///< under g_change
     bool no_policy = false;         ///< tasks run on the master (members[0])
+    bool awake = false;             ///< without policy: every member runs each task (SPMD)
     const policy_entry* pe = nullptr;
     void* app = nullptr;  ///< policy_context::app_policy
     std::string name;
@@ -180,7 +181,11 @@ int place(context& c, task* t) noexcept {
         return c.pol->push(t);
     }
     if (c.no_policy && !c.members.empty()) {
-        push_local(t, c.members[0], false).ignore();  // the master
+        if (c.awake && c.members.size() > 1) {
+            dispatch_on(t, c.members.data(), static_cast<int>(c.members.size()), -1, 1);  // every member
+        } else {
+            push_local(t, c.members[0], false).ignore();  // the master
+        }
         return -3;
     }
     spin_guard g(c.wait_lock);
@@ -497,6 +502,7 @@ result<int> context_create(const context_desc& d) noexcept {
     c.lock.lock();
     c.name = d.name != nullptr ? d.name : "";
     c.no_policy = d.policy == nullptr;
+    c.awake = c.no_policy && d.awake_workers;
     c.pe = d.policy;
     c.app = d.app_policy;
     c.pol.reset();

@@ -421,6 +421,9 @@ void ctx_stop_all() noexcept;  ///< at shutdown, once no task is in flight
 /// Runs t on combined worker `combined` (an id >= worker_count()): its master part and one
 /// alias per other member go to the members' own queues, in one order for every member.
 void dispatch_parallel(task* t, int combined) noexcept;
+/// The same on members[0..k) (kind: task_desc::parallel's values, 0: the task's own); combined
+/// is the id the parts report (-1: each worker its own, as StarPU's awake contexts).
+void dispatch_on(task* t, const int* members, int k, int combined, int kind) noexcept;
 /// Whether t may run on several workers (an SPMD or fork-join codelet with max_parallelism > 1).
 inline bool parallel_capable(const task* t) noexcept { return t->par_kind != 0 && t->max_par > 1; }
 /// Runs a part of a parallel task (t->par set: the master or an alias) on the calling worker.

@@ -165,7 +165,10 @@ void dispatch_parallel(task* t, int combined) noexcept {
         MPC_LOG(fatal, tg, "task %s: combined worker %d does not exist", t->name, combined);
         std::abort();
     }
-    const int k = static_cast<int>(members.size());
+    dispatch_on(t, members.data(), static_cast<int>(members.size()), combined, 0);
+}
+
+void dispatch_on(task* t, const int* members, int k, int combined, int kind) noexcept {
     auto* ps = new (std::nothrow) par_state;
     std::vector<task*> aliases(static_cast<std::size_t>(k - 1), nullptr);
     for (task*& a : aliases) {
@@ -182,7 +185,8 @@ void dispatch_parallel(task* t, int combined) noexcept {
     ps->master = t;
     ps->combined = combined;
     ps->size = k;
-    ps->kind = t->par_kind != 0 ? t->par_kind : 2;  // a sequential task named there: the master runs it
+    // A sequential task named on a combined worker: the master runs it (fork-join).
+    ps->kind = kind != 0 ? kind : (t->par_kind != 0 ? t->par_kind : 2);
     ps->spmd_left = ps->kind == 1 ? k - 1 : 0;
     ps->refs.store(k, std::memory_order_relaxed);
     t->par = ps;
@@ -198,7 +202,7 @@ void dispatch_parallel(task* t, int combined) noexcept {
     spin_guard g(g_comb_lock);
     push_local(t, members[0], false).ignore();
     for (int r = 1; r < k; ++r) {
-        push_local(aliases[static_cast<std::size_t>(r - 1)], members[static_cast<std::size_t>(r)], false).ignore();
+        push_local(aliases[static_cast<std::size_t>(r - 1)], members[r], false).ignore();
     }
 }
 

@@ -672,6 +672,7 @@ unsigned starpu_sched_ctx_create(int* workerids, int nworkers, const char* sched
     d.nworkers = nworkers < 0 ? -1 : nworkers;
     d.policy = pe;
     d.app_policy = app;
+    d.awake_workers = awake;
     // The API's record first: the policy's init_sched may read the priorities and user data.
     // Creation is serialised by the core; the slot it picks is the first free one, as here.
     unsigned guess = STARPU_NMAX_SCHED_CTXS;
@@ -698,11 +699,6 @@ unsigned starpu_sched_ctx_create(int* workerids, int nworkers, const char* sched
         MPC_LOG(info, tg, "starpu_sched_ctx_create(%s): STARPU_SCHED_CTX_POLICY_INIT is called by the policy "
                           "that reads it (heteroprio in context 0); this context's %s does not",
                 sched_ctx_name != nullptr ? sched_ctx_name : "", pe->name);
-    }
-    if (awake) {
-        MPC_LOG(warn, tg, "starpu_sched_ctx_create(%s): STARPU_SCHED_CTX_AWAKE_WORKERS: the context's tasks run on its "
-                          "first worker only (every worker running a copy is not provided)",
-                sched_ctx_name != nullptr ? sched_ctx_name : "");
     }
     mpc::result<int> id = context_create(d);
     if (!id) {
@@ -1013,8 +1009,22 @@ void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid) {
     }
 }
 
-int starpu_sched_ctx_get_worker_rank(unsigned /*sched_ctx_id*/) {
-    return -1;  // StarPU's answer but for a context without policy with awake workers
+int starpu_sched_ctx_get_worker_rank(unsigned sched_ctx_id) {
+    // StarPU's: the caller's index among the members of a context without policy whose
+    // workers are awake (each runs every task); -1 otherwise.
+    if (sched_ctx_id == 0 || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS || !sp::g_ctx[sched_ctx_id].awake ||
+        context_policy_name(static_cast<int>(sched_ctx_id)) != nullptr || !context_exists(static_cast<int>(sched_ctx_id))) {
+        return -1;
+    }
+    int ids[STARPU_NMAXWORKERS];
+    const int n = sp::core_members(sched_ctx_id, ids);
+    const int me = starpu_worker_get_id();
+    for (int i = 0; i < n; ++i) {
+        if (ids[i] == me) {
+            return i;
+        }
+    }
+    return -1;
 }
 
 void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned) {

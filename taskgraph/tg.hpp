@@ -590,6 +590,9 @@ struct context_desc {
     /// policy and its master).
     const policy_entry* policy = nullptr;
     void* app_policy = nullptr;  ///< policy_context::app_policy
+    /// Without a policy: every member runs each task (as an SPMD task on the members, each
+    /// with its rank; StarPU's STARPU_SCHED_CTX_AWAKE_WORKERS) instead of the first one.
+    bool awake_workers = false;
 };
 /// A new context's id; errc::no_memory when max_contexts exist, errc::not_initialized when
 /// the runtime does not run.

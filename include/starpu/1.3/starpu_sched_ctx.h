@@ -6,9 +6,8 @@
  * it (starpu_task_submit_to_ctx, STARPU_SCHED_CTX, the task's sched_ctx field, or the thread's
  * context set by starpu_sched_ctx_set_context) run on its workers only. A worker may belong to
  * several contexts and serves them in turn. A context created without a policy runs its tasks
- * on its first worker (StarPU's master); STARPU_SCHED_CTX_AWAKE_WORKERS (every worker running
- * a copy of each task) is not provided: such a context behaves as one without it, with a
- * warning. What StarPU's hypervisor, CUDA streams and parallel (combined-worker) execution use
+ * on its first worker (StarPU's master), or on every worker with STARPU_SCHED_CTX_AWAKE_WORKERS
+ * (each runs the function, starpu_sched_ctx_get_worker_rank tells which it is). What StarPU's hypervisor, CUDA streams and parallel (combined-worker) execution use
  * is not declared: task counters, booking workers, SM partitions. */
 #ifndef MPC_STARPU_SCHED_CTX_H
 #define MPC_STARPU_SCHED_CTX_H
@@ -103,7 +102,8 @@ void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, un
 void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, int *ncpuids);
 /** Binds the calling thread to that binding id's CPU (a ULT moves to that VP). */
 void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid);
-/** -1, StarPU's answer except for contexts with awake workers, which are not provided. */
+/** In a task of a context without policy whose workers are awake: the caller's index among the
+ * context's workers; -1 otherwise. */
 int starpu_sched_ctx_get_worker_rank(unsigned sched_ctx_id);
 /** STARPU_SCHED_CTX_POLICY_INIT (context 0: starpu_conf::sched_policy_init), or NULL. */
 void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);

@@ -473,3 +473,40 @@ TEST_P(ChangingMembers, NoTaskIsLostWhileTheMembersChange) {
 INSTANTIATE_TEST_SUITE_P(Policies, ChangingMembers, ::testing::Values("eager", "ws", "dmda", "heteroprio", "random"));
 
 }  // namespace
+
+namespace {
+
+std::atomic<int> g_awake_ranks{0};
+std::atomic<unsigned> g_awake_ctx{0};
+void awake_fn(void** /*buffers*/, void* /*arg*/) {
+    const int r = starpu_sched_ctx_get_worker_rank(g_awake_ctx.load());
+    if (r >= 0 && r < 8) {
+        g_awake_ranks.fetch_add(1 << (4 * r));
+    }
+    count_worker(nullptr, nullptr);
+}
+
+TEST_F(StarpuSchedCtx, AwakeWorkersEachRunEveryTaskOfAContextWithoutPolicy) {
+    reset_counts();
+    g_awake_ranks = 0;
+    int both[2] = {0, 1};
+    const unsigned ctx = starpu_sched_ctx_create(both, 2, "awake", STARPU_SCHED_CTX_AWAKE_WORKERS, 0);
+    g_awake_ctx = ctx;
+    unsigned awake = 0;
+    EXPECT_EQ(starpu_sched_ctx_has_starpu_scheduler(ctx, &awake), 0u);
+    EXPECT_EQ(awake, 1u);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = awake_fn;
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_EQ(starpu_task_insert(&cl, STARPU_SCHED_CTX, ctx, 0), 0);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+    EXPECT_EQ(g_ran.load(), 20) << "each of the two workers ran each task";
+    EXPECT_EQ(g_ran_on[0].load(), 10);
+    EXPECT_EQ(g_ran_on[1].load(), 10);
+    EXPECT_EQ(g_awake_ranks.load(), 10 + (10 << 4)) << "ranks 0 and 1, ten times each";
+    EXPECT_EQ(starpu_sched_ctx_get_worker_rank(ctx), -1) << "the program is no member";
+    starpu_sched_ctx_delete(ctx);
+}
+
+}  // namespace
