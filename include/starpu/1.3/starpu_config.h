@@ -26,7 +26,10 @@
 #define STARPU_MAXIMPLEMENTATIONS 4 /* entries of starpu_codelet::cpu_funcs */
 #define STARPU_MAXCPUS 256
 #define STARPU_NMAXWORKERS 256
-#define STARPU_NMAX_SCHED_CTXS 10  /* one context exists; the value is StarPU's */
+/* StarPU's OpenMP runtime support (starpu_openmp.h): parallel regions and worksharing; explicit
+ * tasks are not provided (not declared). */
+#define STARPU_OPENMP 1
+#define STARPU_NMAX_SCHED_CTXS 10  /* StarPU's count of scheduling contexts */
 #define STARPU_MAXNODES 1           /* main memory only */
 
 /* Built with hwloc (as Debian's StarPU): starpu_worker.h includes <hwloc.h> and declares
