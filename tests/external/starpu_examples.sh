@@ -86,6 +86,7 @@ examples=(
     "parallel_tasks_reuse_handle|sched_ctx/parallel_tasks_reuse_handle.c||-fopenmp"
     "vector_scal_spmd|spmd/vector_scal_spmd.c||"
     "cg|cg/cg.c cg/cg_kernels.c common/blas.c||-DSTARPU_OPENBLAS -lopenblas"
+    "vector_scal_omp|openmp/vector_scal_omp.c||-fopenmp"
 )
 
 # run NAME COMPILER-ARGS... : builds and runs one flavour, prints its verdict
