@@ -39,7 +39,11 @@ constinit registry g_registry;
 
 }  // namespace
 
+std::atomic<const void* (*)()> detail::g_data_scope{nullptr};
+
 void detail::enlist(data* d) noexcept {
+    const void* (*scope)() = g_data_scope.load(std::memory_order_acquire);
+    d->scope = scope != nullptr ? scope() : nullptr;
     spin_guard g(g_registry.lock);
     d->reg_listed = true;
     d->reg_prev = g_registry.last;

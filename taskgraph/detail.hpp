@@ -151,6 +151,9 @@ struct data {
     data* reg_prev = nullptr;             ///< the registry of live handles, oldest first
     data* reg_next = nullptr;             ///< (data.cpp, under its lock)
     bool reg_listed = false;
+    /// Where it was registered, for lookups that are scoped (StarPU's OpenMP tasks and regions
+    /// each see the handles registered in them): g_data_scope's answer then, else nullptr.
+    const void* scope = nullptr;
 
     detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
     bool seq = true;
@@ -209,6 +212,9 @@ namespace detail {
 
 void task_ref(task* t) noexcept;
 void task_unref(task* t) noexcept;
+/// The scope a handle registered now belongs to (set while StarPU's OpenMP support runs), or
+/// nullptr: handles are then found from anywhere.
+extern std::atomic<const void* (*)()> g_data_scope;
 /// Makes a registered handle, now complete, visible to find_handle (destroy_data removes it).
 void enlist(data* d) noexcept;
 inline status listed(status st, data** out) noexcept {
@@ -431,6 +437,11 @@ void execute_part(task* t) noexcept;
 /// The calling worker's combined worker while it runs a part: its id, size and the rank.
 void set_combined(int id, int size, int rank) noexcept;
 void combined_reset() noexcept;  ///< at shutdown
+/// From inside a task on a worker: runs one task this worker could take (its own queue, then
+/// the policy's) on the caller's stack, and returns true; false when there is none, or the
+/// caller is no worker. A wait that must let other tasks progress (OpenMP's task scheduling
+/// points: barriers, taskwait) calls it in turn with its own check.
+bool help_one() noexcept;
 
 }  // namespace detail
 }  // namespace mpc::tg

@@ -1149,6 +1149,24 @@ void current_combined(int* id, int* size, int* rank) noexcept {
 }
 
 namespace detail {
+bool help_one() noexcept {
+    worker* w = this_worker();
+    if (w == nullptr) {
+        return false;
+    }
+    task* t = next_task(*w);
+    if (t == nullptr) {
+        t = idle_task(*w);
+    }
+    if (t == nullptr) {
+        return false;
+    }
+    task* outer = w->running;  // the task this worker is inside, whose wait we help
+    run(*w, t, 0);
+    w->running = outer;
+    return true;
+}
+
 void set_combined(int id, int size, int rank) noexcept {
     if (worker* w = this_worker(); w != nullptr) {
         w->comb_id = id;

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
 
@@ -247,10 +248,20 @@ starpu_data_handle_t starpu_data_lookup(const void* ptr) {
     if (ptr == nullptr) {
         return nullptr;
     }
-    auto match = [](mpc::tg::data* d, const void* key) {
-        return starpu_data_handle_to_pointer(reinterpret_cast<starpu_data_handle_t>(d), STARPU_MAIN_RAM) == key;
+    // Under StarPU's OpenMP support the lookup is scoped, as StarPU's: an OpenMP task or region
+    // sees the handles registered in it (detail::g_data_scope); otherwise every handle.
+    struct key {
+        const void* ptr;
+        const void* scope;
     };
-    return reinterpret_cast<starpu_data_handle_t>(mpc::tg::find_handle(match, ptr));
+    const void* (*scope)() = mpc::tg::detail::g_data_scope.load(std::memory_order_acquire);
+    const key k{ptr, scope != nullptr ? scope() : nullptr};
+    auto match = [](mpc::tg::data* d, const void* kp) {
+        const auto* want = static_cast<const key*>(kp);
+        return d->scope == want->scope &&
+               starpu_data_handle_to_pointer(reinterpret_cast<starpu_data_handle_t>(d), STARPU_MAIN_RAM) == want->ptr;
+    };
+    return reinterpret_cast<starpu_data_handle_t>(mpc::tg::find_handle(match, &k));
 }
 
 int starpu_data_pack(starpu_data_handle_t handle, void** ptr, starpu_ssize_t* count) {

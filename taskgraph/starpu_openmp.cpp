@@ -32,6 +32,7 @@
 #include "lib/log.hpp"
 #include "lib/spinlock.hpp"
 #include "scheduler/sched.hpp"
+#include "taskgraph/detail.hpp"
 #include "taskgraph/gate.hpp"
 #include "taskgraph/starpu_glue.hpp"
 
@@ -121,13 +122,54 @@ struct region {
     // The end: implicit tasks not finished.
     gate end;
     int left = 0;
+    std::atomic<long> ntasks{0};  ///< explicit tasks of the region not finished
+    std::atomic<bool> tasks_made{false};  ///< an explicit task was made in the region
 };
+
+struct taskgroup {
+    std::atomic<long> count{0};  ///< tasks made in it (and their descendants) not finished
+    taskgroup* outer = nullptr;
+};
+
+/// What counts a task's children: an implicit task's lives on its worker's stack until the
+/// region's end (after every explicit task of the region); an explicit task's on the heap,
+/// referenced by itself and by each child not finished.
+struct task_rec {
+    std::atomic<int> refs{1};
+    std::atomic<long> children{0};
+    taskgroup* group = nullptr;
+    bool final = false;
+    bool heap = false;
+};
+
+/// An explicit task: its record, what it runs, and its codelet (the application's, with our
+/// function in place of its CPU function).
+struct explicit_task : task_rec {
+    region* r = nullptr;
+    task_rec* parent = nullptr;  ///< referenced until this task ends
+    icvs icv;
+    void (*fn)(void**, void*) = nullptr;
+    void* arg = nullptr;
+    bool arg_free = false;
+    starpu_codelet cl{};
+    uint32_t workers[(STARPU_NMAXWORKERS + 31) / 32] = {};
+    std::atomic<bool> done{false};
+};
+
+void unref(task_rec* t) noexcept {
+    if (t->heap && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        delete static_cast<explicit_task*>(t);
+    }
+}
 
 /// An implicit task's state.
 struct omp_thread {
     region* r = nullptr;
     int num = 0;
     icvs icv;
+    task_rec own;               ///< an implicit task's record
+    task_rec* task = &own;      ///< the running task's record
+    bool initial = false;       ///< the program's initial task
     unsigned long single_id = 0;
     unsigned long loop_id = 0;
     unsigned long sections_id = 0;
@@ -293,6 +335,7 @@ void implicit_task(void** /*buffers*/, void* p) {
     void* saved = mpc::sched::get_specific(g_key);
     mpc::sched::set_specific(g_key, &t).ignore();
     r->fn(r->buffers, r->arg);
+    starpu_omp_barrier();  // the region's implicit barrier: its explicit tasks end first
     mpc::sched::set_specific(g_key, saved).ignore();
     r->end.lock.lock();
     const bool last = --r->left == 0;
@@ -429,6 +472,85 @@ void sections_run(unsigned long long nb, void (*one)(unsigned long long i, void*
     }
 }
 
+/// Runs the tasks this worker may take until done() (OpenMP's task scheduling point); a thread
+/// that is no worker only yields.
+template <class Done>
+void help_until(Done&& done) {
+    while (!done()) {
+        if (!mpc::tg::detail::help_one()) {
+            mpc::sched::yield();
+        }
+    }
+}
+
+/// The explicit task's body, on a worker of its team.
+void explicit_exec(void** buffers, void* p) {
+    auto* e = static_cast<explicit_task*>(p);
+    omp_thread t;
+    t.r = e->r;
+    const int w = starpu_worker_get_id();
+    t.num = w >= 0 && w < e->r->n ? w : 0;
+    t.icv = e->icv;
+    t.task = e;
+    void* saved = mpc::sched::get_specific(g_key);
+    mpc::sched::set_specific(g_key, &t).ignore();
+    e->fn(buffers, e->arg);
+    mpc::sched::set_specific(g_key, saved).ignore();
+}
+
+/// Its end (the task's callback): its parent's, group's and region's counts, then its record.
+void explicit_end(void* p) {
+    auto* e = static_cast<explicit_task*>(p);
+    if (e->arg_free) {
+        std::free(e->arg);
+    }
+    e->parent->children.fetch_sub(1, std::memory_order_acq_rel);
+    if (e->group != nullptr) {
+        e->group->count.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    region* r = e->r;
+    task_rec* parent = e->parent;
+    e->done.store(true, std::memory_order_release);
+    unref(parent);
+    r->ntasks.fetch_sub(1, std::memory_order_acq_rel);  // last: the region may end from here on
+    unref(e);
+}
+
+/// Runs a task at once on the encountering thread (included or merged), its data acquired.
+void run_included(const starpu_omp_task_region_attr* attr, omp_thread* t, bool final) {
+    const int nbuf = std::max(0, attr->cl.nbuffers);
+    std::unique_ptr<void*[]> ifaces(new void*[static_cast<std::size_t>(nbuf > 0 ? nbuf : 1)]);
+    const bool acquire = starpu_worker_get_id() < 0;  // a worker inside a task may not acquire
+    for (int i = 0; i < nbuf; ++i) {
+        if (acquire) {
+            const starpu_data_access_mode m = attr->cl.modes[i] != STARPU_NONE ? attr->cl.modes[i] : STARPU_RW;
+            if (starpu_data_acquire(attr->handles[i], static_cast<starpu_data_access_mode>(m & (STARPU_R | STARPU_W))) != 0) {
+                mpc::tg::starpu::fatal("starpu_omp_task_region", "cannot acquire a handle of an included task");
+            }
+        }
+        ifaces[static_cast<std::size_t>(i)] = starpu_data_get_interface_on_node(attr->handles[i], STARPU_MAIN_RAM);
+    }
+    const bool was_final = t->task->final;
+    t->task->final = final;
+    attr->cl.cpu_funcs[0](ifaces.get(), attr->cl_arg);
+    t->task->final = was_final;
+    if (acquire) {
+        for (int i = 0; i < nbuf; ++i) {
+            starpu_data_release(attr->handles[i]);
+        }
+    }
+    if (attr->cl_arg_free != 0) {
+        std::free(attr->cl_arg);
+    }
+}
+
+/// detail::g_data_scope while the OpenMP support runs: the running explicit task, else the
+/// region of the implicit task (the initial region for the program).
+const void* data_scope() {
+    omp_thread* t = me();
+    return t->task->heap ? static_cast<const void*>(t->task) : static_cast<const void*>(t->r);
+}
+
 struct nest_lock {
     blocking_mutex m;
     std::atomic<omp_thread*> owner{nullptr};
@@ -471,10 +593,15 @@ int starpu_omp_init(void) noexcept {
     g_global = c;
     g_initial_region.n = 1;  // the initial team: the program alone
     g_initial_region.single_id.store(0, std::memory_order_relaxed);
-    g_initial = omp_thread{};
     g_initial.r = &g_initial_region;
+    g_initial.num = 0;
     g_initial.icv = c;
+    g_initial.initial = true;
+    g_initial.task = &g_initial.own;
+    g_initial.own.group = nullptr;
+    g_initial.single_id = g_initial.loop_id = g_initial.sections_id = 0;
     g_up = true;
+    mpc::tg::detail::g_data_scope.store(&data_scope, std::memory_order_release);
     return 0;
 }
 
@@ -483,6 +610,7 @@ void starpu_omp_shutdown(void) noexcept {
         return;
     }
     g_up = false;
+    mpc::tg::detail::g_data_scope.store(nullptr, std::memory_order_release);
     starpu_shutdown();
 }
 
@@ -566,21 +694,41 @@ void starpu_omp_master(void (*f)(void* arg), void* arg) noexcept {
 int starpu_omp_master_inline(void) noexcept { return me()->num == 0 ? 1 : 0; }
 
 void starpu_omp_barrier(void) noexcept {
+    // Everyone waits until all have arrived and the region has no explicit task left. Until the
+    // region makes its first task, waiters park; from then on they run the region's tasks while
+    // they wait (OpenMP's task scheduling point), the task's maker waking the parked ones.
     region* r = me()->r;
-    if (r->n <= 1) {
-        return;
-    }
     r->bar.lock.lock();
     const unsigned long gen = r->bar_gen;
-    if (++r->bar_count == r->n) {
-        r->bar_count = 0;
-        ++r->bar_gen;
-        gate::wakeups w = r->bar.notify_locked();
-        r->bar.lock.unlock();
-        gate::deliver(w);
-        return;
+    ++r->bar_count;
+    for (;;) {
+        if (r->bar_gen != gen) {
+            r->bar.lock.unlock();
+            return;
+        }
+        if (r->bar_count == r->n && r->ntasks.load(std::memory_order_acquire) == 0) {
+            r->bar_count = 0;
+            ++r->bar_gen;
+            gate::wakeups w = r->bar.notify_locked();
+            r->bar.lock.unlock();
+            gate::deliver(w);
+            return;
+        }
+        if (r->tasks_made.load(std::memory_order_acquire)) {
+            r->bar.lock.unlock();
+            if (!mpc::tg::detail::help_one()) {
+                mpc::sched::yield();
+            }
+            r->bar.lock.lock();
+            continue;
+        }
+        r->bar.wait_locked(
+            [r, gen] {
+                return r->bar_gen != gen || r->bar_count == r->n || r->tasks_made.load(std::memory_order_acquire);
+            },
+            "starpu_omp_barrier");
+        r->bar.lock.lock();
     }
-    r->bar.wait_locked([r, gen] { return r->bar_gen != gen; }, "starpu_omp_barrier");
 }
 
 void starpu_omp_critical(void (*f)(void* arg), void* arg, const char* name) noexcept {
@@ -760,6 +908,148 @@ void starpu_omp_sections_combined(unsigned long long nb_sections,
         &c, nowait);
 }
 
+// ---- explicit tasks ------------------------------------------------------------------------------
+
+void starpu_omp_task_region(const struct starpu_omp_task_region_attr* attr) noexcept {
+    if (attr == nullptr || attr->cl.cpu_funcs[0] == nullptr) {
+        mpc::tg::starpu::fatal("starpu_omp_task_region", "the task's codelet needs a CPU function");
+    }
+    omp_thread* t = me();
+    // As StarPU's: a task made by the initial task, or inside a final task, is included (run at
+    // once by its maker); a task without its if clause is undeferred (its maker waits for it).
+    const bool included = t->initial || t->task->final;
+    const bool undeferred = included || attr->if_clause == 0;
+    const bool final = included || attr->final_clause != 0;
+    if (included || (undeferred && attr->mergeable_clause != 0)) {
+        run_included(attr, t, final);
+        return;
+    }
+    region* r = t->r;
+    auto* e = new explicit_task;
+    e->heap = true;
+    e->final = final;
+    e->r = r;
+    e->parent = t->task;
+    e->icv = t->icv;
+    e->fn = attr->cl.cpu_funcs[0];
+    e->arg = attr->cl_arg;
+    e->arg_free = attr->cl_arg_free != 0;
+    e->cl = attr->cl;
+    e->cl.cpu_funcs[0] = explicit_exec;
+    e->cl.cpu_funcs_name[0] = nullptr;
+    e->group = attr->nogroup_clause != 0 ? nullptr : t->task->group;
+    t->task->refs.fetch_add(1, std::memory_order_relaxed);  // the parent outlives its count
+    t->task->children.fetch_add(1, std::memory_order_acq_rel);
+    if (e->group != nullptr) {
+        e->group->count.fetch_add(1, std::memory_order_acq_rel);
+    }
+    r->ntasks.fetch_add(1, std::memory_order_acq_rel);
+    if (!r->tasks_made.exchange(true, std::memory_order_acq_rel)) {
+        r->bar.lock.lock();  // the threads parked in a barrier now run tasks while they wait
+        gate::wakeups w = r->bar.notify_locked();
+        r->bar.lock.unlock();
+        gate::deliver(w);
+    }
+    e->refs.fetch_add(1, std::memory_order_relaxed);  // ours, while we look at it below
+    starpu_task* task = starpu_task_create();
+    task->cl = &e->cl;
+    task->cl_arg = e;
+    task->priority = attr->priority;
+    task->callback_func = explicit_end;
+    task->callback_arg = e;
+    const int nbuf = std::max(0, attr->cl.nbuffers);
+    if (nbuf > STARPU_NMAXBUFS) {
+        mpc::tg::starpu::fatal("starpu_omp_task_region", "more handles than STARPU_NMAXBUFS");
+    }
+    for (int i = 0; i < nbuf; ++i) {
+        task->handles[i] = attr->handles[i];
+    }
+    const int nw = static_cast<int>(starpu_worker_get_count());
+    if (r->n < nw) {
+        // Only the team's threads (workers 0..n-1) run its tasks.
+        for (int w = 0; w < r->n; ++w) {
+            e->workers[w / 32] |= 1u << (w % 32);
+        }
+        task->workerids = e->workers;
+        task->workerids_len = static_cast<unsigned>((r->n + 31) / 32);
+    }
+    if (int rc = starpu_task_submit(task); rc != 0) {
+        mpc::tg::starpu::fatal("starpu_omp_task_region", "cannot submit the task");
+    }
+    if (undeferred) {
+        help_until([e] { return e->done.load(std::memory_order_acquire); });
+    }
+    unref(e);
+}
+
+void starpu_omp_taskwait(void) noexcept {
+    omp_thread* t = me();
+    help_until([t] { return t->task->children.load(std::memory_order_acquire) == 0; });
+}
+
+void starpu_omp_taskgroup(void (*f)(void* arg), void* arg) noexcept {
+    starpu_omp_taskgroup_inline_begin();
+    f(arg);
+    starpu_omp_taskgroup_inline_end();
+}
+
+void starpu_omp_taskgroup_inline_begin(void) noexcept {
+    omp_thread* t = me();
+    auto* g = new taskgroup;
+    g->outer = t->task->group;
+    t->task->group = g;
+}
+
+void starpu_omp_taskgroup_inline_end(void) noexcept {
+    omp_thread* t = me();
+    taskgroup* g = t->task->group;
+    if (g == nullptr) {
+        mpc::tg::starpu::fatal("starpu_omp_taskgroup_inline_end", "no taskgroup begun");
+    }
+    help_until([g] { return g->count.load(std::memory_order_acquire) == 0; });
+    t->task->group = g->outer;
+    delete g;
+}
+
+void starpu_omp_taskloop_inline_begin(struct starpu_omp_task_region_attr* attr) noexcept {
+    if (attr->nogroup_clause == 0) {
+        starpu_omp_taskgroup_inline_begin();
+    }
+    // StarPU's split: num_tasks tasks, else nb_iterations / grainsize, else 4; each task's range
+    // in the attr's begin_i/end_i/chunk, which its function reads from cl_arg (the attr itself
+    // in StarPU's own uses: a deferred task gets a copy of it).
+    unsigned long long parts = attr->num_tasks > 0 ? static_cast<unsigned long long>(attr->num_tasks)
+                               : attr->grainsize > 0 ? attr->nb_iterations / attr->grainsize
+                                                     : 4;
+    parts = std::max(1ULL, parts);
+    attr->is_loop = 1;
+    const unsigned long long each = attr->nb_iterations / parts;
+    for (unsigned long long i = 0; i < parts; ++i) {
+        attr->begin_i = each * i;
+        attr->end_i = attr->begin_i + each + (i + 1 == parts ? attr->nb_iterations % parts : 0);
+        attr->chunk = attr->end_i - attr->begin_i;
+        if (attr->cl_arg == attr) {
+            // The function reads its range from the attr: a deferred task needs its own copy.
+            auto* copy = static_cast<starpu_omp_task_region_attr*>(std::malloc(sizeof *attr));
+            if (copy == nullptr) {
+                mpc::tg::starpu::fatal("starpu_omp_taskloop_inline_begin", "no memory");
+            }
+            std::memcpy(copy, attr, sizeof *attr);
+            copy->cl_arg = copy;
+            copy->cl_arg_free = 1;
+            starpu_omp_task_region(copy);
+        } else {
+            starpu_omp_task_region(attr);
+        }
+    }
+}
+
+void starpu_omp_taskloop_inline_end(const struct starpu_omp_task_region_attr* attr) noexcept {
+    if (attr->nogroup_clause == 0) {
+        starpu_omp_taskgroup_inline_end();
+    }
+}
+
 // ---- queries and settings -------------------------------------------------------------------------
 
 void starpu_omp_set_num_threads(int threads) noexcept {
@@ -825,7 +1115,7 @@ int starpu_omp_get_team_size(int level) noexcept {
 }
 
 int starpu_omp_get_active_level(void) noexcept { return me()->r->active_level; }
-int starpu_omp_in_final(void) noexcept { return 0; }
+int starpu_omp_in_final(void) noexcept { return me()->task->final ? 1 : 0; }
 enum starpu_omp_proc_bind_value starpu_omp_get_proc_bind(void) noexcept { return me()->icv.bind; }
 int starpu_omp_get_num_places(void) noexcept { return 0; }
 int starpu_omp_get_place_num_procs(int /*place_num*/) noexcept { return 0; }
@@ -890,6 +1180,20 @@ int starpu_omp_test_nest_lock(starpu_omp_nest_lock_t* lock) noexcept {
     l->owner.store(t, std::memory_order_release);
     l->count = 1;
     return 1;
+}
+
+void starpu_omp_vector_annotate(starpu_data_handle_t handle, uint32_t slice_base) noexcept {
+    auto* v = static_cast<starpu_vector_interface*>(starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM));
+    if (v == nullptr || v->id != STARPU_VECTOR_INTERFACE_ID) {
+        mpc::tg::starpu::fatal("starpu_omp_vector_annotate", "not a vector handle");
+    }
+    v->slice_base = slice_base;
+}
+
+struct starpu_arbiter* starpu_omp_get_default_arbiter(void) noexcept {
+    // One for the process, made on first use and kept (handles may stay assigned to it).
+    static starpu_arbiter* a = starpu_arbiter_create();
+    return a;
 }
 
 void starpu_omp_atomic_fallback_inline_begin(void) noexcept { g_atomic.lock(); }

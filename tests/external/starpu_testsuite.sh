@@ -90,12 +90,6 @@ PY
 
 # Expected failures of ours: program pattern | reason. Everything else that fails is NEW.
 expected='
-openmp/task_0[0-9]|StarPU'"'"'s OpenMP explicit tasks (starpu_omp_task_region, taskwait, taskgroup, taskloop) are not provided (docs/taskgraph.md, "OpenMP runtime support")
-openmp/taskgroup_0[0-9]|StarPU'"'"'s OpenMP explicit tasks are not provided
-openmp/taskwait_01|StarPU'"'"'s OpenMP explicit tasks are not provided
-openmp/taskloop|StarPU'"'"'s OpenMP explicit tasks are not provided
-openmp/array_slice_01|StarPU'"'"'s OpenMP explicit tasks (and starpu_omp_vector_annotate) are not provided
-openmp/cuda_task_01|StarPU'"'"'s OpenMP explicit tasks are not provided (and CUDA)
 disk/*|out-of-core storage (starpu_disk_*) is not provided
 main/driver_api/*|the driver API (struct starpu_driver, starpu_driver_run) is not provided; Debian'"'"'s StarPU does not build them either
 datawizard/interfaces/multiformat/*|the multiformat interface and MIC devices (starpu_mic.h) are not provided

@@ -6,9 +6,11 @@
  * a region inside a region gets a team of one); master, barrier, critical (named or not),
  * single (with nowait and copyprivate), for loops (static, dynamic, guided, auto, runtime;
  * ordered; nowait), ordered, sections; simple and nested locks; the atomic fallback; the
- * omp_get_* and omp_set_* queries; wtime/wtick. Not provided, so not declared: explicit tasks
- * (starpu_omp_task_region, taskwait, taskgroup, taskloop), starpu_omp_vector_annotate and the
- * default arbiter: a program using them does not compile. */
+ * omp_get_* and omp_set_* queries; wtime/wtick; explicit tasks (task_region with the data
+ * dependencies of its handles, taskwait, taskgroup, taskloop): a task runs on a worker of its
+ * team, and barriers, taskwait and taskgroup ends run tasks while they wait (OpenMP's task
+ * scheduling points); a task made outside any region, or in a final task, runs at once.
+ * Places are not modelled. */
 #ifndef MPC_STARPU_OPENMP_H
 #define MPC_STARPU_OPENMP_H
 
@@ -57,6 +59,31 @@ struct starpu_omp_parallel_region_attr {
     unsigned cl_arg_free; /* free(cl_arg) once the region ends */
     int if_clause;        /* 0: a team of one */
     int num_threads;      /* 0: the nthreads-var ICV (OMP_NUM_THREADS, else the workers) */
+};
+
+/** An explicit task (StarPU's layout): cl's CPU function runs with cl_arg and the interfaces of
+ * handles[0..cl.nbuffers), whose modes order it after the earlier tasks on them. */
+struct starpu_omp_task_region_attr {
+    struct starpu_codelet cl;
+    starpu_data_handle_t *handles;
+    void *cl_arg;
+    size_t cl_arg_size;
+    unsigned cl_arg_free;
+    int priority;
+    int if_clause;        /* 0: undeferred (the maker waits for it) */
+    int final_clause;     /* its tasks are included (run at once by their maker) */
+    int untied_clause;    /* accepted: a task runs on the worker that starts it */
+    int mergeable_clause; /* an undeferred task runs on its maker */
+    /* taskloop (starpu_omp_taskloop_inline_begin) */
+    int is_loop;
+    int nogroup_clause;
+    int collapse;
+    int num_tasks;
+    unsigned long long nb_iterations;
+    unsigned long long grainsize;
+    unsigned long long begin_i;
+    unsigned long long end_i;
+    unsigned long long chunk;
 };
 
 #ifdef __cplusplus
@@ -113,6 +140,19 @@ extern void starpu_omp_sections_combined(unsigned long long nb_sections,
                                          void (*section_f)(unsigned long long section_num, void *arg),
                                          void *section_arg, int nowait) __STARPU_OMP_NOTHROW;
 
+/** Makes an explicit task of the current task (see the file comment for where it runs). */
+extern void starpu_omp_task_region(const struct starpu_omp_task_region_attr *attr) __STARPU_OMP_NOTHROW;
+/** Waits for the current task's children (the caller runs tasks meanwhile). */
+extern void starpu_omp_taskwait(void) __STARPU_OMP_NOTHROW;
+extern void starpu_omp_taskgroup(void (*f)(void *arg), void *arg) __STARPU_OMP_NOTHROW;
+extern void starpu_omp_taskgroup_inline_begin(void) __STARPU_OMP_NOTHROW;
+/** Waits for the tasks made since _begin and their descendants. */
+extern void starpu_omp_taskgroup_inline_end(void) __STARPU_OMP_NOTHROW;
+/** Splits attr's iterations (num_tasks tasks, else nb_iterations / grainsize, else 4) into tasks,
+ * each with its range in begin_i/end_i; in a taskgroup unless nogroup_clause. */
+extern void starpu_omp_taskloop_inline_begin(struct starpu_omp_task_region_attr *attr) __STARPU_OMP_NOTHROW;
+extern void starpu_omp_taskloop_inline_end(const struct starpu_omp_task_region_attr *attr) __STARPU_OMP_NOTHROW;
+
 extern void starpu_omp_set_num_threads(int threads) __STARPU_OMP_NOTHROW;
 extern int starpu_omp_get_num_threads(void) __STARPU_OMP_NOTHROW;
 extern int starpu_omp_get_thread_num(void) __STARPU_OMP_NOTHROW;
@@ -163,6 +203,12 @@ extern int starpu_omp_test_nest_lock(starpu_omp_nest_lock_t *lock) __STARPU_OMP_
 
 extern void starpu_omp_atomic_fallback_inline_begin(void) __STARPU_OMP_NOTHROW;
 extern void starpu_omp_atomic_fallback_inline_end(void) __STARPU_OMP_NOTHROW;
+
+/** Sets a vector handle's slice_base (STARPU_VECTOR_GET_SLICE_BASE: the first index of an array
+ * section). */
+extern void starpu_omp_vector_annotate(starpu_data_handle_t handle, uint32_t slice_base) __STARPU_OMP_NOTHROW;
+/** An arbiter for the whole process (made on first use). */
+extern struct starpu_arbiter *starpu_omp_get_default_arbiter(void) __STARPU_OMP_NOTHROW;
 
 extern double starpu_omp_get_wtime(void) __STARPU_OMP_NOTHROW;
 extern double starpu_omp_get_wtick(void) __STARPU_OMP_NOTHROW;

@@ -297,3 +297,159 @@ TEST(StarpuOpenmpDeath, ARegionBeforeInitEndsTheProgramWithAMessage) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- explicit tasks ----------------------------------------------------------------------------
+
+std::atomic<int> g_task_runs{0};
+std::atomic<int> g_in_team{0};
+
+void count_task(void**, void*) {
+    g_task_runs.fetch_add(1);
+    if (starpu_omp_get_num_threads() == 2 && starpu_worker_get_id() >= 0 && starpu_worker_get_id() < 2) {
+        g_in_team.fetch_add(1);
+    }
+}
+
+starpu_omp_task_region_attr task_attr(void (*f)(void**, void*)) {
+    starpu_omp_task_region_attr a{};
+    a.cl.cpu_funcs[0] = f;
+    a.cl.where = STARPU_CPU;
+    a.if_clause = 1;
+    return a;
+}
+
+TEST_F(StarpuOpenmp, TaskwaitWaitsForTheChildrenWhichRunOnTheTeam) {
+    g_task_runs = 0;
+    g_in_team = 0;
+    g_bad = 0;
+    region([](void**, void*) {
+        starpu_omp_task_region_attr a = task_attr(count_task);
+        for (int i = 0; i < 50; ++i) {
+            starpu_omp_task_region(&a);
+        }
+        starpu_omp_taskwait();
+        // Each thread's 50 are done; the other thread's may not be yet.
+        if (g_task_runs.load() < 50) {
+            g_bad.fetch_add(1);
+        }
+    });
+    EXPECT_EQ(g_task_runs.load(), 100) << "the region's end waits for every task";
+    EXPECT_EQ(g_in_team.load(), 100);
+    EXPECT_EQ(g_bad.load(), 0);
+}
+
+TEST_F(StarpuOpenmp, TasksOnAHandleRunInTheirOrderAndABarrierWaitsForThem) {
+    static int value;
+    static starpu_data_handle_t h;
+    value = 0;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&value), sizeof value);
+    g_bad = 0;
+    region([](void**, void*) {
+        starpu_omp_single(
+            [](void*) {
+                starpu_omp_task_region_attr a = task_attr([](void** b, void* arg) {
+                    int* v = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(b[0]));
+                    const auto i = static_cast<int>(reinterpret_cast<intptr_t>(arg));
+                    if (*v != i) {
+                        g_bad.fetch_add(1);  // ran out of order
+                    }
+                    mpc::sched::yield();
+                    *v = i + 1;
+                });
+                a.cl.nbuffers = 1;
+                a.cl.modes[0] = STARPU_RW;
+                a.handles = &h;
+                for (int i = 0; i < 40; ++i) {
+                    a.cl_arg = reinterpret_cast<void*>(static_cast<intptr_t>(i));
+                    starpu_omp_task_region(&a);
+                }
+            },
+            nullptr, 1);  // nowait: the barrier below is where the tasks must be done
+        starpu_omp_barrier();
+        if (value != 40) {
+            g_bad.fetch_add(100);
+        }
+    });
+    EXPECT_EQ(g_bad.load(), 0);
+    EXPECT_EQ(value, 40);
+    starpu_data_unregister(h);
+}
+
+std::atomic<int> g_leaves{0};
+void nested_task(void**, void* arg) {
+    const auto depth = static_cast<int>(reinterpret_cast<intptr_t>(arg));
+    if (depth == 0) {
+        mpc::sched::yield();
+        g_leaves.fetch_add(1);
+        return;
+    }
+    starpu_omp_task_region_attr a = task_attr(nested_task);
+    a.cl_arg = reinterpret_cast<void*>(static_cast<intptr_t>(depth - 1));
+    starpu_omp_task_region(&a);
+    starpu_omp_task_region(&a);
+    // No taskwait: the taskgroup above waits for these descendants too.
+}
+
+TEST_F(StarpuOpenmp, ATaskgroupWaitsForDescendantsAndFinalTasksAreIncluded) {
+    g_leaves = 0;
+    g_bad = 0;
+    region([](void**, void*) {
+        starpu_omp_master(
+            [](void*) {
+                starpu_omp_taskgroup_inline_begin();
+                starpu_omp_task_region_attr a = task_attr(nested_task);
+                a.cl_arg = reinterpret_cast<void*>(static_cast<intptr_t>(4));
+                starpu_omp_task_region(&a);
+                starpu_omp_taskgroup_inline_end();
+                if (g_leaves.load() != 16) {
+                    g_bad.fetch_add(1);
+                }
+                // if(0): the maker waits; final: the task and its children run at once.
+                starpu_omp_task_region_attr u = task_attr([](void**, void*) {
+                    if (starpu_omp_in_final() != 1) {
+                        g_bad.fetch_add(10);
+                    }
+                    g_leaves.fetch_add(100);
+                });
+                u.if_clause = 0;
+                u.final_clause = 1;
+                starpu_omp_task_region(&u);
+                if (g_leaves.load() != 116) {
+                    g_bad.fetch_add(1000);
+                }
+            },
+            nullptr);
+        starpu_omp_barrier();
+    });
+    EXPECT_EQ(g_bad.load(), 0);
+}
+
+std::atomic<unsigned long long> g_loop_sum{0};
+TEST_F(StarpuOpenmp, ATaskloopCoversItsIterations) {
+    g_loop_sum = 0;
+    region([](void**, void*) {
+        starpu_omp_single(
+            [](void*) {
+                starpu_omp_task_region_attr a = task_attr([](void**, void* arg) {
+                    auto* me = static_cast<starpu_omp_task_region_attr*>(arg);
+                    for (unsigned long long i = me->begin_i; i < me->end_i; ++i) {
+                        g_loop_sum.fetch_add(i);
+                    }
+                });
+                a.cl_arg = &a;
+                a.num_tasks = 7;
+                a.nb_iterations = 1000;
+                starpu_omp_taskloop_inline_begin(&a);
+                starpu_omp_taskloop_inline_end(&a);
+                if (g_loop_sum.load() != 999ULL * 1000 / 2) {
+                    g_bad.fetch_add(1);
+                }
+            },
+            nullptr, 0);
+    });
+    EXPECT_EQ(g_loop_sum.load(), 999ULL * 1000 / 2);
+}
+
+}  // namespace
