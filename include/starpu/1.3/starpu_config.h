@@ -26,8 +26,7 @@
 #define STARPU_MAXIMPLEMENTATIONS 4 /* entries of starpu_codelet::cpu_funcs */
 #define STARPU_MAXCPUS 256
 #define STARPU_NMAXWORKERS 256
-/* StarPU's OpenMP runtime support (starpu_openmp.h): parallel regions and worksharing; explicit
- * tasks are not provided (not declared). */
+/* StarPU's OpenMP runtime support (starpu_openmp.h). */
 #define STARPU_OPENMP 1
 #define STARPU_NMAX_SCHED_CTXS 10  /* StarPU's count of scheduling contexts */
 #define STARPU_MAXNODES 1           /* main memory only */
