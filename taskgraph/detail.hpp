@@ -154,6 +154,10 @@ struct data {
     /// Where it was registered, for lookups that are scoped (StarPU's OpenMP tasks and regions
     /// each see the handles registered in them): g_data_scope's answer then, else nullptr.
     const void* scope = nullptr;
+    /// The application's coordinates of the data (starpu_data_set_coordinates: a tile's place
+    /// in a matrix, for traces), up to four.
+    int coords[4] = {};
+    unsigned ncoords = 0;
 
     detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
     bool seq = true;

@@ -6,9 +6,12 @@
 #include <starpu.h>
 
 #include <cerrno>
+#include <algorithm>
+#include <cstdarg>
 #include <cstddef>
 
 #include "lib/log.hpp"
+#include "taskgraph/detail.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
 
@@ -427,6 +430,38 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node) {
         starpu::fatal("starpu_data_release_on_node", "no such memory node");
     }
     starpu_data_release(handle);
+}
+
+void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]) {
+    mpc::tg::data* d = core(handle);
+    const unsigned n = std::min(dimensions, 4u);
+    for (unsigned i = 0; i < n; ++i) {
+        d->coords[i] = dims[i];
+    }
+    d->ncoords = n;
+}
+
+void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...) {
+    int dims[4] = {};
+    va_list ap;
+    va_start(ap, dimensions);
+    for (unsigned i = 0; i < dimensions; ++i) {
+        const int v = va_arg(ap, int);
+        if (i < 4) {
+            dims[i] = v;
+        }
+    }
+    va_end(ap);
+    starpu_data_set_coordinates_array(handle, dimensions, dims);
+}
+
+unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]) {
+    const mpc::tg::data* d = core(handle);
+    const unsigned n = std::min(dimensions, d->ncoords);
+    for (unsigned i = 0; i < n; ++i) {
+        dims[i] = d->coords[i];
+    }
+    return d->ncoords;
 }
 
 void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet* redux_cl,

@@ -2,6 +2,7 @@
 /// Shared helpers of the StarPU C API files (starpu_*.cpp): error mapping and fatal errors.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
@@ -78,6 +79,11 @@ starpu_sched_policy* user_policy_of(unsigned ctx) noexcept;
 bool ctx_unknown(unsigned ctx, const char* call) noexcept;
 /// The context a task without one goes to: the thread's (starpu_sched_ctx_set_context), else 0.
 unsigned submit_context() noexcept;
+/// starpu_bound.cpp: whether tasks are being recorded (starpu_bound_start), and the record of
+/// one submitted task.
+extern std::atomic<bool> g_bound_on;
+inline bool bound_recording() noexcept { return g_bound_on.load(std::memory_order_relaxed); }
+void bound_record(starpu_task* t) noexcept;
 void heteroprio_setup(heteroprio_config* c, int nworkers) noexcept;
 int heteroprio_setup_workers() noexcept;
 

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <memory>
+#include <tuple>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -92,32 +94,41 @@ starpu_perfmodel_arch g_cpu_arch = {1, &g_cpu_device};
 /// and implementation; only the CPU workers' combination is ever asked for.
 struct per_devices {
     std::mutex m;
-    std::map<std::pair<const starpu_perfmodel*, unsigned>, starpu_perfmodel_per_arch_cost_function> cost;
-    std::map<std::pair<const starpu_perfmodel*, unsigned>, starpu_perfmodel_per_arch_size_base> size;
+    /// The records by model, implementation and combination of devices ((type, devid, ncores)
+    /// triples); the program may write into them (starpu_perfmodel_get_model_per_devices).
+    std::map<std::tuple<const starpu_perfmodel*, unsigned, std::vector<int>>, std::unique_ptr<starpu_perfmodel_per_arch>> recs;
+    starpu_perfmodel_per_arch* get(const starpu_perfmodel* model, unsigned impl, std::vector<int> devs) {
+        std::unique_ptr<starpu_perfmodel_per_arch>& r = recs[{model, impl, std::move(devs)}];
+        if (!r) {
+            r.reset(new starpu_perfmodel_per_arch{});
+        }
+        return r.get();
+    }
 };
+const std::vector<int> g_cpu_combination{STARPU_CPU_WORKER, 0, 1};
 /// Set at the first function recorded: until then a task's model lookups take no lock.
 constinit std::atomic<bool> g_per_devices_used{false};
 per_devices& devices_table() noexcept {
     static per_devices* t = new per_devices;  // never destroyed: models outlive shutdown
     return *t;
 }
-starpu_perfmodel_per_arch_cost_function cpu_cost_of(const starpu_perfmodel* m, unsigned impl) noexcept {
+/// The CPU workers' record of (m, impl), or nullptr.
+const starpu_perfmodel_per_arch* cpu_rec_of(const starpu_perfmodel* m, unsigned impl) noexcept {
     if (!g_per_devices_used.load(std::memory_order_acquire)) {
         return nullptr;
     }
     per_devices& t = devices_table();
     std::lock_guard g(t.m);
-    auto it = t.cost.find({m, impl});
-    return it != t.cost.end() ? it->second : nullptr;
+    auto it = t.recs.find({m, impl, g_cpu_combination});
+    return it != t.recs.end() ? it->second.get() : nullptr;
+}
+starpu_perfmodel_per_arch_cost_function cpu_cost_of(const starpu_perfmodel* m, unsigned impl) noexcept {
+    const starpu_perfmodel_per_arch* r = cpu_rec_of(m, impl);
+    return r != nullptr ? r->cost_function : nullptr;
 }
 starpu_perfmodel_per_arch_size_base cpu_size_of(const starpu_perfmodel* m, unsigned impl) noexcept {
-    if (!g_per_devices_used.load(std::memory_order_acquire)) {
-        return nullptr;
-    }
-    per_devices& t = devices_table();
-    std::lock_guard g(t.m);
-    auto it = t.size.find({m, impl});
-    return it != t.size.end() ? it->second : nullptr;
+    const starpu_perfmodel_per_arch* r = cpu_rec_of(m, impl);
+    return r != nullptr ? r->size_base : nullptr;
 }
 
 /// Reads the (type, devid, ncores) triples ended by -1; false for a bad list.
@@ -143,27 +154,38 @@ bool read_devices(va_list ap, std::vector<int>* out) noexcept {
 
 /// Records func for (model, impl) when ap names the CPU workers' combination; any other
 /// combination is accepted and unused (no other workers exist).
-template <class Fn>
-int set_per_devices(starpu_perfmodel* model, int impl, Fn func, va_list ap,
-                    std::map<std::pair<const starpu_perfmodel*, unsigned>, Fn> per_devices::*table,
-                    const char* call) noexcept {
+/// The record of (model, impl) on the combination ap lists (made on first use), or nullptr
+/// after logging for a bad list.
+starpu_perfmodel_per_arch* per_devices_rec(starpu_perfmodel* model, int impl, va_list ap, const char* call) noexcept {
     std::vector<int> devs;
     if (model == nullptr || impl < 0 || impl >= STARPU_MAXIMPLEMENTATIONS || !read_devices(ap, &devs)) {
         MPC_LOG(error, tg, "%s: expected a model, an implementation below %d and (type, devid, ncores) triples "
                            "ended by -1", call, STARPU_MAXIMPLEMENTATIONS);
-        return -EINVAL;
-    }
-    if (devs != std::vector<int>{STARPU_CPU_WORKER, 0, 1}) {
-        return 0;
+        return nullptr;
     }
     per_devices& t = devices_table();
     std::lock_guard g(t.m);
+    starpu_perfmodel_per_arch* r = nullptr;
     try {
-        (t.*table)[{model, static_cast<unsigned>(impl)}] = func;
+        r = t.get(model, static_cast<unsigned>(impl), std::move(devs));
     } catch (...) {
         fatal(call, "no memory");
     }
-    g_per_devices_used.store(true, std::memory_order_release);
+    g_per_devices_used.store(true, std::memory_order_release);  // its fields may be written from now on
+    return r;
+}
+
+/// Sets one field of the record (other combinations are kept and unused: no other workers).
+template <class Fn>
+int set_per_devices(starpu_perfmodel* model, int impl, Fn func, va_list ap, Fn starpu_perfmodel_per_arch::*field,
+                    const char* call) noexcept {
+    starpu_perfmodel_per_arch* r = per_devices_rec(model, impl, ap, call);
+    if (r == nullptr) {
+        return -EINVAL;
+    }
+    per_devices& t = devices_table();
+    std::lock_guard g(t.m);
+    r->*field = func;
     return 0;
 }
 
@@ -390,7 +412,7 @@ int starpu_perfmodel_set_per_devices_cost_function(struct starpu_perfmodel* mode
                                                    starpu_perfmodel_per_arch_cost_function func, ...) {
     va_list ap;
     va_start(ap, func);
-    const int rc = starpu::set_per_devices(model, impl, func, ap, &starpu::per_devices::cost,
+    const int rc = starpu::set_per_devices(model, impl, func, ap, &starpu_perfmodel_per_arch::cost_function,
                                            "starpu_perfmodel_set_per_devices_cost_function");
     va_end(ap);
     return rc;
@@ -400,10 +422,39 @@ int starpu_perfmodel_set_per_devices_size_base(struct starpu_perfmodel* model, i
                                                starpu_perfmodel_per_arch_size_base func, ...) {
     va_list ap;
     va_start(ap, func);
-    const int rc = starpu::set_per_devices(model, impl, func, ap, &starpu::per_devices::size,
+    const int rc = starpu::set_per_devices(model, impl, func, ap, &starpu_perfmodel_per_arch::size_base,
                                            "starpu_perfmodel_set_per_devices_size_base");
     va_end(ap);
     return rc;
+}
+
+struct starpu_perfmodel_per_arch* starpu_perfmodel_get_model_per_devices(struct starpu_perfmodel* model, int impl, ...) {
+    va_list ap;
+    va_start(ap, impl);
+    starpu_perfmodel_per_arch* r = starpu::per_devices_rec(model, impl, ap, "starpu_perfmodel_get_model_per_devices");
+    va_end(ap);
+    return r;
+}
+
+namespace {
+starpu_perfmodel_per_arch* per_arch_rec(starpu_perfmodel* model, starpu_perfmodel_arch* arch, unsigned impl, ...) {
+    va_list ap;
+    va_start(ap, impl);
+    starpu_perfmodel_per_arch* r = starpu::per_devices_rec(model, static_cast<int>(impl), ap, "starpu_perfmodel_get_model_per_arch");
+    va_end(ap);
+    (void)arch;
+    return r;
+}
+}  // namespace
+
+struct starpu_perfmodel_per_arch* starpu_perfmodel_get_model_per_arch(struct starpu_perfmodel* model,
+                                                                      struct starpu_perfmodel_arch* arch, unsigned impl) {
+    if (arch == nullptr || arch->ndevices != 1 || arch->devices == nullptr) {
+        MPC_LOG(error, tg, "starpu_perfmodel_get_model_per_arch: expected an architecture of one device");
+        return nullptr;
+    }
+    return per_arch_rec(model, arch, impl, static_cast<int>(arch->devices[0].type), arch->devices[0].devid,
+                        arch->devices[0].ncores, -1);
 }
 
 double starpu_task_expected_length(struct starpu_task* task, struct starpu_perfmodel_arch* arch, unsigned nimpl) {

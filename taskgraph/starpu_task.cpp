@@ -678,6 +678,9 @@ int submit(starpu_task* t) noexcept {
         wait_for_previous_order(core, t->workerid, t->workerorder);
     }
     const bool sync = t->synchronous != 0;
+    if (bound_recording()) [[unlikely]] {
+        bound_record(t);
+    }
     if (starpu_sched_policy* p = user_policy_of(t->sched_ctx); p != nullptr && p->submit_hook != nullptr) {
         p->submit_hook(t);
     }

@@ -62,6 +62,8 @@ struct state {
     std::vector<worker_log> workers;
     spinlock edges_lock;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;  ///< under edges_lock
+    std::vector<std::pair<std::uint64_t, std::string>> marks;   ///< user events, under edges_lock
+    std::atomic<bool> paused{false};                             ///< tasks are not recorded
     std::atomic<std::uint64_t> next_id{1};
 };
 
@@ -142,6 +144,11 @@ bool write_trace(const char* policy) {
         std::fprintf(f, ",\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"pid\":1,\"tid\":%d,\"ts\":%.3f}",
                      static_cast<unsigned long long>(flow), b->second.worker, us_since(g_st.t0, b->second.start));
     }
+    for (const auto& [when, what] : g_st.marks) {
+        std::fprintf(f, ",\n{\"name\":");
+        json_string(f, what.c_str());
+        std::fprintf(f, ",\"cat\":\"user\",\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f}", us_since(g_st.t0, when));
+    }
     std::fprintf(f, "\n],\"mpcDependencies\":[");
     for (std::size_t i = 0; i < g_st.edges.size(); ++i) {
         std::fprintf(f, "%s[%llu,%llu]", i == 0 ? "" : ",", static_cast<unsigned long long>(g_st.edges[i].first),
@@ -204,6 +211,7 @@ bool trace_start(int nworkers, const int* vps) noexcept {
         g_st.workers[static_cast<std::size_t>(w)].vp = vps[w];
     }
     g_st.edges.clear();
+    g_st.marks.clear();
     g_st.t0 = now_ns();
     g_tracing = !g_st.path.empty();
     return g_tracing || g_st.summary;
@@ -231,13 +239,30 @@ void trace_task(const task* t, int worker, std::uint64_t start_ns, std::uint64_t
         ++c.count;
         c.ns += end_ns - start_ns;
     }
-    if (g_tracing) {
+    if (g_tracing && !g_st.paused.load(std::memory_order_relaxed)) {
         record r{t->trace_id, start_ns, end_ns, t->name, {}};
         r.handles.reserve(static_cast<std::size_t>(t->nbuffers));
         for (int i = 0; i < t->nbuffers; ++i) {
             r.handles.push_back(t->bufs[i].d);
         }
         l.records.push_back(std::move(r));
+    }
+}
+
+void trace_pause(bool paused) noexcept { g_st.paused.store(paused, std::memory_order_relaxed); }
+
+bool trace_enabled() noexcept { return g_tracing; }
+
+void trace_mark(const char* what) noexcept {
+    if (!g_tracing) {
+        return;
+    }
+    const std::uint64_t now = now_ns();
+    spin_guard g(g_st.edges_lock);
+    try {
+        g_st.marks.emplace_back(now, what != nullptr ? what : "");
+    } catch (...) {
+        // no memory: the mark is lost, the run goes on
     }
 }
 
@@ -255,6 +280,7 @@ void trace_finish(const char* policy) noexcept {
     g_st.summary = false;
     g_st.workers.clear();
     g_st.edges.clear();
+    g_st.marks.clear();
 }
 
 }  // namespace mpc::tg::detail

@@ -23,6 +23,12 @@ namespace mpc::tg::detail {
 bool trace_start(int nworkers, const int* vps) noexcept;
 /// t ran on `worker` from start to end (steady-clock ns).
 void trace_task(const task* t, int worker, std::uint64_t start_ns, std::uint64_t end_ns) noexcept;
+/// Stops (true) or resumes recording tasks in the trace (starpu_fxt_stop/start_profiling).
+void trace_pause(bool paused) noexcept;
+/// Whether a trace is being written (MPC_TG_TRACE).
+bool trace_enabled() noexcept;
+/// An instant event of the application's in the trace (starpu_fxt_trace_user_event*).
+void trace_mark(const char* what) noexcept;
 /// At shutdown, once the workers have stopped: writes the trace file, prints the summary.
 void trace_finish(const char* policy) noexcept;
 

@@ -29,6 +29,7 @@
 #include "starpu_scheduler.h"
 #include "starpu_sched_ctx.h"
 #include "starpu_openmp.h"
+#include "starpu_bound.h"
 #include "starpu_task_list.h"
 #include "starpu_task_bundle.h"
 #include "starpu_profiling.h"

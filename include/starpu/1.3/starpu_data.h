@@ -71,6 +71,11 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle);
 /** Takes the data for the application in the given mode, in submission order: waits until
  * every earlier conflicting task has finished. Returns 0, or -EDEADLK when called from a task
  * or callback. */
+/** The data's coordinates (a tile's place in a matrix, say), at most 4 kept. */
+void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
+void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...);
+/** The coordinates set (the first `dimensions` in dims); returns how many were set. */
+unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
 int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
 /** Ends the latest starpu_data_acquire() of the handle (or starpu_data_acquire_cb(), whose
  * callback may call it). */

@@ -98,6 +98,48 @@ int starpu_perfmodel_set_per_devices_cost_function(struct starpu_perfmodel *mode
 int starpu_perfmodel_set_per_devices_size_base(struct starpu_perfmodel *model, int impl,
                                                starpu_perfmodel_per_arch_size_base func, ...);
 
+/** A regression's state (StarPU's layout; the runtime keeps its own, this one is not filled). */
+struct starpu_perfmodel_regression_model {
+    double sumlny;
+    double sumlnx;
+    double sumlnx2;
+    unsigned long minx;
+    unsigned long maxx;
+    double sumlnxlny;
+    double alpha;
+    double beta;
+    unsigned valid;
+    double a;
+    double b;
+    double c;
+    unsigned nl_valid;
+    unsigned nsample;
+    double *coeff;
+    unsigned ncoeff;
+    unsigned multi_valid;
+};
+
+struct starpu_perfmodel_history_table;
+struct starpu_perfmodel_history_list;
+
+/** One implementation's functions on one combination of devices (StarPU's layout). A program may
+ * set cost_function and size_base in the record starpu_perfmodel_get_model_per_devices or
+ * _per_arch gives, as with starpu_perfmodel_set_per_devices_*; the other fields are StarPU's
+ * private ones (NULL / zero here: the runtime keeps its history elsewhere). */
+struct starpu_perfmodel_per_arch {
+    starpu_perfmodel_per_arch_cost_function cost_function;
+    starpu_perfmodel_per_arch_size_base size_base;
+    struct starpu_perfmodel_history_table *history;
+    struct starpu_perfmodel_history_list *list;
+    struct starpu_perfmodel_regression_model regression;
+    char debug_path[256];
+};
+/** The record of implementation impl on the combination of devices given as (type, devid,
+ * ncores) triples ended by -1 (kept with the model); NULL for a bad list. */
+struct starpu_perfmodel_per_arch *starpu_perfmodel_get_model_per_devices(struct starpu_perfmodel *model, int impl, ...);
+struct starpu_perfmodel_per_arch *starpu_perfmodel_get_model_per_arch(struct starpu_perfmodel *model,
+                                                                      struct starpu_perfmodel_arch *arch, unsigned impl);
+
 /** A model for codelets that do nothing (StarPU's dummy schedulers' examples): STARPU_PER_ARCH,
  * every task predicted at 0.000001 us, StarPU's value. */
 extern struct starpu_perfmodel starpu_perfmodel_nop;
