@@ -87,6 +87,12 @@ examples=(
     "vector_scal_spmd|spmd/vector_scal_spmd.c||"
     "cg|cg/cg.c cg/cg_kernels.c common/blas.c||-DSTARPU_OPENBLAS -lopenblas"
     "vector_scal_omp|openmp/vector_scal_omp.c||-fopenmp"
+    "cholesky_tag|cholesky/cholesky_tag.c cholesky/cholesky_models.c cholesky/cholesky_kernels.c common/blas.c|-size 1920 -nblocks 6|-DSTARPU_OPENBLAS -lopenblas"
+    "cholesky_tile_tag|cholesky/cholesky_tile_tag.c cholesky/cholesky_models.c cholesky/cholesky_kernels.c common/blas.c|-size 1920 -nblocks 6|-DSTARPU_OPENBLAS -lopenblas"
+    "cholesky_grain_tag|cholesky/cholesky_grain_tag.c cholesky/cholesky_models.c cholesky/cholesky_kernels.c common/blas.c|-size 1920 -nblocks 6|-DSTARPU_OPENBLAS -lopenblas"
+    "cholesky_implicit|cholesky/cholesky_implicit.c cholesky/cholesky_models.c cholesky/cholesky_kernels.c sched_ctx_utils/sched_ctx_utils.c common/blas.c|-size 1920 -nblocks 6|-DSTARPU_OPENBLAS -lopenblas"
+    "lu_example_double|lu/lu_example_double.c lu/dlu.c lu/dlu_pivot.c lu/dlu_kernels.c common/blas.c|-size 1920 -nblocks 6 -bound|-DSTARPU_OPENBLAS -lopenblas"
+    "lu_implicit_example_float|lu/lu_example_float.c lu/slu_implicit.c lu/slu_implicit_pivot.c lu/slu_kernels.c common/blas.c|-size 1920 -nblocks 6|-DSTARPU_OPENBLAS -lopenblas"
 )
 
 # run NAME COMPILER-ARGS... : builds and runs one flavour, prints its verdict

@@ -3,11 +3,14 @@
 // (starpu_get_next_bindid, starpu_bind_thread_on), and task bundles: each was missing before.
 #include <gtest/gtest.h>
 #include <starpu.h>
+#include <starpu_fxt.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <tuple>
 
@@ -334,6 +337,80 @@ TEST(StarpuBundle, InsertRemoveCloseAndPlacement) {
     starpu_task_bundle_create(&empty);
     starpu_task_bundle_close(empty);  // freed at once
     starpu_shutdown();
+}
+
+}  // namespace
+
+namespace {
+
+// ---- the bound, coordinates, per-arch model records, trace controls ---------------------------
+
+double fixed_cost(struct starpu_task*, struct starpu_perfmodel_arch*, unsigned) { return 500.0; }  // µs
+
+TEST_F(StarpuRegistry, TheBoundIsTheRecordedWorkSpreadOverTheWorkers) {
+    static starpu_perfmodel model;
+    model = starpu_perfmodel{};
+    model.type = STARPU_PER_ARCH;
+    model.symbol = "tg_bound_model";
+    starpu_perfmodel_init(&model);
+    starpu_perfmodel_per_arch* pa = starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CPU_WORKER, 0, 1, -1);
+    ASSERT_NE(pa, nullptr);
+    pa->cost_function = fixed_cost;  // written in the record, as StarPU's cholesky example does
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = [](void**, void*) {};
+    cl.model = &model;
+    cl.name = "bounded";
+    starpu_task* probe = starpu_task_create();
+    probe->cl = &cl;
+    starpu_perfmodel_arch* cpu = starpu_worker_get_perf_archtype(0, 0);
+    EXPECT_DOUBLE_EQ(starpu_task_expected_length(probe, cpu, 0), 500.0) << "the record's function answers";
+    probe->destroy = 0;
+    starpu_task_destroy(probe);
+    EXPECT_EQ(starpu_perfmodel_get_model_per_arch(&model, cpu, 0), pa) << "the same record";
+
+    starpu_bound_start(0, 0);
+    for (int i = 0; i < 8; ++i) {
+        ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+    }
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    starpu_bound_stop();
+    ASSERT_EQ(starpu_task_insert(&cl, 0), 0);  // not recorded
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    double res = 0;
+    double ires = 0;
+    starpu_bound_compute(&res, &ires, 1);
+    EXPECT_DOUBLE_EQ(res, 8 * 0.5 / 2) << "8 tasks of 0.5 ms on 2 workers";
+    EXPECT_DOUBLE_EQ(ires, res);
+    char buf[8192] = {};
+    FILE* f = fmemopen(buf, sizeof buf, "w");
+    starpu_bound_print_lp(f);
+    std::fclose(f);
+    EXPECT_NE(std::strstr(buf, "min: tmax;"), nullptr);
+    EXPECT_NE(std::strstr(buf, " = 8;"), nullptr) << "the class's count: " << buf;
+    f = fmemopen(buf, sizeof buf, "w");
+    starpu_bound_print_mps(f);
+    std::fclose(f);
+    EXPECT_NE(std::strstr(buf, "ENDATA"), nullptr);
+}
+
+TEST_F(StarpuRegistry, CoordinatesAreKeptWithTheHandle) {
+    int x = 0;
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
+    starpu_data_set_coordinates(h, 2, 3, 7);
+    int dims[4] = {};
+    EXPECT_EQ(starpu_data_get_coordinates_array(h, 4, dims), 2u);
+    EXPECT_EQ(dims[0], 3);
+    EXPECT_EQ(dims[1], 7);
+    starpu_data_unregister(h);
+}
+
+TEST_F(StarpuRegistry, FxtControlsWithoutATraceDoNothingHarmful) {
+    EXPECT_EQ(starpu_fxt_is_enabled(), 0) << "MPC_TG_TRACE is not set";
+    starpu_fxt_stop_profiling();
+    starpu_fxt_trace_user_event(42);
+    starpu_fxt_trace_user_event_string("mark");
+    starpu_fxt_start_profiling();
 }
 
 }  // namespace
