@@ -93,7 +93,6 @@ expected='
 disk/*|out-of-core storage (starpu_disk_*) is not provided
 main/driver_api/*|the driver API (struct starpu_driver, starpu_driver_run) is not provided; Debian'"'"'s StarPU does not build them either
 datawizard/interfaces/multiformat/*|the multiformat interface and MIC devices (starpu_mic.h) are not provided
-datawizard/invalidate_pending_requests|FxT traces (starpu_fxt.h) are not provided
 helper/cusparse_init|cuSPARSE helpers need CUDA, which is not provided
 '
 
