@@ -63,8 +63,15 @@ public:
         while ((s_.load(std::memory_order_acquire) & ~writer) != 0) {
             relax();
         }
+        owner_.store(me(), std::memory_order_relaxed);
     }
-    void unlock() noexcept { s_.fetch_and(~writer, std::memory_order_release); }
+    void unlock() noexcept {
+        owner_.store(nullptr, std::memory_order_relaxed);
+        s_.fetch_and(~writer, std::memory_order_release);
+    }
+    /// Whether the caller is the writer (an application's policy hook, called during a change,
+    /// asking about its context).
+    bool held_by_me() const noexcept { return owner_.load(std::memory_order_relaxed) == me(); }
 
 private:
     static constexpr int writer = 1 << 30;
@@ -75,15 +82,32 @@ private:
             cpu_relax();
         }
     }
+    static const void* me() noexcept {
+        static thread_local char here;
+        sched::ult* u = sched::self();
+        return u != nullptr ? static_cast<const void*>(u) : static_cast<const void*>(&here);
+    }
     std::atomic<int> s_{0};
+    std::atomic<const void*> owner_{nullptr};
 };
 
+/// A reader's hold, or nothing when the caller is the writer already (a policy hook run during a
+/// change of members that asks about its context: it sees the change's state).
 struct shared_guard {
-    explicit shared_guard(rwlock& l) noexcept : l_(l) { l_.lock_shared(); }
-    ~shared_guard() { l_.unlock_shared(); }
+    explicit shared_guard(rwlock& l) noexcept : l_(l), taken_(!l.held_by_me()) {
+        if (taken_) {
+            l_.lock_shared();
+        }
+    }
+    ~shared_guard() {
+        if (taken_) {
+            l_.unlock_shared();
+        }
+    }
     shared_guard(const shared_guard&) = delete;
     shared_guard& operator=(const shared_guard&) = delete;
     rwlock& l_;
+    bool taken_;
 };
 
 struct context {

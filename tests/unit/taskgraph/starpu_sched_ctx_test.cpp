@@ -309,10 +309,16 @@ void app_init(unsigned ctx) {
     g_app.init_ctx.store(ctx);
     starpu_task_list_init(&g_app.list);
 }
-void app_add(unsigned /*ctx*/, int* ids, unsigned n) {
+std::atomic<int> g_app_seen{0};
+void app_add(unsigned ctx, int* ids, unsigned n) {
     for (unsigned i = 0; i < n; ++i) {
         g_app.added.fetch_add(1 << (4 * ids[i]));
     }
+    // A hook asking about its own context while its members change (StarPU's policies do).
+    int* list = nullptr;
+    g_app_seen.store(static_cast<int>(starpu_sched_ctx_get_workers_list(ctx, &list)));
+    std::free(list);
+    (void)starpu_sched_ctx_get_nworkers(ctx);
 }
 void app_remove(unsigned /*ctx*/, int* ids, unsigned n) {
     for (unsigned i = 0; i < n; ++i) {
@@ -363,6 +369,7 @@ TEST_F(StarpuSchedCtx, AnApplicationsPolicyServesItsContext) {
     int zero = 0;
     starpu_sched_ctx_add_workers(&zero, 1, ctx);
     EXPECT_EQ(g_app.added.load(), (1 << 4) + 1) << "add_workers with worker 0";
+    EXPECT_EQ(g_app_seen.load(), 2) << "the hook saw the context's new members";
     starpu_sched_ctx_remove_workers(&one, 1, ctx);
     EXPECT_EQ(g_app.removed.load(), 1 << 4);
     reset_counts();
