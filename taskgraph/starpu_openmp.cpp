@@ -347,13 +347,9 @@ void implicit_task(void** /*buffers*/, void* p) {
     gate::deliver(w);
 }
 
-starpu_codelet g_implicit_cl = [] {
-    starpu_codelet cl{};
-    cl.cpu_funcs[0] = implicit_task;
-    cl.nbuffers = 0;
-    cl.name = "omp_implicit_task";
-    return cl;
-}();
+/// The implicit tasks' codelet (filled at init: a codelet is not copied, its deprecated fields
+/// would be).
+starpu_codelet g_implicit_cl{};
 
 workshare& workshare_begin(std::list<workshare>& l, spinlock& lock, unsigned long id) {
     spin_guard g(lock);
@@ -600,6 +596,9 @@ int starpu_omp_init(void) noexcept {
     g_initial.task = &g_initial.own;
     g_initial.own.group = nullptr;
     g_initial.single_id = g_initial.loop_id = g_initial.sections_id = 0;
+    g_implicit_cl.cpu_funcs[0] = implicit_task;
+    g_implicit_cl.nbuffers = 0;
+    g_implicit_cl.name = "omp_implicit_task";
     g_up = true;
     mpc::tg::detail::g_data_scope.store(&data_scope, std::memory_order_release);
     return 0;
@@ -934,7 +933,7 @@ void starpu_omp_task_region(const struct starpu_omp_task_region_attr* attr) noex
     e->fn = attr->cl.cpu_funcs[0];
     e->arg = attr->cl_arg;
     e->arg_free = attr->cl_arg_free != 0;
-    e->cl = attr->cl;
+    std::memcpy(&e->cl, &attr->cl, sizeof e->cl);  // not an assignment: that would copy deprecated fields by name
     e->cl.cpu_funcs[0] = explicit_exec;
     e->cl.cpu_funcs_name[0] = nullptr;
     e->group = attr->nogroup_clause != 0 ? nullptr : t->task->group;
