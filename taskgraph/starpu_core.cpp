@@ -829,13 +829,13 @@ void run_on_workers(void (*func)(void*), void* arg, const unsigned* workers, uns
     if (func == nullptr || n == 0) {
         return;
     }
-    static starpu_codelet cl = [] {
-        starpu_codelet c{};
-        c.cpu_funcs[0] = on_worker_kernel;
-        c.nbuffers = 0;
-        c.name = "execute_on_worker";
-        return c;
-    }();
+    static starpu_codelet cl{};  // filled once in place: copying one would copy its deprecated fields
+    static std::once_flag filled;
+    std::call_once(filled, [] {
+        cl.cpu_funcs[0] = on_worker_kernel;
+        cl.nbuffers = 0;
+        cl.name = "execute_on_worker";
+    });
     on_worker_call call{func, arg};
     std::vector<starpu_task*> tasks;
     tasks.reserve(n);
