@@ -165,31 +165,11 @@ void notify_count(std::atomic<long>& count, std::atomic<long>& notify_at, gate& 
 }
 std::atomic<int> g_nlive{0};  ///< contexts other than 0 alive
 
-/// Serialises the changes of contexts (create, members, delete): a blocking lock.
-gate g_change;
-bool g_changing = false;
-void change_lock() noexcept {
-    g_change.lock.lock();
-    g_change.wait_locked(
-        [] {
-            if (g_changing) {
-                return false;
-            }
-            g_changing = true;
-            return true;
-        },
-        "mpc::tg scheduling context change");
-}
-void change_unlock() noexcept {
-    g_change.lock.lock();
-    g_changing = false;
-    gate::wakeups w = g_change.notify_locked();
-    g_change.lock.unlock();
-    gate::deliver(w);
-}
+/// Serialises the changes of contexts (create, members, delete).
+blocking_mutex g_change("mpc::tg scheduling context change");
 struct change_guard {
-    change_guard() noexcept { change_lock(); }
-    ~change_guard() { change_unlock(); }
+    change_guard() noexcept { g_change.lock(); }
+    ~change_guard() { g_change.unlock(); }
     change_guard(const change_guard&) = delete;
     change_guard& operator=(const change_guard&) = delete;
 };

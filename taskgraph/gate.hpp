@@ -72,4 +72,43 @@ private:
     std::uint32_t plain_waiters_ = 0;  // under lock
 };
 
+/// A mutex for sections that may block (a ULT waiting for it parks, a plain thread sleeps).
+/// `what` names the wait in deadlock reports.
+class blocking_mutex {
+public:
+    explicit constexpr blocking_mutex(const char* what = "mpc::tg blocking mutex") noexcept : what_(what) {}
+    void lock() noexcept {
+        g_.lock.lock();
+        g_.wait_locked(
+            [this] {
+                if (held_) {
+                    return false;
+                }
+                held_ = true;
+                return true;
+            },
+            what_);
+    }
+    bool try_lock() noexcept {
+        spin_guard sg(g_.lock);
+        if (held_) {
+            return false;
+        }
+        held_ = true;
+        return true;
+    }
+    void unlock() noexcept {
+        g_.lock.lock();
+        held_ = false;
+        gate::wakeups w = g_.notify_locked();
+        g_.lock.unlock();
+        gate::deliver(w);
+    }
+
+private:
+    gate g_;
+    bool held_ = false;  // under g_.lock
+    const char* what_;
+};
+
 }  // namespace mpc::tg::detail

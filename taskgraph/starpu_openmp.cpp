@@ -57,38 +57,7 @@ struct icvs {
     starpu_omp_proc_bind_value bind = starpu_omp_proc_bind_false;
 };
 
-/// A mutex that parks ULTs (and blocks plain threads) while another holds it.
-struct blocking_mutex {
-    gate g;
-    bool held = false;
-    void lock() noexcept {
-        g.lock.lock();
-        g.wait_locked(
-            [this] {
-                if (held) {
-                    return false;
-                }
-                held = true;
-                return true;
-            },
-            "starpu_omp lock");
-    }
-    bool try_lock() noexcept {
-        spin_guard sg(g.lock);
-        if (held) {
-            return false;
-        }
-        held = true;
-        return true;
-    }
-    void unlock() noexcept {
-        g.lock.lock();
-        held = false;
-        gate::wakeups w = g.notify_locked();
-        g.lock.unlock();
-        gate::deliver(w);
-    }
-};
+using mpc::tg::detail::blocking_mutex;
 
 /// A worksharing construct of a team: the k-th loop, or the k-th sections.
 struct workshare {
