@@ -158,6 +158,9 @@ struct data {
     /// in a matrix, for traces), up to four.
     int coords[4] = {};
     unsigned ncoords = 0;
+    /// Registered on node -1 (the runtime makes the memory): starpu_data_get_home_node.
+    bool runtime_memory = false;
+    std::atomic<bool> ooc{true};        ///< starpu_data_set_ooc_flag (no disk node: recorded)
 
     detail::gate g;  ///< guards what follows; unregister() waits here for users == 0
     bool seq = true;
@@ -372,6 +375,10 @@ void push_ready(task* t) noexcept;
 status push_local(task* t, int w, bool front) noexcept;
 /// Wakes worker w if it sleeps; true if it did.
 bool wake_worker(int w) noexcept;
+/// Registered progression/idle hooks (starpu_expert.cpp): how many; run_idle_hooks() calls
+/// each and returns false when one asked the workers not to sleep (returned 0).
+extern std::atomic<int> g_idle_hooks;
+bool run_idle_hooks() noexcept;
 /// Takes t's arbitrated handles (from where it stopped); once it holds them all, t is ready
 /// (scheduled, or granted for an acquisition). Otherwise t waits in a handle's queue and
 /// continues when that handle is released.

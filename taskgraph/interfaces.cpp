@@ -7,6 +7,7 @@
 /// densely (a matrix copy has ld = nx, a block copy ldy = nx and ldz = nx * ny, as StarPU's);
 /// a CSR copy holds its values, then its column indices, then its row pointers.
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -67,7 +68,12 @@ std::size_t builtin_size(const void* iface, const void* /*ctx*/, const data* /*d
 }
 
 long builtin_allocate(void* iface, const void* ctx) noexcept {
-    const std::size_t n = builtin_size(iface, ctx, nullptr);
+    std::size_t n = builtin_size(iface, ctx, nullptr);
+    if (const auto* b = static_cast<const builtin_iface*>(iface);
+        b->var.id == interface_id::vector || b->var.id == interface_id::matrix) {
+        // A vector or matrix registered with a larger allocsize is allocated that large.
+        n = std::max(n, b->var.id == interface_id::vector ? b->vec.allocsize : b->mat.allocsize);
+    }
     void* p = nullptr;
     if (posix_memalign(&p, 64, n == 0 ? 1 : n) != 0) {
         return -1;
@@ -292,6 +298,7 @@ status allocate_on_use(data* d) noexcept {
         return st;
     }
     spin_guard g(d->g.lock);
+    d->runtime_memory = true;
     d->needs_memory.store(!d->allocated, std::memory_order_release);
     if (!d->allocated) {
         d->content.store(1, std::memory_order_release);  // no value until something writes one

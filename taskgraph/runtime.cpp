@@ -474,6 +474,12 @@ void worker_main(void* p) noexcept {
         if (g_rt.stopping.load(std::memory_order_acquire)) {
             break;
         }
+        // StarPU's progression and idle hooks run whenever a worker finds nothing; one that
+        // returns 0 keeps the workers polling instead of sleeping.
+        if (detail::g_idle_hooks.load(std::memory_order_relaxed) != 0 && !detail::run_idle_hooks()) {
+            sched::yield();
+            continue;
+        }
         if (sched::spin_until(&work_or_stop, w, g_rt.spin_ns)) {
             continue;
         }

@@ -201,6 +201,20 @@ void starpu_vector_data_register(starpu_data_handle_t* handle, int home_node, ui
     data* d = nullptr;
     mpc::status st = register_vector(&d, reinterpret_cast<void*>(ptr), nx, elemsize);
     registered(handle, home_node, "starpu_vector_data_register", st, d);
+    static_cast<vector_interface*>(interface_of(d))->allocsize = static_cast<size_t>(nx) * elemsize;
+}
+
+void starpu_vector_data_register_allocsize(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t nx,
+                                           size_t elemsize, size_t allocsize) {
+    if (allocsize < static_cast<size_t>(nx) * elemsize) {
+        starpu::fatal("starpu_vector_data_register_allocsize", "allocsize is smaller than nx * elemsize");
+    }
+    starpu_vector_data_register(handle, home_node, ptr, nx, elemsize);
+    static_cast<vector_interface*>(interface_of(core(*handle)))->allocsize = allocsize;
+}
+
+size_t starpu_vector_get_allocsize(starpu_data_handle_t handle) {
+    return static_cast<const vector_interface*>(interface_of(core(handle)))->allocsize;
 }
 
 void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ld,
@@ -209,6 +223,20 @@ void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, ui
     data* d = nullptr;
     mpc::status st = register_matrix(&d, reinterpret_cast<void*>(ptr), ld, nx, ny, elemsize);
     registered(handle, home_node, "starpu_matrix_data_register", st, d);
+    static_cast<matrix_interface*>(interface_of(d))->allocsize = static_cast<size_t>(nx) * ny * elemsize;
+}
+
+void starpu_matrix_data_register_allocsize(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ld,
+                                           uint32_t nx, uint32_t ny, size_t elemsize, size_t allocsize) {
+    if (allocsize < static_cast<size_t>(nx) * ny * elemsize) {
+        starpu::fatal("starpu_matrix_data_register_allocsize", "allocsize is smaller than nx * ny * elemsize");
+    }
+    starpu_matrix_data_register(handle, home_node, ptr, ld, nx, ny, elemsize);
+    static_cast<matrix_interface*>(interface_of(core(*handle)))->allocsize = allocsize;
+}
+
+size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle) {
+    return static_cast<const matrix_interface*>(interface_of(core(handle)))->allocsize;
 }
 
 void starpu_block_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ldy,

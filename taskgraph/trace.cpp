@@ -63,6 +63,7 @@ struct state {
     spinlock edges_lock;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;  ///< under edges_lock
     std::vector<std::pair<std::uint64_t, std::string>> marks;   ///< user events, under edges_lock
+    std::vector<std::pair<const void*, std::string>> data_names;  ///< starpu_data_set_name, under edges_lock
     std::atomic<bool> paused{false};                             ///< tasks are not recorded
     std::atomic<std::uint64_t> next_id{1};
 };
@@ -107,6 +108,18 @@ bool write_trace(const char* policy) {
     std::fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":");
     json_string(f, (std::string("mpc task graph (") + policy + ")").c_str());
     std::fprintf(f, "}}");
+    if (!g_st.data_names.empty()) {  // the handles' names, by the addresses the tasks list
+        std::fprintf(f, ",\n{\"name\":\"data_names\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{");
+        for (std::size_t i = 0; i < g_st.data_names.size(); ++i) {
+            char key[32];
+            std::snprintf(key, sizeof key, "%p", g_st.data_names[i].first);
+            std::fprintf(f, "%s", i == 0 ? "" : ",");
+            json_string(f, key);
+            std::fprintf(f, ":");
+            json_string(f, g_st.data_names[i].second.c_str());
+        }
+        std::fprintf(f, "}}");
+    }
     for (std::size_t w = 0; w < g_st.workers.size(); ++w) {
         std::fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%zu,\"args\":{\"name\":\"worker %zu (VP %d)\"}}",
                      w, w, g_st.workers[w].vp);
@@ -212,6 +225,7 @@ bool trace_start(int nworkers, const int* vps) noexcept {
     }
     g_st.edges.clear();
     g_st.marks.clear();
+    g_st.data_names.clear();
     g_st.t0 = now_ns();
     g_tracing = !g_st.path.empty();
     return g_tracing || g_st.summary;
@@ -253,6 +267,24 @@ void trace_pause(bool paused) noexcept { g_st.paused.store(paused, std::memory_o
 
 bool trace_enabled() noexcept { return g_tracing; }
 
+void trace_name_data(const void* d, const char* name) noexcept {
+    if (!g_tracing) {
+        return;
+    }
+    spin_guard g(g_st.edges_lock);
+    try {
+        for (auto& [p, n] : g_st.data_names) {
+            if (p == d) {
+                n = name;
+                return;
+            }
+        }
+        g_st.data_names.emplace_back(d, name);
+    } catch (...) {
+        // no memory: the name is lost, the run goes on
+    }
+}
+
 void trace_mark(const char* what) noexcept {
     if (!g_tracing) {
         return;
@@ -281,6 +313,7 @@ void trace_finish(const char* policy) noexcept {
     g_st.workers.clear();
     g_st.edges.clear();
     g_st.marks.clear();
+    g_st.data_names.clear();
 }
 
 }  // namespace mpc::tg::detail

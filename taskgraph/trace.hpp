@@ -29,6 +29,8 @@ void trace_pause(bool paused) noexcept;
 bool trace_enabled() noexcept;
 /// An instant event of the application's in the trace (starpu_fxt_trace_user_event*).
 void trace_mark(const char* what) noexcept;
+/// A handle's name (starpu_data_set_name), listed in the trace by its address.
+void trace_name_data(const void* d, const char* name) noexcept;
 /// At shutdown, once the workers have stopped: writes the trace file, prints the summary.
 void trace_finish(const char* policy) noexcept;
 

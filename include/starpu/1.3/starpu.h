@@ -27,6 +27,7 @@
 #include "starpu_task_util.h"
 #include "starpu_worker.h"
 #include "starpu_scheduler.h"
+#include "starpu_expert.h"
 #include "starpu_sched_ctx.h"
 #include "starpu_openmp.h"
 #include "starpu_bound.h"

@@ -124,6 +124,24 @@ int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
 /** A hint that the data will not be used soon: nothing to do with main memory only. */
 void starpu_data_wont_use(starpu_data_handle_t handle);
+/** The same hints with a priority (only node 0 exists: nothing to move). */
+int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
+int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
+/** The handle's state on memory_node (any pointer may be NULL): allocated and valid when its
+ * memory exists (a handle registered on node -1 has none before its first use) and holds a
+ * value; requested is 0 (no transfers are ever pending). Other nodes: all 0. */
+void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid,
+                              int *is_requested);
+/** Eviction hint (an important handle is evicted last): main memory is the only node and
+ * holds every handle's data, so no handle is ever evicted; accepted. */
+void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
+/** Whether the handle may be evicted to disk (default 1). Recorded and read back; there is no
+ * disk memory node (starpu_disk_register is not provided). */
+void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag);
+unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle);
+/** A name for the handle, shown in MPC's trace (MPC_TG_TRACE: the "data" field of the tasks
+ * that access it) instead of its address; copied. */
+void starpu_data_set_name(starpu_data_handle_t handle, const char *name);
 
 struct starpu_codelet;
 /** The codelets of STARPU_REDUX accesses: init_cl (one buffer, STARPU_W) sets a worker's copy

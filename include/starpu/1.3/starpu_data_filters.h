@@ -153,6 +153,12 @@ void starpu_block_filter_vertical_block_shadow(void *father_interface, void *chi
 void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_interface,
                                             struct starpu_data_filter *f, unsigned id, unsigned nparts);
 
+/** For a filter of one's own: part id of n elements cut in nparts gets *chunk_size elements (the
+ * first n % nparts parts one more) starting *offset bytes in (elements of elemsize bytes, ld
+ * apart; offset may be NULL). */
+void starpu_filter_nparts_compute_chunk_size_and_offset(unsigned n, unsigned nparts, size_t elemsize, unsigned id,
+                                                        unsigned ld, unsigned *chunk_size, size_t *offset);
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,6 +175,36 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
 
+/** Copies for an interface's copy methods (any_to_any receives async_data, to be passed on):
+ * size bytes from src + src_offset on src_node to dst + dst_offset on dst_node. Both nodes
+ * must be STARPU_MAIN_RAM (the only node); the copy is done when the call returns (0). A bad
+ * node is reported and gives -EINVAL. */
+int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
+                          unsigned dst_node, size_t size, void *async_data);
+/** numblocks blocks of blocksize bytes, ld_src (ld_dst) bytes apart; one copy when contiguous. */
+int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
+                            unsigned dst_node, size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst,
+                            void *async_data);
+/** numblocks2 groups (ld2 apart) of numblocks1 blocks (ld1 apart). */
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
+                            unsigned dst_node, size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+                            size_t numblocks2, size_t ld2_src, size_t ld2_dst, void *async_data);
+/** numblocks3 groups (ld3 apart) of the 3-D shape above. */
+int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
+                            unsigned dst_node, size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+                            size_t numblocks2, size_t ld2_src, size_t ld2_dst, size_t numblocks3, size_t ld3_src,
+                            size_t ld3_dst, void *async_data);
+/** Around a driver's own asynchronous copy: *start gets the time (µs, starpu_timing_now). */
+void starpu_interface_start_driver_copy_async(unsigned src_node, unsigned dst_node, double *start);
+void starpu_interface_end_driver_copy_async(unsigned src_node, unsigned dst_node, double start);
+/** Records a copy for traces: MPC's trace has no transfer events (one memory node), so nothing. */
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size);
+/** STARPU_MAIN_RAM, or -1 when the handle was registered without memory (home node -1). */
+int starpu_data_get_home_node(starpu_data_handle_t handle);
+/** Bytes an allocation of the handle takes: the interface's get_alloc_size, else its size
+ * (a vector or matrix registered with an allocsize: that). */
+size_t starpu_data_get_alloc_size(starpu_data_handle_t handle);
+
 /* ---- variable: one element of elemsize bytes ---------------------------------------------- */
 struct starpu_variable_interface {
     enum starpu_data_interface_id id;
@@ -213,6 +243,10 @@ void starpu_vector_data_register(starpu_data_handle_t *handle, int home_node, ui
 uint32_t starpu_vector_get_nx(starpu_data_handle_t handle);
 size_t starpu_vector_get_elemsize(starpu_data_handle_t handle);
 uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle);
+/** A vector whose allocations take allocsize bytes (>= nx * elemsize); its allocsize. */
+void starpu_vector_data_register_allocsize(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t nx,
+                                           size_t elemsize, size_t allocsize);
+size_t starpu_vector_get_allocsize(starpu_data_handle_t handle);
 
 #define STARPU_VECTOR_GET_PTR(interface) (((struct starpu_vector_interface *)(interface))->ptr)
 #define STARPU_VECTOR_GET_DEV_HANDLE(interface) (((struct starpu_vector_interface *)(interface))->dev_handle)
@@ -241,6 +275,10 @@ uint32_t starpu_matrix_get_nx(starpu_data_handle_t handle);
 uint32_t starpu_matrix_get_ny(starpu_data_handle_t handle);
 uint32_t starpu_matrix_get_local_ld(starpu_data_handle_t handle);
 uintptr_t starpu_matrix_get_local_ptr(starpu_data_handle_t handle);
+/** A matrix whose allocations take allocsize bytes; its allocsize. */
+void starpu_matrix_data_register_allocsize(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ld,
+                                           uint32_t nx, uint32_t ny, size_t elemsize, size_t allocsize);
+size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
 size_t starpu_matrix_get_elemsize(starpu_data_handle_t handle);
 
 #define STARPU_MATRIX_GET_PTR(interface) (((struct starpu_matrix_interface *)(interface))->ptr)

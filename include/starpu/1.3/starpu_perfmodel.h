@@ -161,6 +161,13 @@ char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype);
 void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen,
                                     unsigned nimpl);
 
+/** Between memory nodes (only node 0 exists): bandwidth 0 and latency 0 from a node to itself,
+ * as StarPU's bus model gives; NaN for nodes that do not exist. transfer_predict: 0 µs for
+ * the same node. */
+double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
+double starpu_transfer_latency(unsigned src_node, unsigned dst_node);
+double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

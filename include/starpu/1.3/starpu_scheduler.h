@@ -94,6 +94,24 @@ uint32_t starpu_task_data_footprint(struct starpu_task *task);
 /** Expected duration in µs from the codelet's model: NaN while it is not calibrated, 0 without
  * a model. */
 double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/** Expected data transfer times (µs): 0, every worker reads main memory (node 0). */
+double starpu_task_expected_data_transfer_time(unsigned memory_node, struct starpu_task *task);
+double starpu_task_expected_data_transfer_time_for(struct starpu_task *task, unsigned worker);
+double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node,
+                                          enum starpu_data_access_mode mode);
+/** Expected conversion time of multiformat handles: 0 (no multiformat interface here). */
+double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+                                            unsigned nimpl);
+/** Input prefetch for a task on a node (or a worker's node): main memory holds the data, so
+ * nothing moves; 0, or -EINVAL (reported) for a node or worker that does not exist. */
+int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio);
+int starpu_idle_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio);
+int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio);
+int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio);
 /** Expected energy from the codelet's energy_model (fed with starpu_perfmodel_update_history):
  * NaN while uncalibrated, 0 without one. */
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);

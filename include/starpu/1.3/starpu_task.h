@@ -369,6 +369,8 @@ int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n);
 int starpu_task_finished(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Tasks submitted and not finished. */
 int starpu_task_nsubmitted(void);
+/** Submits a task without codelet whose callback calls callback(callback_arg). */
+void starpu_create_callback_task(void (*callback)(void *), void *callback_arg);
 
 #ifdef __cplusplus
 }

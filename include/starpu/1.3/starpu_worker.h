@@ -136,6 +136,15 @@ unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx);
  * workers here do not wait on them (the runtime wakes a worker when its policy holds work for
  * it, see starpu_wake_worker_relax), so signalling the condition is harmless and not needed. */
 void starpu_worker_get_sched_condition(int workerid, pthread_mutex_t **sched_mutex, pthread_cond_t **sched_cond);
+/** A worker's scheduling mutex (the one of starpu_worker_get_sched_condition), for policies
+ * that guard per-worker state with it. The runtime itself never holds it. trylock: 0 when
+ * taken, else nonzero. _self: the calling worker's (a caller that is not a worker is stopped
+ * with a message). */
+void starpu_worker_lock(int workerid);
+int starpu_worker_trylock(int workerid);
+void starpu_worker_unlock(int workerid);
+void starpu_worker_lock_self(void);
+void starpu_worker_unlock_self(void);
 
 /* Combined workers: groups of workers that run a parallel task together (codelet types
  * STARPU_SPMD and STARPU_FORKJOIN). Their ids follow the workers' (starpu_worker_get_count()
