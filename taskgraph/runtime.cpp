@@ -491,7 +491,11 @@ void worker_main(void* p) noexcept {
             t = idle_task(*w);  // the policy's last look (HEFT's other queues)
         }
         bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
-        if (t != nullptr || stop) {
+        // A hook registered meanwhile (its registration wakes the sleeping workers: one of the
+        // two sees the other) that forbids sleeping: back to polling.
+        const bool poll = t == nullptr && !stop && detail::g_idle_hooks.load(std::memory_order_seq_cst) != 0 &&
+                          !detail::run_idle_hooks();
+        if (t != nullptr || stop || poll) {
             if (w->sleeping.exchange(0, std::memory_order_seq_cst) == 0) {
                 await_kick(*w);  // a pusher claimed the sleep: take its kick before going on
             }

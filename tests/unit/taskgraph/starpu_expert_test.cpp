@@ -227,12 +227,12 @@ void touch(void** /*buffers*/, void* /*arg*/) {}
 std::atomic<long> g_hook_calls{0};
 unsigned polling_hook(void* arg) {
     g_hook_calls.fetch_add(1);
-    return *static_cast<unsigned*>(arg);
+    return static_cast<std::atomic<unsigned>*>(arg)->load();
 }
 
 TEST(StarpuExpert, ProgressionHookThatForbidsSleepKeepsWorkersPolling) {
     ASSERT_EQ(start(2), 0);
-    unsigned may_block = 0;
+    std::atomic<unsigned> may_block{0};
     g_hook_calls = 0;
     const int id = starpu_progression_hook_register(polling_hook, &may_block);
     ASSERT_GE(id, 0);
@@ -268,7 +268,7 @@ TEST(StarpuExpert, ProgressionHookThatForbidsSleepKeepsWorkersPolling) {
 
 TEST(StarpuExpert, HookTableIsBoundedAndBadIdsAreRefused) {
     ASSERT_EQ(start(1), 0);
-    unsigned yes = 1;
+    std::atomic<unsigned> yes{1};
     std::vector<int> ids;
     for (int i = 0; i < 16; ++i) {
         const int id = i % 2 == 0 ? starpu_progression_hook_register(polling_hook, &yes)
