@@ -46,10 +46,7 @@ int add_hook(unsigned (*func)(void*), void* arg, const char* call) noexcept {
             g_hooks[i].fn.store(func, std::memory_order_release);
             g_idle_hooks.fetch_add(1, std::memory_order_seq_cst);
             // Sleeping workers look at the hooks again (a worker about to sleep sees the count).
-            const unsigned n = starpu_worker_get_count();
-            for (unsigned w = 0; w < n; ++w) {
-                wake_worker(static_cast<int>(w));
-            }
+            starpu_wake_all_blocked_workers();
             return i;
         }
     }
