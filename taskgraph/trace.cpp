@@ -63,7 +63,7 @@ struct state {
     spinlock edges_lock;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;  ///< under edges_lock
     std::vector<std::pair<std::uint64_t, std::string>> marks;   ///< user events, under edges_lock
-    std::vector<std::pair<const void*, std::string>> data_names;  ///< starpu_data_set_name, under edges_lock
+    std::unordered_map<const void*, std::string> data_names;  ///< starpu_data_set_name, under edges_lock
     std::atomic<bool> paused{false};                             ///< tasks are not recorded
     std::atomic<std::uint64_t> next_id{1};
 };
@@ -110,13 +110,15 @@ bool write_trace(const char* policy) {
     std::fprintf(f, "}}");
     if (!g_st.data_names.empty()) {  // the handles' names, by the addresses the tasks list
         std::fprintf(f, ",\n{\"name\":\"data_names\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{");
-        for (std::size_t i = 0; i < g_st.data_names.size(); ++i) {
+        const char* sep = "";
+        for (const auto& [d, name] : g_st.data_names) {
             char key[32];
-            std::snprintf(key, sizeof key, "%p", g_st.data_names[i].first);
-            std::fprintf(f, "%s", i == 0 ? "" : ",");
+            std::snprintf(key, sizeof key, "%p", d);
+            std::fprintf(f, "%s", sep);
             json_string(f, key);
             std::fprintf(f, ":");
-            json_string(f, g_st.data_names[i].second.c_str());
+            json_string(f, name.c_str());
+            sep = ",";
         }
         std::fprintf(f, "}}");
     }
@@ -273,13 +275,7 @@ void trace_name_data(const void* d, const char* name) noexcept {
     }
     spin_guard g(g_st.edges_lock);
     try {
-        for (auto& [p, n] : g_st.data_names) {
-            if (p == d) {
-                n = name;
-                return;
-            }
-        }
-        g_st.data_names.emplace_back(d, name);
+        g_st.data_names[d] = name;
     } catch (...) {
         // no memory: the name is lost, the run goes on
     }

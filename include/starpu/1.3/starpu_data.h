@@ -139,8 +139,8 @@ void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_im
  * disk memory node (starpu_disk_register is not provided). */
 void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag);
 unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle);
-/** A name for the handle, shown in MPC's trace (MPC_TG_TRACE: the "data" field of the tasks
- * that access it) instead of its address; copied. */
+/** A name for the handle (copied), for MPC's trace (MPC_TG_TRACE): its "data_names" metadata
+ * maps the handle addresses that the tasks' "handles" list to these names. */
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name);
 
 struct starpu_codelet;
