@@ -54,6 +54,37 @@ std::size_t wake_all(ult* chain) noexcept {
     return n;
 }
 
+// ---- wait_list
+
+namespace {
+struct wait_list_publish {
+    std::atomic<ult*>* head;
+    bool (*cond)(void*);
+    void* arg;
+};
+}  // namespace
+
+void wait_list::wait_unless(bool (*cond)(void*), void* arg, const char* what) noexcept {
+    wait_list_publish p{&head_, cond, arg};
+    park_publish(
+        [](void* a, ult* self) noexcept {
+            auto* q = static_cast<wait_list_publish*>(a);
+            ult* h = q->head->load(std::memory_order_relaxed);
+            do {
+                self->next = h;
+            } while (!q->head->compare_exchange_weak(h, self, std::memory_order_acq_rel, std::memory_order_relaxed));
+            // Queued. A waker's exchange is ordered with this CAS on head: either it comes after
+            // (and wakes self), or it came before, and then what it published is visible here.
+            if (q->cond(q->arg)) {
+                sched::wake_all(q->head->exchange(nullptr, std::memory_order_acq_rel));  // self included, or
+            }                                                                    // a waker has it
+            return true;
+        },
+        &p, what);
+}
+
+std::size_t wait_list::wake_all() noexcept { return sched::wake_all(head_.exchange(nullptr, std::memory_order_acq_rel)); }
+
 void wait_queue::wait(spinlock& held, const char* what) noexcept {
     ult* me = running_ult(what);
     if (me->wait_reason == nullptr) {  // keep a reason the caller gave (set_wait_reason)

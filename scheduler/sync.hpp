@@ -8,6 +8,7 @@
 /// The unlock / notify / post operations may also be called from plain threads.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -75,6 +76,33 @@ private:
     spinlock lk_;
     bool locked_ = false;
     wait_queue waiters_;
+};
+
+/// Lock-free list of parked ULTs for waits on a condition that other threads make true with
+/// their own atomic stores (a collective's arrival count): a waiter queues itself with one
+/// compare-and-swap and parks, a waker takes the whole list with one exchange. No lock is held
+/// across the waiter's switch, so wakers and waiters on other VPs never spin on one (a
+/// spinlock + wait_queue holds its lock until the waiter's context is saved).
+///
+/// The condition must become true before the wake_all() that should see it (a store, then
+/// wake_all); a waiter that queues itself and then finds the condition true takes the list and
+/// wakes it itself (itself included), so no wake-up is lost whichever comes first. Wake-ups may
+/// be spurious (every waiter of the list is woken, whatever it waits for): wait in a loop.
+class wait_list {
+public:
+    wait_list() = default;
+    wait_list(const wait_list&) = delete;
+    wait_list& operator=(const wait_list&) = delete;
+
+    /// Parks the calling ULT until a wake_all() that follows its queuing, or returns at once
+    /// when cond(arg) holds once it is queued. Must be called from a ULT; `what` names the wait
+    /// in deadlock reports.
+    void wait_unless(bool (*cond)(void* arg), void* arg, const char* what) noexcept;
+    /// Wakes every queued waiter (any thread); returns how many.
+    std::size_t wake_all() noexcept;
+
+private:
+    std::atomic<ult*> head_{nullptr};
 };
 
 /// Condition variable for sched::mutex.

@@ -113,12 +113,7 @@ namespace detail {  // shm_detail.hpp declares what shm_nb.cpp uses
 
 // ---- synchronisation -----------------------------------------------------------------------------
 
-void wake(slot& s) noexcept {
-    s.lk.lock();
-    sched::ult* chain = s.q.take_all_locked();
-    s.lk.unlock();
-    sched::wake_all(chain);
-}
+void wake(slot& s) noexcept { s.waiters.wake_all(); }
 
 /// Waits until cond(s, x) holds: spins while the VP is idle, then parks on the slot's queue.
 template <bool (*Cond)(const slot&, std::uint64_t)>
@@ -143,13 +138,8 @@ void wait_for(slot& s, std::uint64_t x, const char* what) noexcept {
     if (sched::spin_until(fn, &pr, wait_spin_ns())) {
         return;
     }
-    for (;;) {
-        s.lk.lock();
-        if (Cond(s, x)) {
-            s.lk.unlock();
-            return;
-        }
-        s.q.wait(s.lk, what);
+    while (!Cond(s, x)) {
+        s.waiters.wait_unless(fn, &pr, what);
     }
 }
 

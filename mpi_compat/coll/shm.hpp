@@ -130,8 +130,7 @@ struct slot {
     alignas(64) std::atomic<std::uint32_t> count{0};  ///< arrivals
     std::atomic<std::uint32_t> flag{0};               ///< raised by a designated member
     alignas(64) std::atomic<std::uint32_t> left{0};   ///< members done with the slot
-    spinlock lk;
-    sched::wait_queue q;
+    sched::wait_list waiters;  ///< members parked on any of the above (woken all at once)
     alignas(16) unsigned char result[result_bytes];
     cell* cells = nullptr;
     /// A local view's slot (hier.hpp): the state of the thread-less non-blocking call it serves

@@ -860,4 +860,129 @@ TEST_P(SyncTest, SpinUntilStopsWhenOtherUltsAreReady) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
 }
 
+// ---- wait_list ------------------------------------------------------------------------------
+
+/// A generation barrier on sched::wait_list, as the collectives' slots use it: each arrival
+/// counts itself in; the last one moves the generation on and wakes the list; the others wait
+/// for the generation to move. A lost wake-up leaves waiters parked: a watchdog thread then
+/// counts it, rescues them (wake_all) so that the test fails instead of hanging.
+struct gen_barrier {
+    explicit gen_barrier(int members) : n(members) {}
+    const int n;
+    std::atomic<int> count{0};
+    std::atomic<std::uint64_t> gen{0};
+    sched::wait_list waiters;
+
+    void arrive_and_wait() {
+        const std::uint64_t g = gen.load(std::memory_order_acquire);
+        if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == n) {
+            count.store(0, std::memory_order_relaxed);
+            gen.store(g + 1, std::memory_order_release);
+            waiters.wake_all();
+            return;
+        }
+        struct probe {
+            gen_barrier* b;
+            std::uint64_t g;
+        } pr{this, g};
+        auto moved = [](void* p) noexcept {
+            auto* q = static_cast<probe*>(p);
+            return q->b->gen.load(std::memory_order_acquire) != q->g;
+        };
+        while (!moved(&pr)) {
+            waiters.wait_unless(moved, &pr, "gen_barrier");
+        }
+    }
+};
+
+void wait_list_barrier(int vps, bool stealable, int ults, int rounds) {
+    gen_barrier b(ults);
+    std::atomic<int> finished{0};
+    std::atomic<long> errors{0};
+    std::vector<long> seen(static_cast<std::size_t>(ults), 0);
+    std::vector<sched::ult*> us;
+    for (int i = 0; i < ults; ++i) {
+        sched::attr a = on_vp(i % vps, !stealable);
+        a.stealable = stealable;
+        us.push_back(spawn_or_fail(
+            [&, i]() noexcept {
+                for (int r = 0; r < rounds; ++r) {
+                    __atomic_store_n(&seen[static_cast<std::size_t>(i)], r, __ATOMIC_RELAXED);
+                    b.arrive_and_wait();
+                    // Everybody has arrived at round r: nobody may still be before it.
+                    for (int j = 0; j < ults; ++j) {
+                        if (__atomic_load_n(&seen[static_cast<std::size_t>(j)], __ATOMIC_RELAXED) < r) {
+                            errors.fetch_add(1);
+                        }
+                    }
+                    if (r % 7 == 0) {
+                        sched::yield();  // vary the order of arrival
+                    }
+                }
+                finished.fetch_add(1);
+            },
+            a));
+    }
+    int rescues = 0;
+    std::thread watchdog([&] {
+        unpin_this_thread();
+        std::uint64_t last = b.gen.load();
+        auto still = std::chrono::steady_clock::now();
+        while (finished.load() != ults) {
+            std::this_thread::sleep_for(2ms);
+            std::uint64_t g = b.gen.load();
+            if (g != last) {
+                last = g;
+                still = std::chrono::steady_clock::now();
+            } else if (std::chrono::steady_clock::now() - still > 3s && b.count.load() == 0) {
+                ++rescues;  // every member arrived long ago, the generation moved on, some are parked
+                b.waiters.wake_all();
+                still = std::chrono::steady_clock::now();
+            }
+        }
+    });
+    join_all(us);
+    watchdog.join();
+    EXPECT_EQ(b.gen.load(), static_cast<std::uint64_t>(rounds));
+    EXPECT_EQ(errors.load(), 0);
+    EXPECT_EQ(rescues, 0) << "a waiter of the wait_list stayed parked after its wake-up";
+}
+
+TEST_P(SyncTest, WaitListBarrierLosesNoWakeup) { wait_list_barrier(vps(), false, 2 * vps() + 1, 20000); }
+
+TEST_P(SyncTest, WaitListBarrierOfStealableUltsLosesNoWakeup) { wait_list_barrier(vps(), true, 2 * vps() + 1, 10000); }
+
+TEST_P(SyncTest, WaitListReturnsAtOnceWhenTheConditionHolds) {
+    sched::wait_list l;
+    std::atomic<bool> flag{true};
+    auto is_set = [](void* f) noexcept { return static_cast<std::atomic<bool>*>(f)->load(); };
+    sched::ult* u = spawn_or_fail([&]() noexcept { l.wait_unless(is_set, &flag, "test"); }, on_vp(0));
+    join_or_fail(u);
+    EXPECT_EQ(l.wake_all(), 0u);  // it took itself off the list
+}
+
+TEST_P(SyncTest, WaitListWokenFromPlainThread) {
+    sched::wait_list l;
+    std::atomic<bool> flag{false};
+    std::atomic<bool> done{false};
+    auto is_set = [](void* f) noexcept { return static_cast<std::atomic<bool>*>(f)->load(); };
+    sched::ult* u = spawn_or_fail(
+        [&]() noexcept {
+            while (!flag.load()) {
+                l.wait_unless(is_set, &flag, "test");
+            }
+            done.store(true);
+        },
+        on_vp(vps() - 1));
+    std::thread t([&] {
+        unpin_this_thread();
+        std::this_thread::sleep_for(20ms);  // the ULT has parked by now (or will see the flag)
+        flag.store(true);
+        l.wake_all();
+    });
+    join_or_fail(u);
+    t.join();
+    EXPECT_TRUE(done.load());
+}
+
 }  // namespace
