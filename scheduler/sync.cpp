@@ -65,6 +65,14 @@ struct wait_list_publish {
 }  // namespace
 
 void wait_list::wait_unless(bool (*cond)(void*), void* arg, const char* what) noexcept {
+    // The publish below runs cond after the waiter is on the list, where a waker may resume it
+    // at once: a stealable ULT would publish after its switch (park_publish), and a thief
+    // could then run it, return and reuse the stack that holds p and cond's argument while the
+    // publish still reads them. While it waits here it is therefore not stealable: it
+    // publishes before leaving its VP, which alone resumes it (its inbox, its queues).
+    ult* me = running_ult(what);
+    const bool stealable = me->stealable;
+    me->stealable = false;
     wait_list_publish p{&head_, cond, arg};
     park_publish(
         [](void* a, ult* self) noexcept {
@@ -81,6 +89,7 @@ void wait_list::wait_unless(bool (*cond)(void*), void* arg, const char* what) no
             return true;
         },
         &p, what);
+    me->stealable = stealable;
 }
 
 std::size_t wait_list::wake_all() noexcept { return sched::wake_all(head_.exchange(nullptr, std::memory_order_acq_rel)); }

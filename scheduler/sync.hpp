@@ -96,7 +96,8 @@ public:
 
     /// Parks the calling ULT until a wake_all() that follows its queuing, or returns at once
     /// when cond(arg) holds once it is queued. Must be called from a ULT; `what` names the wait
-    /// in deadlock reports.
+    /// in deadlock reports. A stealable ULT is not stealable while it waits here: it is resumed
+    /// on the VP it waited on.
     void wait_unless(bool (*cond)(void* arg), void* arg, const char* what) noexcept;
     /// Wakes every queued waiter (any thread); returns how many.
     std::size_t wake_all() noexcept;
