@@ -82,10 +82,11 @@ void wait_list::wait_unless(bool (*cond)(void*), void* arg, const char* what) no
                 self->next = h;
             } while (!q->head->compare_exchange_weak(h, self, std::memory_order_acq_rel, std::memory_order_relaxed));
             // Queued. A waker's exchange is ordered with this CAS on head: either it comes after
-            // (and wakes self), or it came before, and then what it published is visible here.
+            // (and wakes self), or it came before, and then what it published is visible here;
+            // then wake the list (self in it, unless a later waker has taken it already).
             if (q->cond(q->arg)) {
-                sched::wake_all(q->head->exchange(nullptr, std::memory_order_acq_rel));  // self included, or
-            }                                                                    // a waker has it
+                sched::wake_all(q->head->exchange(nullptr, std::memory_order_acq_rel));
+            }
             return true;
         },
         &p, what);

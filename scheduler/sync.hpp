@@ -3,7 +3,8 @@
 /// primitive may be used by ULTs on different VPs at once; wake-ups are never lost: a waiter is
 /// queued under the primitive's lock, and that lock is released only after the waiter's context
 /// has been saved (the scheduler's park protocol), so a waker on another VP can never resume a
-/// ULT that has not finished switching out.
+/// ULT that has not finished switching out. wait_list is lock-free and relies on park_publish
+/// instead (see there).
 ///
 /// The unlock / notify / post operations may also be called from plain threads.
 #pragma once

@@ -115,7 +115,7 @@ namespace detail {  // shm_detail.hpp declares what shm_nb.cpp uses
 
 void wake(slot& s) noexcept { s.waiters.wake_all(); }
 
-/// Waits until cond(s, x) holds: spins while the VP is idle, then parks on the slot's queue.
+/// Waits until cond(s, x) holds: spins while the VP is idle, then parks on the slot's wait list.
 template <bool (*Cond)(const slot&, std::uint64_t)>
 void wait_for(slot& s, std::uint64_t x, const char* what) noexcept {
     if (Cond(s, x)) {
