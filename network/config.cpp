@@ -7,12 +7,13 @@ MPC_CONFIG_TABLE(net, {
     {"MPC_NET_UCX_RNDV_THRESH", ::mpc::config::knob_type::size, "0",
      "UCX transport: messages of at least this many bytes are forced to the rendezvous protocol "
      "(UCP_AM_SEND_FLAG_RNDV); 0 leaves the choice to UCX (UCX_RNDV_THRESH)"},
-    {"MPC_NET_UCX_TCP_EAGER", ::mpc::config::knob_type::size, "65536",
+    {"MPC_NET_UCX_TCP_EAGER", ::mpc::config::knob_type::size, "126976",
      "UCX transport: messages of at most this many bytes to a process reached over TCP are sent eager "
      "(UCP_AM_SEND_FLAG_EAGER: one trip, one more copy at the receiver) instead of by UCX's rendezvous, "
      "which UCX starts at about 19 KiB over TCP (request, answer, data, acknowledgements: three to five "
-     "trips, each a wake-up of the other side); 0: UCX decides (UCX_RNDV_THRESH); MPC_NET_UCX_RNDV_THRESH "
-     "wins where both apply"},
+     "trips, each a wake-up of the other side); the default, 124 KiB, keeps an eager message in one "
+     "fragment of the 128 KiB UCX_TCP_RX_SEG_SIZE the transport sets (a larger one is reassembled and "
+     "loses bandwidth); 0: UCX decides (UCX_RNDV_THRESH); MPC_NET_UCX_RNDV_THRESH wins where both apply"},
     {"MPC_NET_UCX_BATCH", ::mpc::config::knob_type::size, "32768",
      "UCX transport: bytes of a batch of small messages to one process (envelope and data of each); a "
      "message of at most a quarter of that, sent to a process that got one since the last progress, is "

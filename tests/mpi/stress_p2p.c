@@ -1,4 +1,4 @@
-/* Point-to-point stress: every rank sends MSGS messages of random sizes (0 B to 96 KiB: eager and
+/* Point-to-point stress: every rank sends MSGS messages of random sizes (0 B to 192 KiB: eager and
  * rendezvous) with random tags to random ranks; receivers use wildcards for part of their
  * receives. Every rank can recompute what every other rank sends (per-sender seeded generator),
  * so each receiver knows what it must get, checks the content byte by byte, and checks that
@@ -12,7 +12,7 @@
 
 #define MSGS 24
 #define NTAGS 3
-#define MAXBYTES (96 * 1024)
+#define MAXBYTES (192 * 1024)
 
 typedef struct {
     int dest, tag, bytes;

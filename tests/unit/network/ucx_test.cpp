@@ -339,6 +339,9 @@ TEST(Ucx, OverTcpMessagesUpToTheEagerLimitSkipTheRendezvous) {
     ASSERT_EQ(ucx.size(), sizes.size());
     EXPECT_FALSE(ucx[0]);
     EXPECT_TRUE(ucx[1]) << "UCX sent 30000 bytes over TCP eagerly by itself: the limit is not what this tests";
+    // The default limit (knob unset): 124 KiB, one fragment of the 128 KiB receive segments.
+    EXPECT_EQ(rendezvous_over_tcp(nullptr, {65537, 126976, 126977, 300000}),
+              (std::vector<bool>{false, false, true, true}));
 }
 
 /// The transport turns UCX's emulated PUT over TCP off (UCX_TCP_PUT_ENABLE=n, ucx.cpp's
