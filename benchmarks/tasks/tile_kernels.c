@@ -1,5 +1,6 @@
 /* The tile kernels of the tiled Cholesky (cblas_dgemm, dsyrk, dtrsm, single-threaded) on the
- * tiles of one n x n column-major matrix, at two leading dimensions: n and n + 8. Each sweep
+ * tiles of one n x n column-major matrix, at two leading dimensions, n and n + 8, and on the
+ * same tiles stored contiguously (tile by tile, each nb x nb with leading dimension nb). Each sweep
  * walks the updates of every third step k of a Cholesky (trsm of the tiles below (k, k), syrk of
  * the diagonal tiles, gemm of the tiles below the diagonal), so that the tiles come from memory
  * as in the factorisation, once per leading dimension in turn. Time: the thread's CPU time,
@@ -22,8 +23,8 @@ static double cpu_s(void)
 int main(int argc, char **argv)
 {
 	int nb = argc > 1 ? atoi(argv[1]) : 320, sweeps = argc > 2 ? atoi(argv[2]) : 4, n = argc > 3 ? atoi(argv[3]) : 4096;
-	int ld[2], nt, s, v, k, i, j;
-	double *m[2], tg[2] = { 0, 0 }, ts[2] = { 0, 0 }, tt[2] = { 0, 0 }, f;
+	int ld[3], nt, s, v, k, i, j;
+	double *m[3], tg[3] = { 0, 0, 0 }, ts[3] = { 0, 0, 0 }, tt[3] = { 0, 0, 0 }, f;
 	long ng = 0, ns = 0, ntr = 0;
 	if (nb <= 0 || sweeps <= 0 || n < nb) {
 		fprintf(stderr, "usage: tile_kernels NB [SWEEPS [N]]\n");
@@ -32,19 +33,22 @@ int main(int argc, char **argv)
 	nt = n / nb;
 	ld[0] = n;
 	ld[1] = n + 8;
-	for (v = 0; v < 2; v++) {
-		size_t e, ne = (size_t)ld[v] * (size_t)n;
+	ld[2] = nb; /* contiguous tiles */
+	for (v = 0; v < 3; v++) {
+		size_t e, ne = v == 2 ? (size_t)nt * nt * nb * nb : (size_t)ld[v] * (size_t)n;
 		m[v] = malloc(ne * sizeof(double));
 		if (m[v] == NULL)
 			return 1;
 		for (e = 0; e < ne; e++)
-			m[v][e] = (double)(e % 97) / 97.0 + (e % ((size_t)ld[v] + 1) == 0 ? n : 0); /* dominant diagonal */
+			m[v][e] = (double)(e % 97) / 97.0 + (e % ((size_t)ld[v] + 1) == 0 ? n : 0); /* diagonal-heavy */
 	}
 	for (s = 0; s < sweeps; s++) {
-		for (v = 0; v < 2; v++) {
+		for (v = 0; v < 3; v++) {
 			int l = ld[v];
 			double *a = m[v], t;
-#define T(ti, tj) (a + (size_t)(ti) * (size_t)nb + (size_t)(tj) * (size_t)nb * (size_t)l)
+#define T(ti, tj)                                                                                      \
+	(v == 2 ? a + ((size_t)(tj) * (size_t)nt + (size_t)(ti)) * (size_t)nb * (size_t)nb                \
+		: a + (size_t)(ti) * (size_t)nb + (size_t)(tj) * (size_t)nb * (size_t)l)
 			for (k = 0; k < nt - 1; k += 3) {
 				t = cpu_s();
 				for (i = k + 1; i < nt; i++)
@@ -71,10 +75,11 @@ int main(int argc, char **argv)
 		}
 	}
 	f = (double)nb * nb * nb;
-	for (v = 0; v < 2; v++)
-		printf("n %d nb %d ld %d: gemm %.1f syrk %.1f trsm %.1f GFlop/s (thread CPU time, %d sweeps)\n", n, nb, ld[v],
-		       2 * f * (double)ng / tg[v] / 1e9, f * (double)ns / ts[v] / 1e9, f * (double)ntr / tt[v] / 1e9, sweeps);
+	for (v = 0; v < 3; v++)
+		printf("n %d nb %d %s %d: gemm %.1f syrk %.1f trsm %.1f GFlop/s (thread CPU time, %d sweeps)\n", n, nb,
+		       v == 2 ? "tiles, ld" : "ld", ld[v], 2 * f * (double)ng / tg[v] / 1e9, f * (double)ns / ts[v] / 1e9, f * (double)ntr / tt[v] / 1e9, sweeps);
 	free(m[0]);
 	free(m[1]);
+	free(m[2]);
 	return 0;
 }
