@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "lib/config.hpp"
 #include "lib/log.hpp"
@@ -249,12 +250,17 @@ bool am_over_tcp(const std::string& lanes) {
     for (std::size_t at = 0; at < lanes.size();) {
         std::size_t end = lanes.find(", ", at);
         end = end == std::string::npos ? lanes.size() : end;
-        const std::string lane = lanes.substr(at, end - at);
+        const std::string_view lane = std::string_view(lanes).substr(at, end - at);
         const std::size_t open = lane.find('(');
-        if (open != std::string::npos) {
-            const std::string uses = " " + lane.substr(open + 1, lane.find(')', open) - open - 1) + " ";
-            if (uses.find(" am ") != std::string::npos) {
-                return lane.compare(0, 4, "tcp/") == 0;
+        if (open != std::string_view::npos) {
+            // The words between the parentheses, each looked at whole ("am_bw" is not "am").
+            std::string_view uses = lane.substr(open + 1, lane.find(')', open) - open - 1);
+            while (!uses.empty()) {
+                const std::size_t space = uses.find(' ');
+                if (uses.substr(0, space) == "am") {
+                    return lane.substr(0, 4) == "tcp/";
+                }
+                uses = space == std::string_view::npos ? std::string_view() : uses.substr(space + 1);
             }
         }
         at = end + 2;

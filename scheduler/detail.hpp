@@ -44,7 +44,9 @@ struct ult {
     detail::exec_ctx ctx;
     std::uint32_t magic = ult_magic_live;
     ult* next = nullptr;  ///< link of whichever queue holds the ULT
-    vp* home = nullptr;   ///< VP the ULT runs on / will be woken on
+    /// VP the ULT runs on / will be woken on. Written by the VP thread that moves it (move_to,
+    /// rebalance, a steal); atomic (relaxed) so that other threads may read it (vp_of()).
+    std::atomic<vp*> home{nullptr};
     ult_fn fn = nullptr;
     void* arg = nullptr;
     std::uint64_t id = 0;
@@ -261,7 +263,7 @@ void make_ready_slow(ult* u, vp* home) noexcept;
 /// caller's VP that is not stealable (the other rank of a ping-pong on one VP), joins the VP's
 /// private run queue in a few instructions.
 [[gnu::always_inline]] inline void make_ready(ult* u) noexcept {
-    vp* home = u->home;
+    vp* home = u->home.load(std::memory_order_relaxed);
     u->state.store(ult_state::ready, std::memory_order_relaxed);
     if (home == this_vp() && !u->stealable) [[likely]] {
         home->ready.push_back(u);

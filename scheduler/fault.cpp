@@ -162,7 +162,7 @@ void report_deadlock() noexcept {
             }
             sig_line l;
             l.str("mpc:   ");
-            describe_ult(l, u, u->home);
+            describe_ult(l, u, u->home.load(std::memory_order_relaxed));
             l.str(" blocked in ").str(u->wait_reason != nullptr ? u->wait_reason : "(unknown)");
             l.emit(2);
         }

@@ -262,7 +262,7 @@ result<ult*> spawn_with_slot(ult_fn fn, std::size_t size, std::size_t align, voi
         std::strncpy(u->name, a.name, sizeof(u->name) - 1);
     }
     vp* home = place_new(a.vp);
-    u->home = home;
+    u->home.store(home, std::memory_order_relaxed);
     vp* me = this_vp();
     registry_add(me != nullptr ? me : home, u);
     r.live.fetch_add(1, std::memory_order_relaxed);
@@ -326,7 +326,7 @@ status init(const options& opts) noexcept {
     ult* p = r.primary;
     p->primary = true;
     p->pinned = true;
-    p->home = v0;
+    p->home.store(v0, std::memory_order_relaxed);
     p->id = 0;
     p->state.store(ult_state::running);
     std::strncpy(p->name, "main", sizeof(p->name) - 1);
@@ -582,7 +582,10 @@ ult* self() noexcept {
     return v != nullptr ? v->current : nullptr;
 }
 std::uint64_t id(const ult* u) noexcept { return u != nullptr ? u->id : 0; }
-int vp_of(const ult* u) noexcept { return u != nullptr && u->home != nullptr ? u->home->index : -1; }
+int vp_of(const ult* u) noexcept {
+    const vp* h = u != nullptr ? u->home.load(std::memory_order_relaxed) : nullptr;
+    return h != nullptr ? h->index : -1;
+}
 void set_name(ult* u, const char* n) noexcept {
     if (u != nullptr) {
         std::strncpy(u->name, n != nullptr ? n : "", sizeof(u->name) - 1);
@@ -603,7 +606,10 @@ void set_heap(ult* u, void* heap) noexcept {
     }
 }
 
-int numa_node_of(const ult* u) noexcept { return u != nullptr && u->home != nullptr ? u->home->place.numa : 0; }
+int numa_node_of(const ult* u) noexcept {
+    const vp* h = u != nullptr ? u->home.load(std::memory_order_relaxed) : nullptr;
+    return h != nullptr ? h->place.numa : 0;
+}
 
 void* current_task() noexcept {
     vp* v = this_vp();

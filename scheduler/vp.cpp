@@ -109,7 +109,7 @@ bool shed_one(vp* v, ult* u) noexcept {
     }
     v->homed.fetch_sub(1, std::memory_order_relaxed);
     best->homed.fetch_add(1, std::memory_order_relaxed);
-    u->home = best;
+    u->home.store(best, std::memory_order_relaxed);
     if (best->inbox.push(u)) {
         wake_vp(best);
     }
@@ -176,7 +176,7 @@ namespace {
 
 void finish_exit(ult* u) noexcept {
     registry_remove(u);
-    u->home->homed.fetch_sub(1, std::memory_order_relaxed);
+    u->home.load(std::memory_order_relaxed)->homed.fetch_sub(1, std::memory_order_relaxed);
     u->join_lock.lock();
     u->state.store(ult_state::done, std::memory_order_relaxed);
     u->done = true;
@@ -279,7 +279,7 @@ ult* try_steal(vp* v) noexcept {
         if (ult* u = victim->shared.pop_front(); u != nullptr) {
             victim->homed.fetch_sub(1, std::memory_order_relaxed);
             v->homed.fetch_add(1, std::memory_order_relaxed);
-            u->home = v;
+            u->home.store(v, std::memory_order_relaxed);
             bump(v->n_steals, 1);
             return u;
         }
@@ -631,7 +631,7 @@ void move_current(vp* target) noexcept {
     }
     v->homed.fetch_sub(1, std::memory_order_relaxed);
     target->homed.fetch_add(1, std::memory_order_relaxed);
-    cur->home = target;
+    cur->home.store(target, std::memory_order_relaxed);
     park({post_op::move, cur, target, nullptr});
 }
 
