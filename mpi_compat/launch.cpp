@@ -239,7 +239,9 @@ int launch(main_fn_t main_fn, int argc, char** argv, char** envp) {
             (void)sl->bind(sched::numa_node_of(*u));
         }
         ults[static_cast<std::size_t>(i)] = *u;
+        w.tasks[static_cast<std::size_t>(i)]->spawned.store(*u, std::memory_order_relaxed);
     }
+    w.launched.store(true, std::memory_order_release);
     int status = 0;
     for (int i = first; i < end; ++i) {
         sched::join(ults[static_cast<std::size_t>(i)]).ignore();

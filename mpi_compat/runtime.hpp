@@ -42,6 +42,11 @@ struct task {
     const void* image = nullptr;
     /// The Fortran special addresses in that copy, looked up on first use (fortran/support.cpp).
     std::atomic<const mpc_f_sentinels*> fortran{nullptr};
+    /// The rank's ULT as the launcher made it (null until then; world_state::launched says when
+    /// every rank of the process has one), for other ranks' threads: `ult` is the rank's own
+    /// (set when it starts). The collectives group a new communicator's members by their VPs
+    /// (coll/shm.hpp, VP groups).
+    std::atomic<sched::ult*> spawned{nullptr};
 
     task() = default;
     task(const task&) = delete;
@@ -62,6 +67,8 @@ struct world_state {
     comm world;
     comm self;
     double wtime_origin = 0;
+    /// Every rank of this process is spawned and its task's `spawned` set (release).
+    std::atomic<bool> launched{false};
 };
 
 world_state& world() noexcept;

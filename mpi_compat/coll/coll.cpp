@@ -51,6 +51,9 @@ MPC_CONFIG_TABLE(coll, {
     {"MPC_COLL_FLAT_MAX", ::mpc::config::knob_type::integer, "8",
      "largest communicator (0 to 64 ranks; 0: none) on which small blocking Barrier, Bcast, Reduce, Allreduce, "
      "Allgather(v) and Alltoall run flat (docs/collectives.md)"},
+    {"MPC_COLL_VP_GROUPS", ::mpc::config::knob_type::integer, "1",
+     "0: small blocking collectives on more ranks than VPs take the slots; 1: the members of each VP count in "
+     "as a group, one line per VP crosses cores (docs/collectives.md)"},
     {"MPC_COLL_NB_EAGER", ::mpc::config::knob_type::integer, "1",
      "0: every non-blocking collective runs in a thread of its own; 1: small Ibarrier, Ibcast, Ireduce and "
      "Iallreduce run without one, in a process and between processes (docs/collectives.md)"},

@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "lib/config.hpp"
 #include "lib/fence.hpp"
 #include "lib/log.hpp"
 #include "mpi_compat/match.hpp"
 #include "mpi_compat/op.hpp"
+#include "mpi_compat/runtime.hpp"
 #include "mpi_compat/coll/pieces.hpp"
 #include "scheduler/detail.hpp"
 #include "scheduler/sched.hpp"
@@ -26,7 +28,101 @@ int flat_limit() noexcept {
     return limit;
 }
 
-state* state::create(int n) noexcept {
+namespace {
+
+/// The VP world rank w runs on now (the launcher has placed every rank of the process once it
+/// is through; a member calling this early waits for it); -1: not a rank here.
+int vp_of_rank(int w) noexcept {
+    world_state& ws = world();
+    while (!ws.launched.load(std::memory_order_acquire)) {
+        if (sched::self() != nullptr) {
+            sched::yield();
+        } else {
+            cpu_relax();
+        }
+    }
+    if (w < 0 || static_cast<std::size_t>(w) >= ws.tasks.size() || ws.tasks[static_cast<std::size_t>(w)] == nullptr) {
+        return -1;
+    }
+    return sched::vp_of(ws.tasks[static_cast<std::size_t>(w)]->spawned.load(std::memory_order_relaxed));
+}
+
+/// Groups c's n members by the VP each runs on now (shm.hpp, VP groups): sets ctl's
+/// ngroups (0: one-VP calls do not run on c) and, for several groups, g, members, group_of.
+/// Returns false on out of memory.
+bool make_vp_groups(vp_ctl& ctl, const comm& c, int n, int vps) noexcept {
+    ctl.ngroups = 0;
+    if (n < 2 || c.is_inter || !c.local_only || static_cast<int>(c.world_of.size()) != n) {
+        return true;
+    }
+    if (vps == 1) {
+        ctl.ngroups = 1;
+        return true;
+    }
+    static const bool groups_on = [] {
+        auto v = config::get_int("MPC_COLL_VP_GROUPS");  // a bad value is reported there
+        return !v || *v != 0;
+    }();
+    if (n <= vps || !groups_on) {
+        return true;  // one member per core at most: flat (or the slots) spin on their own cores
+    }
+    std::vector<int> vp_of_member(static_cast<std::size_t>(n));
+    std::vector<int> count(static_cast<std::size_t>(vps), 0);
+    for (int r = 0; r < n; ++r) {
+        const int v = vp_of_rank(c.world_of[static_cast<std::size_t>(r)]);
+        if (v < 0 || v >= vps) {
+            return true;  // not a placed rank of this process: no groups
+        }
+        vp_of_member[static_cast<std::size_t>(r)] = v;
+        ++count[static_cast<std::size_t>(v)];
+    }
+    int ng = 0;
+    for (int v = 0; v < vps; ++v) {
+        ng += count[static_cast<std::size_t>(v)] > 0 ? 1 : 0;
+    }
+    if (ng == n) {
+        return true;  // each member alone on its VP: nothing to combine without the cores
+    }
+    if (ng == 1) {
+        ctl.ngroups = 1;
+        return true;
+    }
+    ctl.g = static_cast<vp_group*>(std::aligned_alloc(64, sizeof(vp_group) * static_cast<std::size_t>(ng)));
+    ctl.members = static_cast<int*>(std::malloc(sizeof(int) * static_cast<std::size_t>(n)));
+    ctl.group_of = static_cast<std::uint16_t*>(std::malloc(sizeof(std::uint16_t) * static_cast<std::size_t>(n)));
+    if (ctl.g == nullptr || ctl.members == nullptr || ctl.group_of == nullptr) {
+        return false;
+    }
+    // group ids in VP order; members of a group in rank order
+    std::vector<int> gid(static_cast<std::size_t>(vps), -1);
+    int next = 0;
+    int first = 0;
+    for (int v = 0; v < vps; ++v) {
+        if (count[static_cast<std::size_t>(v)] > 0) {
+            gid[static_cast<std::size_t>(v)] = next;
+            vp_group* g = new (&ctl.g[next]) vp_group();
+            g->first = first;
+            first += count[static_cast<std::size_t>(v)];
+            ++next;
+        }
+    }
+    for (int r = 0; r < n; ++r) {
+        const int id = gid[static_cast<std::size_t>(vp_of_member[static_cast<std::size_t>(r)])];
+        vp_group& g = ctl.g[id];
+        ctl.members[g.first + static_cast<int>(g.n)] = r;
+        ++g.n;
+        ctl.group_of[r] = static_cast<std::uint16_t>(id);
+    }
+    ctl.ngroups = ng;
+    MPC_LOG(debug, mpi, "collectives: a communicator of %d ranks in %d VP groups (the first of %u)", n, ng,
+            ctl.g[0].n);
+    return true;
+}
+
+}  // namespace
+
+state* state::create(const comm& c) noexcept {
+    const int n = c.size();
     void* mem = std::aligned_alloc(64, sizeof(state));
     if (mem == nullptr) {
         return nullptr;
@@ -59,8 +155,12 @@ state* state::create(int n) noexcept {
         }
     }
     const int vps = sched::nr_vps();
+    if (n <= 65535 && !make_vp_groups(s->vp, c, n, vps)) {
+        destroy(s);
+        return nullptr;
+    }
     const fast_mode mode = n < 2                                 ? fast_mode::none
-                           : vps == 1                            ? fast_mode::one_vp
+                           : s->vp.ngroups > 0                   ? fast_mode::one_vp
                            : n <= vps && s->flat != nullptr      ? fast_mode::flat
                                                                  : fast_mode::none;
     const kind kinds[n_fast_kinds] = {kind::barrier, kind::bcast, kind::allreduce};
@@ -83,6 +183,9 @@ void state::destroy(state* s) noexcept {
     std::free(s->cell_mem);
     std::free(s->flat);
     std::free(s->vp.e);
+    std::free(s->vp.g);
+    std::free(s->vp.members);
+    std::free(s->vp.group_of);
     for (slot& sl : s->slots) {
         destroy_remote(sl.remote);
     }
@@ -93,7 +196,7 @@ void state::destroy(state* s) noexcept {
 state& state_of(const comm& c) noexcept {
     void* p = c.coll_shm.load(std::memory_order_acquire);
     if (p == nullptr) {
-        state* s = state::create(c.size());
+        state* s = state::create(c);
         if (s == nullptr) {
             MPC_LOG(fatal, mpi, "out of memory for the collective state of a communicator of %d ranks", c.size());
             std::abort();

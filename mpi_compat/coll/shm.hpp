@@ -94,17 +94,25 @@ struct flat_ctl {
 };
 
 // ---- one-VP small collectives (shm_vp.cpp) ------------------------------------------------------
-// With one VP (`mpc_run -c 1`) every member of a communicator of this process is a ULT of that
-// VP, and they run one at a time: blocking Barrier, and Bcast, Reduce and Allreduce of data that
-// would run flat, are combined by the member that arrives last, with no spinning and no line
-// moving between cores. Member r's k-th one-VP call (the same call on every member) leaves
-// what it brings (buffers, its args, itself) in its entry, counts itself in and parks (its VP
-// switches straight to the next ready member); the last to arrive runs the whole call for
-// everybody (the reduction in rank order, x_0 op (x_1 op (... op x_{n-1})), as flat() and the
-// slots: the same bits whatever the order of arrival), readies the others, and carries on.
-// The count is an atomic only for the ranks' plain threads (MPI_THREAD_MULTIPLE), which poll:
-// between ULTs of the VP it is an uncontended read-modify-write on a line that stays in the
-// core. Non-blocking calls never run here (their order is that of the sequence numbers).
+// Ranks of one VP run one at a time on it: blocking Barrier, and Bcast, Reduce and Allreduce of
+// data that would run flat, are combined by the member that arrives last, with no spinning and
+// no line moving between cores. Member r's k-th one-VP call (the same call on every member)
+// leaves what it brings (buffers, its args, itself) in its entry, counts itself in and parks
+// (its VP switches straight to the next ready member); the last to arrive runs the whole call
+// for everybody (the reduction in rank order, x_0 op (x_1 op (... op x_{n-1})), as flat() and
+// the slots: the same bits whatever the order of arrival), readies the others, and carries on.
+//
+// VP groups: with several VPs and more members than VPs, the members are grouped by the VP
+// each runs on when the communicator's state is made (its first collective), and the count has two levels: a member counts
+// itself into its group; the group's last arrival (its leader for this call) counts the group
+// into the communicator; the last leader runs the call for everybody, readies the other
+// leaders, and each leader readies its group. A member's arrival touches only its group's
+// line, which stays in its VP's core; one line per group crosses cores. With one VP there is
+// one group and one level. The grouping is a hint fixed when the state is made: a rank that
+// moves later costs time, never a wrong result (the counts are atomics).
+//
+// The counts are atomics also for the ranks' plain threads (MPI_THREAD_MULTIPLE), which poll.
+// Non-blocking calls never run here (their order is that of the sequence numbers).
 
 /// The most members a one-VP Bcast has: past it the slots' Bcast, whose root leaves its data
 /// and runs ahead while readers that find it there do not park, is ahead (64 ranks on one VP:
@@ -119,10 +127,25 @@ struct vp_entry {
     sched::ult* waiter = nullptr;  ///< the member's ULT, parked; null: a plain thread (polls)
 };
 
+/// The members of one VP (VP groups), in the current call.
+struct alignas(64) vp_group {
+    std::atomic<std::uint32_t> arrived{0};  ///< members in the current call
+    std::atomic<std::uint64_t> done{0};     ///< calls completed for the group
+    int leader = -1;                        ///< the group's last arrival in the current call
+    int first = 0;                          ///< the group's members: vp_ctl::members[first, first + n)
+    std::uint32_t n = 0;
+};
+
 struct vp_ctl {
-    alignas(64) std::atomic<std::uint32_t> arrived{0};  ///< members in the current call
-    std::atomic<std::uint64_t> done{0};                 ///< one-VP calls completed
-    vp_entry* e = nullptr;                              ///< n entries
+    /// Members in the current call (one group), or groups (several).
+    alignas(64) std::atomic<std::uint32_t> arrived{0};
+    std::atomic<std::uint64_t> done{0};  ///< one-VP calls completed
+    vp_entry* e = nullptr;               ///< n entries
+    /// 0: no one-VP calls on this communicator; 1: one group (one VP), no g; more: VP groups.
+    int ngroups = 0;
+    vp_group* g = nullptr;             ///< ngroups entries when ngroups > 1
+    int* members = nullptr;            ///< n ranks, by group
+    std::uint16_t* group_of = nullptr;  ///< rank -> its group
 };
 
 struct slot {
@@ -158,7 +181,8 @@ struct state {
     /// hierarchical call here, freed with the state (destroy_state).
     std::atomic<hier::levels*> hier{nullptr};
 
-    static state* create(int n) noexcept;
+    /// The state of c: its size, and the VP groups of its members.
+    static state* create(const comm& c) noexcept;
     static void destroy(state* s) noexcept;
 };
 
@@ -186,8 +210,8 @@ inline std::size_t basic_size(basic_elem e) noexcept { return e == basic_elem::f
 /// result, bit for bit, as flat() through the general path.
 int flat_allreduce_basic(state& st, int rank, int size, const void* in, void* out, std::size_t n, basic_elem e,
                          int op) noexcept;
-/// Whether blocking call a runs on one VP (one_vp(); the same answer on every member: the VP
-/// count, the kind, the communicator and the data size). Forced algorithms are the caller's
+/// Whether blocking call a runs on one VP (one_vp(); the same answer on every member: the
+/// communicator's VP groups, the kind and the data size). Forced algorithms are the caller's
 /// business.
 bool one_vp_runs(const args& a) noexcept;
 /// Runs call a on one VP (see vp_ctl): kinds barrier, bcast, reduce, allreduce.

@@ -1,8 +1,9 @@
 /// \file
-/// One-VP small collectives (shm.hpp, vp_ctl): with one VP, the members of a communicator run
-/// one at a time on it, so a call needs no cross-core handshake: each member leaves what it
-/// brings in its entry and parks, handing the VP straight to the next ready member; the last
-/// to arrive runs the whole call for everybody and readies the others.
+/// One-VP small collectives (shm.hpp, vp_ctl): the members of a communicator on one VP run one
+/// at a time on it, so a call needs no cross-core handshake: each member leaves what it brings
+/// in its entry and parks, handing the VP straight to the next ready member; the last to
+/// arrive runs the whole call for everybody and readies the others. With several VPs, the
+/// members of each VP count in as a group, and one line per group crosses cores (VP groups).
 #include <time.h>
 
 #include <cstring>
@@ -19,20 +20,60 @@ using namespace detail;
 
 namespace {
 
-/// park_publish()'s argument: counts the member in; the last one does not park.
+/// park_publish()'s argument: counts the caller in at `count` of n; the last one does not park.
 struct arrival {
-    vp_ctl* ctl;
+    std::atomic<std::uint32_t>* count;
     std::uint32_t n;
     bool last = false;
 };
 
 bool count_in(void* p, sched::ult* /*self*/) noexcept {
     auto* x = static_cast<arrival*>(p);
-    x->last = x->ctl->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == x->n;
+    x->last = x->count->fetch_add(1, std::memory_order_acq_rel) + 1 == x->n;
     return !x->last;  // park unless last
 }
 
-bool completed(const vp_ctl& ctl, std::uint64_t k) noexcept { return ctl.done.load(std::memory_order_acquire) > k; }
+/// Counts the caller (me, running on v; null: a plain thread) in at `count` of n and parks it
+/// unless it is the last; returns whether it was.
+bool count_park(sched::vp* v, sched::ult* me, std::atomic<std::uint32_t>& count, std::uint32_t n,
+                const char* what) noexcept {
+    arrival x{&count, n};
+    if (me != nullptr) {
+        // parks unless last; the VP switches to its next ready ULT (the inline form, as
+        // request::wait_slow: this is the whole cost of a call besides the switch)
+        sched::detail::park_publish_current(v, me, &count_in, &x, what);
+    } else {
+        count_in(&x, nullptr);
+    }
+    return x.last;
+}
+
+/// Returns once `done` passed call k. A ULT gets here once readied, which its waker does just
+/// before publishing `done`; a plain thread of the rank (MPI_THREAD_MULTIPLE) polls, backing
+/// off to short sleeps as request::wait_slow does.
+void await(const std::atomic<std::uint64_t>& done, std::uint64_t k, const sched::ult* me) noexcept {
+    for (unsigned spins = 0; done.load(std::memory_order_acquire) <= k; ++spins) {
+        if (spins < 1000 || me != nullptr) {
+            cpu_relax();
+        } else {
+            struct timespec ts = {0, spins < 10000 ? 1000 : 50000};
+            nanosleep(&ts, nullptr);
+        }
+    }
+}
+
+/// A group's leader, the call done: readies the group's other members, opens call k + 1 for
+/// the group.
+void finish_group(vp_ctl& ctl, vp_group& g, int rank, std::uint64_t k) noexcept {
+    g.arrived.store(0, std::memory_order_relaxed);  // nobody of g arrives at k + 1 before g.done
+    for (std::uint32_t i = 0; i < g.n; ++i) {
+        const int r = ctl.members[static_cast<std::uint32_t>(g.first) + i];
+        if (r != rank && ctl.e[r].waiter != nullptr) {
+            sched::detail::make_ready(ctl.e[r].waiter);
+        }
+    }
+    g.done.store(k + 1, std::memory_order_release);
+}
 
 /// Member `rank` arrives at its call k with `mine`; returns true for the last member, which
 /// must then run the call and finish(); the others return once it has.
@@ -43,42 +84,51 @@ bool arrive(state& st, int rank, int size, std::uint64_t k, const vp_entry& mine
     sched::ult* me = v != nullptr ? v->current : nullptr;
     e = mine;
     e.waiter = me;
-    arrival x{&ctl, static_cast<std::uint32_t>(size)};
-    if (me != nullptr) {
-        // parks unless last; the VP switches to its next ready ULT (the inline form, as
-        // request::wait_slow: this is the whole cost of a call besides the switch)
-        sched::detail::park_publish_current(v, me, &count_in, &x, what);
-    } else {
-        count_in(&x, nullptr);
+    if (ctl.ngroups <= 1) {
+        if (count_park(v, me, ctl.arrived, static_cast<std::uint32_t>(size), what)) {
+            return true;
+        }
+        await(ctl.done, k, me);
+        return false;
     }
-    if (x.last) {
+    // VP groups: into the group, then (the group's last) into the communicator
+    vp_group& g = ctl.g[ctl.group_of[rank]];
+    if (!count_park(v, me, g.arrived, g.n, what)) {
+        await(g.done, k, me);
+        return false;
+    }
+    g.leader = rank;  // read by the last leader, after the count below
+    if (count_park(v, me, ctl.arrived, static_cast<std::uint32_t>(ctl.ngroups), what)) {
         return true;
     }
-    // Resumed by the last member, or a plain thread of the rank (MPI_THREAD_MULTIPLE) polling,
-    // backing off to short sleeps as request::wait_slow does. The last member publishes `done`
-    // after readying the parked ones, so one woken by a plain thread may see it a moment late.
-    for (unsigned spins = 0; !completed(ctl, k); ++spins) {
-        if (spins < 1000 || me != nullptr) {
-            cpu_relax();
-        } else {
-            struct timespec ts = {0, spins < 10000 ? 1000 : 50000};
-            nanosleep(&ts, nullptr);
-        }
-    }
+    await(ctl.done, k, me);
+    finish_group(ctl, g, rank, k);
     return false;
 }
 
-/// The last member, the call done: readies every parked member and opens call k + 1.
+/// The last member, the call done: readies every parked member (the other groups' leaders,
+/// which ready their groups) and opens call k + 1.
 void finish(state& st, int rank, int size, std::uint64_t k) noexcept {
     vp_ctl& ctl = st.vp;
     ctl.arrived.store(0, std::memory_order_relaxed);  // nobody arrives at k + 1 before `done`
-    for (int r = 0; r < size; ++r) {
-        // Read before `done`: a plain thread released by it may enter the next call.
-        if (r != rank && ctl.e[r].waiter != nullptr) {
-            sched::detail::make_ready(ctl.e[r].waiter);
+    if (ctl.ngroups <= 1) {
+        for (int r = 0; r < size; ++r) {
+            // Read before `done`: a plain thread released by it may enter the next call.
+            if (r != rank && ctl.e[r].waiter != nullptr) {
+                sched::detail::make_ready(ctl.e[r].waiter);
+            }
+        }
+        ctl.done.store(k + 1, std::memory_order_release);
+        return;
+    }
+    const int mine = ctl.group_of[rank];
+    for (int h = 0; h < ctl.ngroups; ++h) {
+        if (h != mine && ctl.e[ctl.g[h].leader].waiter != nullptr) {
+            sched::detail::make_ready(ctl.e[ctl.g[h].leader].waiter);
         }
     }
     ctl.done.store(k + 1, std::memory_order_release);
+    finish_group(ctl, ctl.g[mine], rank, k);
 }
 
 /// The last member of a Bcast of `bytes` (packed) copies the root's data to every other member:
@@ -127,7 +177,7 @@ void run_general(const vp_ctl& ctl, const args& a) noexcept {
 }  // namespace
 
 bool one_vp_runs(const args& a) noexcept {
-    if (a.size < 2 || sched::nr_vps() != 1 || a.c->is_inter) {
+    if (a.size < 2 || a.c->is_inter || state_of(*a.c).vp.ngroups == 0) {
         return false;
     }
     switch (a.k) {
