@@ -1,6 +1,7 @@
 #include "mpi_compat/coll/shm.hpp"
 #include "mpi_compat/coll/shm_detail.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -57,6 +58,7 @@ bool make_vp_groups(vp_ctl& ctl, const comm& c, int n, int vps) noexcept {
     }
     if (vps == 1) {
         ctl.ngroups = 1;
+        ctl.max_group = n;
         return true;
     }
     static const bool groups_on = [] {
@@ -85,6 +87,7 @@ bool make_vp_groups(vp_ctl& ctl, const comm& c, int n, int vps) noexcept {
     }
     if (ng == 1) {
         ctl.ngroups = 1;
+        ctl.max_group = n;
         return true;
     }
     ctl.g = static_cast<vp_group*>(std::aligned_alloc(64, sizeof(vp_group) * static_cast<std::size_t>(ng)));
@@ -112,6 +115,9 @@ bool make_vp_groups(vp_ctl& ctl, const comm& c, int n, int vps) noexcept {
         ctl.members[g.first + static_cast<int>(g.n)] = r;
         ++g.n;
         ctl.group_of[r] = static_cast<std::uint16_t>(id);
+    }
+    for (int v = 0; v < vps; ++v) {
+        ctl.max_group = std::max(ctl.max_group, count[static_cast<std::size_t>(v)]);
     }
     ctl.ngroups = ng;
     MPC_LOG(debug, mpi, "collectives: a communicator of %d ranks in %d VP groups (the first of %u)", n, ng,
@@ -165,7 +171,7 @@ state* state::create(const comm& c) noexcept {
                                                                  : fast_mode::none;
     const kind kinds[n_fast_kinds] = {kind::barrier, kind::bcast, kind::allreduce};
     for (int i = 0; i < n_fast_kinds; ++i) {
-        const bool too_many = mode == fast_mode::one_vp && kinds[i] == kind::bcast && n > vp_bcast_max;
+        const bool too_many = mode == fast_mode::one_vp && kinds[i] == kind::bcast && !vp_bcast_runs(s->vp);
         s->fast[i] = algorithm_forced(kinds[i]) || too_many ? fast_mode::none : mode;
     }
     for (int k = 0; k < n_slots; ++k) {

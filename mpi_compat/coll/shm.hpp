@@ -114,10 +114,16 @@ struct flat_ctl {
 // The counts are atomics also for the ranks' plain threads (MPI_THREAD_MULTIPLE), which poll.
 // Non-blocking calls never run here (their order is that of the sequence numbers).
 
-/// The most members a one-VP Bcast has: past it the slots' Bcast, whose root leaves its data
+/// The most members a one-VP Bcast has on one VP (in VP groups: in the largest group, whose
+/// leader copies the data to them): past it the slots' Bcast, whose root leaves its data
 /// and runs ahead while readers that find it there do not park, is ahead (64 ranks on one VP:
 /// 7.3 us against 11.6-25 us; 8 ranks: 0.72 against 0.54; benchmarks/RESULTS.md).
 inline constexpr int vp_bcast_max = 32;
+/// With several VP groups, a Bcast whose largest group has fewer members takes the slots too:
+/// their root runs ahead, and with few members per VP most readers find its data without
+/// parking (8 ranks on 2 VPs: 0.55 against 0.49 us; 16: a tie; 40: 2.2 against 3.0;
+/// benchmarks/RESULTS.md).
+inline constexpr int vp_bcast_min_group = 8;
 
 /// What member r brought to the current one-VP call.
 struct vp_entry {
@@ -146,7 +152,20 @@ struct vp_ctl {
     vp_group* g = nullptr;             ///< ngroups entries when ngroups > 1
     int* members = nullptr;            ///< n ranks, by group
     std::uint16_t* group_of = nullptr;  ///< rank -> its group
+    int max_group = 0;                 ///< members in the largest group (one group: n)
+    /// A Bcast on several groups: the last leader leaves the root's packed bytes here, and
+    /// each leader copies them to its group's members (on its own VP) before readying them.
+    /// staged: the bytes of the current call (0: nothing to copy); stage_root: the root.
+    std::size_t staged = 0;
+    int stage_root = -1;
+    alignas(16) unsigned char stage[flat_bytes];
 };
+
+/// Whether a small Bcast runs on one VP (or in VP groups) on a communicator with ctl's groups.
+inline bool vp_bcast_runs(const vp_ctl& ctl) noexcept {
+    return ctl.ngroups == 1 ? ctl.max_group <= vp_bcast_max
+                            : ctl.ngroups > 1 && ctl.max_group >= vp_bcast_min_group && ctl.max_group <= vp_bcast_max;
+}
 
 struct slot {
     alignas(64) std::atomic<std::uint64_t> gen{0};  ///< the call this slot serves

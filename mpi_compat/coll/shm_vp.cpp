@@ -40,8 +40,14 @@ bool count_park(sched::vp* v, sched::ult* me, std::atomic<std::uint32_t>& count,
     arrival x{&count, n};
     if (me != nullptr) {
         // parks unless last; the VP switches to its next ready ULT (the inline form, as
-        // request::wait_slow: this is the whole cost of a call besides the switch)
+        // request::wait_slow: this is the whole cost of a call besides the switch). Not
+        // stealable meanwhile (as sched::wait_list): a stealable ULT publishes after its
+        // switch, and a thief could resume it, readied by the last arrival, while count_in
+        // still writes x on its stack.
+        const bool stealable = me->stealable;
+        me->stealable = false;
         sched::detail::park_publish_current(v, me, &count_in, &x, what);
+        me->stealable = stealable;
     } else {
         count_in(&x, nullptr);
     }
@@ -66,8 +72,17 @@ void await(const std::atomic<std::uint64_t>& done, std::uint64_t k, const sched:
 /// the group.
 void finish_group(vp_ctl& ctl, vp_group& g, int rank, std::uint64_t k) noexcept {
     g.arrived.store(0, std::memory_order_relaxed);  // nobody of g arrives at k + 1 before g.done
+    const std::size_t staged = ctl.staged;  // a Bcast: the root's bytes, for the group
     for (std::uint32_t i = 0; i < g.n; ++i) {
         const int r = ctl.members[static_cast<std::uint32_t>(g.first) + i];
+        if (staged != 0 && r != ctl.stage_root) {
+            const vp_entry& to = ctl.e[r];
+            if (to.a == nullptr) {
+                std::memcpy(to.out, ctl.stage, staged);
+            } else {
+                unpack_from(ctl.stage, staged, to.a->rbuf, to.a->rcount, *to.a->rtype);
+            }
+        }
         if (r != rank && ctl.e[r].waiter != nullptr) {
             sched::detail::make_ready(ctl.e[r].waiter);
         }
@@ -99,6 +114,7 @@ bool arrive(state& st, int rank, int size, std::uint64_t k, const vp_entry& mine
     }
     g.leader = rank;  // read by the last leader, after the count below
     if (count_park(v, me, ctl.arrived, static_cast<std::uint32_t>(ctl.ngroups), what)) {
+        ctl.staged = 0;  // the leaders read it after `done`; a Bcast sets it (bcast_all)
         return true;
     }
     await(ctl.done, k, me);
@@ -133,8 +149,22 @@ void finish(state& st, int rank, int size, std::uint64_t k) noexcept {
 
 /// The last member of a Bcast of `bytes` (packed) copies the root's data to every other member:
 /// byte images on the fast path (no args), typed buffers on the general one, in any mix.
-void bcast_all(const vp_ctl& ctl, int root, int size, std::size_t bytes) noexcept {
+void bcast_all(vp_ctl& ctl, int root, int size, std::size_t bytes) noexcept {
     const vp_entry& from = ctl.e[root];
+    if (ctl.ngroups > 1) {
+        // VP groups: each leader copies from the stage to its group (finish_group), on its
+        // own VP, once the root may have left
+        if (bytes != 0) {
+            if (from.a == nullptr) {
+                std::memcpy(ctl.stage, from.in, bytes);
+            } else {
+                pack_into(ctl.stage, from.a->rbuf, from.a->rcount, *from.a->rtype);
+            }
+        }
+        ctl.staged = bytes;
+        ctl.stage_root = root;
+        return;
+    }
     for (int r = 0; r < size; ++r) {
         if (r == root) {
             continue;
@@ -155,7 +185,7 @@ void bcast_all(const vp_ctl& ctl, int root, int size, std::size_t bytes) noexcep
 /// The last member runs call a (kind bcast, reduce or allreduce) for every member. Reductions
 /// take every member's input and output from its entry (members on the Allreduce fast path
 /// bring no args), in rank order: acc = x_{n-1}, then acc = x_r op acc for r = n-2 ... 0.
-void run_general(const vp_ctl& ctl, const args& a) noexcept {
+void run_general(vp_ctl& ctl, const args& a) noexcept {
     const red_view& v = a.red;
     if (a.k == kind::bcast) {
         bcast_all(ctl, a.root, a.size, packed_bytes(a.rcount, a.rtype));
@@ -182,7 +212,8 @@ bool one_vp_runs(const args& a) noexcept {
     }
     switch (a.k) {
         case kind::barrier: return true;
-        case kind::bcast: return a.size <= vp_bcast_max && packed_bytes(a.rcount, a.rtype) <= flat_bytes;
+        case kind::bcast:
+            return vp_bcast_runs(state_of(*a.c).vp) && packed_bytes(a.rcount, a.rtype) <= flat_bytes;
         case kind::reduce:
         case kind::allreduce: return !a.red_pack && a.red.dense && a.red.span <= flat_bytes;
         default: return false;
