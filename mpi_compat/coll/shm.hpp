@@ -153,11 +153,15 @@ struct vp_ctl {
     int* members = nullptr;            ///< n ranks, by group
     std::uint16_t* group_of = nullptr;  ///< rank -> its group
     int max_group = 0;                 ///< members in the largest group (one group: n)
-    /// A Bcast on several groups: the last leader leaves the root's packed bytes here, and
-    /// each leader copies them to its group's members (on its own VP) before readying them.
-    /// staged: the bytes of the current call (0: nothing to copy); stage_root: the root.
+    /// A Bcast or an Allreduce on several groups: the last leader leaves the root's packed
+    /// bytes (the result) here, and each leader copies them to its group's members (on its
+    /// own VP) before readying them. staged: the bytes of the current call (0: nothing to
+    /// copy); stage_root: a Bcast's root (-1: an Allreduce); stage_range: an Allreduce of the
+    /// general path, copied as stage_view's elements (else raw bytes).
     std::size_t staged = 0;
     int stage_root = -1;
+    bool stage_range = false;
+    red_view stage_view;
     alignas(16) unsigned char stage[flat_bytes];
 };
 

@@ -75,7 +75,13 @@ void finish_group(vp_ctl& ctl, vp_group& g, int rank, std::uint64_t k) noexcept 
     const std::size_t staged = ctl.staged;  // a Bcast: the root's bytes, for the group
     for (std::uint32_t i = 0; i < g.n; ++i) {
         const int r = ctl.members[static_cast<std::uint32_t>(g.first) + i];
-        if (staged != 0 && r != ctl.stage_root) {
+        if (staged != 0 && ctl.stage_root < 0) {  // an Allreduce's result
+            if (ctl.stage_range) {
+                copy_range(ctl.stage_view, at(ctl.stage, ctl.stage_view.shift), ctl.e[r].out, 0, ctl.stage_view.n);
+            } else {
+                copy_small(ctl.e[r].out, ctl.stage, staged);
+            }
+        } else if (staged != 0 && r != ctl.stage_root) {
             const vp_entry& to = ctl.e[r];
             if (to.a == nullptr) {
                 std::memcpy(to.out, ctl.stage, staged);
@@ -191,11 +197,21 @@ void run_general(vp_ctl& ctl, const args& a) noexcept {
         bcast_all(ctl, a.root, a.size, packed_bytes(a.rcount, a.rtype));
         return;
     }
-    alignas(16) unsigned char acc[flat_bytes];
+    alignas(16) unsigned char acc_own[flat_bytes];
+    // VP groups: an Allreduce's result goes to the stage, each leader copies it to its group
+    const bool staged = a.k == kind::allreduce && ctl.ngroups > 1;
+    unsigned char* acc = staged ? ctl.stage : acc_own;
     void* acc_base = at(acc, v.shift);
     copy_range(v, ctl.e[a.size - 1].in, acc_base, 0, v.n);
     for (int r = a.size - 2; r >= 0; --r) {
         reduce_range(v, ctl.e[r].in, acc_base, 0, v.n);
+    }
+    if (staged) {
+        ctl.stage_view = v;  // dense (one_vp_runs): copy_range does not read its datatype
+        ctl.stage_range = true;
+        ctl.stage_root = -1;
+        ctl.staged = v.span != 0 ? v.span : 1;  // nonzero: there is a result to copy
+        return;
     }
     for (int r = 0; r < a.size; ++r) {
         if (a.k == kind::allreduce || r == a.root) {
@@ -232,11 +248,20 @@ int one_vp_allreduce_basic(state& st, int rank, int size, const void* in, void* 
                            basic_elem e, int op) noexcept {
     const std::uint64_t k = st.seqs[rank].vp_next++;
     if (arrive(st, rank, size, k, {in, out, nullptr, nullptr}, "MPI_Allreduce")) {
-        const vp_entry* en = st.vp.e;
-        alignas(16) unsigned char acc[flat_bytes];
+        vp_ctl& ctl = st.vp;
+        const vp_entry* en = ctl.e;
+        alignas(16) unsigned char acc_own[flat_bytes];
+        // VP groups: the result goes to the stage, each leader copies it to its group
+        unsigned char* acc = ctl.ngroups > 1 ? ctl.stage : acc_own;
         fold_basic(e, size, op, n, [en](int r) { return en[r].in; }, acc);
-        for (int r = 0; r < size; ++r) {
-            copy_small(en[r].out, acc, n * basic_size(e));
+        if (ctl.ngroups > 1) {
+            ctl.staged = n * basic_size(e);
+            ctl.stage_root = -1;
+            ctl.stage_range = false;
+        } else {
+            for (int r = 0; r < size; ++r) {
+                copy_small(en[r].out, acc, n * basic_size(e));
+            }
         }
         finish(st, rank, size, k);
     }
