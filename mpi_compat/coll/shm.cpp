@@ -65,8 +65,10 @@ bool make_vp_groups(vp_ctl& ctl, const comm& c, int n, int vps) noexcept {
         auto v = config::get_int("MPC_COLL_VP_GROUPS");  // a bad value is reported there
         return !v || *v != 0;
     }();
-    if (n <= vps || !groups_on) {
-        return true;  // one member per core at most: flat (or the slots) spin on their own cores
+    if (n <= vps || !groups_on || n > 65535) {
+        // one member per core at most: flat (or the slots) spin on their own cores; past
+        // 65535 members group_of's entries would not hold a group
+        return true;
     }
     std::vector<int> vp_of_member(static_cast<std::size_t>(n));
     std::vector<int> count(static_cast<std::size_t>(vps), 0);
@@ -161,7 +163,7 @@ state* state::create(const comm& c) noexcept {
         }
     }
     const int vps = sched::nr_vps();
-    if (n <= 65535 && !make_vp_groups(s->vp, c, n, vps)) {
+    if (!make_vp_groups(s->vp, c, n, vps)) {
         destroy(s);
         return nullptr;
     }
