@@ -72,7 +72,7 @@ void await(const std::atomic<std::uint64_t>& done, std::uint64_t k, const sched:
 /// the group.
 void finish_group(vp_ctl& ctl, vp_group& g, int rank, std::uint64_t k) noexcept {
     g.arrived.store(0, std::memory_order_relaxed);  // nobody of g arrives at k + 1 before g.done
-    const std::size_t staged = ctl.staged;  // a Bcast: the root's bytes, for the group
+    const std::size_t staged = ctl.staged;  // a Bcast's root bytes or an Allreduce's result (vp_ctl::stage)
     for (std::uint32_t i = 0; i < g.n; ++i) {
         const int r = ctl.members[static_cast<std::uint32_t>(g.first) + i];
         if (staged != 0 && ctl.stage_root < 0) {  // an Allreduce's result
