@@ -20,8 +20,10 @@
 #include <algorithm>
 #include <atomic>
 #include <new>
+#include <vector>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 
 namespace mpc::tg {
@@ -36,6 +38,11 @@ struct registry {
     data* last = nullptr;
 };
 constinit registry g_registry;
+
+std::atomic<std::uint64_t> g_use_clock{0};         ///< data::last_use stamps
+std::atomic<const detail::spill_ops*> g_spill{nullptr};
+std::atomic<unsigned> g_spill_epoch{0};
+std::atomic<int> g_spill_waiters{0};
 
 }  // namespace
 
@@ -189,6 +196,11 @@ void infer_write(data* d, task* t, bool become_writer) noexcept {
 void destroy_data(data* d) noexcept {
     delist(d);  // first: find_handle takes the registry's lock, then the handle's
     d->g.lock.lock();  // the last detach_buffers() may still be unlocking
+    while (d->evicting) {  // picked by spill_evict() before delist(): its write ends soon
+        d->g.lock.unlock();
+        sched::yield();
+        d->g.lock.lock();
+    }
     drop_history(d);
     for (task* x : d->redux_tasks) {
         task_unref(x);
@@ -305,6 +317,12 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         }
         ++d->users;
         d->ever_used = true;
+        if (g_spill.load(std::memory_order_relaxed) != nullptr) {  // eviction's order (disks only)
+            d->last_use = g_use_clock.fetch_add(1, std::memory_order_relaxed) + 1;
+        }
+        if ((m & (access_write | access_redux)) != 0) {
+            d->disk_valid = false;  // the main-memory copy becomes the only current one
+        }
         task* internal = nullptr;
         if (untracked(static_cast<unsigned>(m))) {
             // scratch: no history, no exclusion; counted as a user only
@@ -349,8 +367,13 @@ void drop_user(data* d) noexcept {
     if (last && !free_it) {
         w = d->g.notify_locked();
     }
+    const bool idle_now = last && !free_it && d->allocated && g_spill_waiters.load(std::memory_order_acquire) != 0;
     d->g.lock.unlock();  // unregister() may free d from here on
     gate::deliver(w);
+    if (idle_now) {  // a reservation waiting for memory may evict it now
+        g_spill_epoch.fetch_add(1, std::memory_order_acq_rel);
+        detail::wake_in_flight_waiters();
+    }
     if (free_it) {
         destroy_data(d);  // unregister_submit() left it to the last user
     }
@@ -472,11 +495,16 @@ task* start_acquire(data* d, access_mode mode, bool seq, callback_fn granted, vo
         *st = {errc::invalid_argument, "bad access mode"};
         return nullptr;
     }
-    if (*st = detail::ensure_memory(d); !st->ok()) {
+    bool pinned = false;
+    if (*st = detail::ensure_memory(d, &pinned); !st->ok()) {
         return nullptr;
     }
     result<task*> r = task_create();
     if (!r) {
+        if (pinned) {
+            spin_guard g(d->g.lock);
+            --d->pins;
+        }
         *st = r.error();
         return nullptr;
     }
@@ -485,11 +513,14 @@ task* start_acquire(data* d, access_mode mode, bool seq, callback_fn granted, vo
     a->name = "application acquire";
     a->state = task_state::submitted;
     a->bufs[0] = {d, mode};
+    a->bufs[0].pinned = pinned;
     a->nbuffers = 1;
     a->callback = granted;  // for acquisitions: run when granted (now_ready)
     a->callback_arg = arg;
     a->try_only = try_only;
-    if (*st = detail::attach_buffers(a, seq); !st->ok()) {
+    *st = detail::attach_buffers(a, seq);
+    detail::unpin_buffers(a);
+    if (!st->ok()) {
         task_release(a);
         return nullptr;
     }
@@ -623,6 +654,115 @@ status unregister_submit(data* d) noexcept {
         detail::destroy_data(d);
     }
     return {};
+}
+
+// ---- Eviction (out of core) ------------------------------------------------------------------
+//
+// With a disk node registered (starpu_disk.cpp), a reservation that does not fit under the
+// memory limit evicts the main-memory copies of idle handles whose memory the runtime made
+// (registered on node -1 or on a disk), least recently used first: the copy is written to the
+// disk when it holds a value the disk does not have, then freed. The next submission or
+// acquisition naming the handle makes its memory again and reads the disk copy back
+// (ensure_memory). A handle is idle when no submitted task, acquisition or submission in
+// progress names it: ensure_memory() pins it from the submission's look at its memory until
+// the submission has counted itself as a user (unpin_buffers), so a task never runs on a
+// freed copy. Handles the application gave memory for, partitioned handles and their
+// children, handles with reduction methods and those with the ooc flag off are never evicted.
+
+void detail::set_spill_ops(const spill_ops* o) noexcept { g_spill.store(o, std::memory_order_release); }
+const detail::spill_ops* detail::spill_hooks() noexcept { return g_spill.load(std::memory_order_acquire); }
+unsigned detail::spill_epoch() noexcept { return g_spill_epoch.load(std::memory_order_acquire); }
+void detail::spill_waiting(bool on) noexcept { g_spill_waiters.fetch_add(on ? 1 : -1, std::memory_order_acq_rel); }
+
+void detail::unpin_buffers(task* t) noexcept {
+    for (int i = 0; i < t->nbuffers; ++i) {
+        if (t->bufs[i].pinned) {
+            data* d = t->bufs[i].d;
+            spin_guard g(d->g.lock);
+            --d->pins;
+            t->bufs[i].pinned = false;
+        }
+    }
+}
+
+namespace {
+
+/// Whether d's main-memory copy may be evicted now (d->g.lock held).
+bool evictable(const data* d) noexcept {
+    return d->allocated && d->runtime_memory && !d->allocating && !d->evicting && d->users == 0 && d->pins == 0 &&
+           d->acquired.empty() && d->grants_running == 0 && !d->unregistering && d->ooc.load(std::memory_order_relaxed) &&
+           d->parent == nullptr && d->plans.empty() && !d->partitioned && !d->ro_partitioned &&
+           !d->plan_involved.load(std::memory_order_relaxed) && !d->copies && d->redux_tasks.empty() &&
+           d->commute_group.empty() && d->content.load(std::memory_order_acquire) != 2;
+}
+
+struct victim {
+    data* d;
+    std::uint64_t used;
+    std::size_t bytes;
+};
+
+}  // namespace
+
+std::size_t detail::spill_evict(std::size_t want) noexcept {
+    const spill_ops* o = g_spill.load(std::memory_order_acquire);
+    if (o == nullptr) {
+        return 0;
+    }
+    std::vector<victim> picked;
+    try {
+        std::vector<victim> all;
+        spin_guard rg(g_registry.lock);
+        for (data* d = g_registry.first; d != nullptr; d = d->reg_next) {
+            if (!d->g.lock.try_lock()) {
+                continue;  // busy now: not idle anyway
+            }
+            if (evictable(d)) {
+                all.push_back({d, d->last_use, d->ops->size(d->ifp, d->ops->ctx, d)});
+            }
+            d->g.lock.unlock();
+        }
+        std::sort(all.begin(), all.end(), [](const victim& a, const victim& b) { return a.used < b.used; });
+        std::size_t sum = 0;
+        for (const victim& v : all) {
+            if (want != 0 && sum >= want) {
+                break;
+            }
+            if (!v.d->g.lock.try_lock()) {
+                continue;
+            }
+            if (evictable(v.d)) {
+                v.d->evicting = true;  // destroy_data() and ensure_memory() wait for the end
+                picked.push_back(v);
+                sum += v.bytes;
+            }
+            v.d->g.lock.unlock();
+        }
+    } catch (const std::bad_alloc&) {
+        // no room for the list: evict what was picked
+    }
+    std::size_t freed = 0;
+    for (const victim& v : picked) {
+        data* d = v.d;
+        d->g.lock.lock();
+        const bool write = d->content.load(std::memory_order_acquire) == 0 && !d->disk_valid;
+        d->g.lock.unlock();
+        const bool stored = !write || o->store(d);  // no lock held: I/O
+        spin_guard g(d->g.lock);
+        if (stored) {
+            d->disk_valid = d->disk_valid || write;
+            d->ops->release(d->ifp, d->ops->ctx);
+            d->allocated = false;
+            d->needs_memory.store(true, std::memory_order_release);
+            freed += v.bytes;
+        }
+        d->evicting = false;
+    }
+    if (freed != 0) {
+        MPC_LOG(debug, tg, "memory limit: %zu bytes of %zu handle(s) evicted to disk", freed, picked.size());
+        mem_release(freed);
+    }
+    return freed;
 }
 
 }  // namespace mpc::tg

@@ -27,6 +27,7 @@ struct buffer {
     access_mode mode;
     bool arbitrated = false;  ///< taken at run time (no inferred order on it): see arbitrate()
     bool no_infer = false;    ///< the task takes no inferred dependency on this buffer
+    bool pinned = false;      ///< ensure_memory() pinned d's memory until attach (unpin_buffers)
 };
 
 /// alias: one member's part of a parallel task other than its master's (parallel.cpp).
@@ -213,6 +214,15 @@ struct data {
     /// A parent with plans of partition_plan() or a child of one: an access may switch plans
     /// first (partition_access()). Read without the locks at every submission.
     std::atomic<bool> plan_involved{false};
+
+    // Out of core (data.cpp "Eviction", starpu_disk.cpp): the data may also live on a disk
+    // node, where the memory limit evicts the main-memory copy of an idle handle whose memory
+    // the runtime made, or where the handle was registered (its home).
+    void* spill = nullptr;       ///< the disk layer's record of the disk copy, or nullptr
+    bool disk_valid = false;     ///< under g.lock: the disk copy holds the current value
+    bool evicting = false;       ///< under g.lock: the main-memory copy is being written out
+    int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
+    std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
 };
 
 namespace detail {
@@ -315,8 +325,34 @@ std::size_t cache_evict(std::size_t want) noexcept;
 void cache_pressure(bool on) noexcept;
 /// Frees a handle's runtime-made memory and redux copies (at unregister).
 void free_data_memory(data* d) noexcept;
-/// Makes the memory of an allocate_on_use() handle if it has none yet (may wait for memory).
-status ensure_memory(data* d) noexcept;
+/// Makes the memory of an allocate_on_use() handle if it has none yet (may wait for memory),
+/// reading its disk copy back when the memory limit evicted it. With `pinned`, while disks
+/// exist, also pins the memory (no eviction) until unpin_buffers(): *pinned says whether it did.
+status ensure_memory(data* d, bool* pinned = nullptr) noexcept;
+/// Drops the pins ensure_memory() put on t's buffers (after attach_buffers, or a failure).
+void unpin_buffers(task* t) noexcept;
+
+/// The disk layer (starpu_disk.cpp), installed when the first disk node is registered. Each is
+/// called with no lock held. store: writes the main-memory copy of d (it holds a value; d is
+/// marked evicting, or is being freed) to its disk copy, making one in d->spill if it has none;
+/// false (logged) when it cannot (no room on the disks, an I/O error). load: reads d's disk copy
+/// into its main-memory copy, just made. retire: d is being freed, its main-memory copy still
+/// there; a disk copy the runtime made goes, and a home on disk first gets the newer
+/// main-memory value back when `ram_newer`.
+struct spill_ops {
+    bool (*store)(data* d) noexcept;
+    bool (*load)(data* d) noexcept;
+    void (*retire)(data* d, bool ram_newer) noexcept;
+};
+void set_spill_ops(const spill_ops* o) noexcept;
+const spill_ops* spill_hooks() noexcept;
+/// Evicts idle handles' main-memory copies to disk, least recently used first, until `want`
+/// bytes went back; returns the bytes given back (0 without disks).
+std::size_t spill_evict(std::size_t want) noexcept;
+/// Counts changes that may make eviction possible (a handle's last user gone) while somebody
+/// waits for memory (spill_waiting()), so that a waiter can try again.
+unsigned spill_epoch() noexcept;
+void spill_waiting(bool on) noexcept;
 /// A new handle record of kind id (built-in ops set for built-in kinds).
 status new_handle(data** out, interface_id id) noexcept;
 /// Before a task or acquisition accessing d (write: in a writing mode) enters d's history: when

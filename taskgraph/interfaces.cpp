@@ -306,24 +306,42 @@ status allocate_on_use(data* d) noexcept {
     return {};
 }
 
-status detail::ensure_memory(data* d) noexcept {
-    if (!d->needs_memory.load(std::memory_order_acquire)) {
+namespace {
+
+/// Whether d's memory must be pinned between ensure_memory() and attach: disks exist and the
+/// runtime made (or makes) d's memory, so that eviction could take it.
+bool pin_wanted(const data* d) noexcept { return detail::spill_hooks() != nullptr && d->runtime_memory; }
+
+}  // namespace
+
+status detail::ensure_memory(data* d, bool* pinned) noexcept {
+    if (pinned != nullptr) {
+        *pinned = false;
+    }
+    const bool pin = pinned != nullptr && pin_wanted(d);
+    if (!pin && !d->needs_memory.load(std::memory_order_acquire)) {
         return {};
     }
     d->g.lock.lock();
-    while (d->allocating) {  // another submitter makes it: wait for the end (rare, short)
+    while (d->allocating || d->evicting) {  // another submitter makes it, or eviction writes it out (rare)
         d->g.lock.unlock();
         sched::yield();
         d->g.lock.lock();
     }
     if (d->allocated) {
+        if (pin) {
+            ++d->pins;
+            *pinned = true;
+        }
         d->g.lock.unlock();
         return {};
     }
     d->allocating = true;
+    const bool reload = d->disk_valid && d->content.load(std::memory_order_acquire) == 0;
     d->g.lock.unlock();
-    // Made at the first submission that needs it, where waiting for memory is safe, and where
-    // a failure is an error code for the program (-ENOMEM), not a crash.
+    // Made at the first submission that needs it (or the first after an eviction), where
+    // waiting for memory is safe, and where a failure is an error code for the program
+    // (-ENOMEM), not a crash.
     const std::size_t n = d->ops->size(d->ifp, d->ops->ctx, d);
     status st = mem_reserve(n, "a handle registered without memory");
     if (st.ok() && d->ops->allocate(d->ifp, d->ops->ctx) < 0) {
@@ -331,12 +349,21 @@ status detail::ensure_memory(data* d) noexcept {
         MPC_LOG(error, tg, "no memory for a handle registered without memory (%zu bytes)", n);
         st = {errc::no_memory, "handle memory"};
     }
+    if (st.ok() && reload && !spill_hooks()->load(d)) {
+        d->ops->release(d->ifp, d->ops->ctx);
+        mem_release(n);
+        st = {errc::system, "reading a handle's data back from disk"};
+    }
     spin_guard g(d->g.lock);
     d->allocating = false;
     if (st.ok()) {
         d->allocated = true;
-        d->fresh = true;
+        d->fresh = !reload && !d->disk_valid;
         d->needs_memory.store(false, std::memory_order_release);
+        if (pin) {
+            ++d->pins;
+            *pinned = true;
+        }
     }
     return st;
 }

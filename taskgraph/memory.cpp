@@ -54,6 +54,32 @@ bool take_evicting(request* r) noexcept {
     return limit != 0 && used + r->bytes > limit && detail::cache_evict(used + r->bytes - limit) != 0 && try_take(r);
 }
 
+/// try_take() again after evicting idle handles to disk (data.cpp), when disks exist.
+bool take_spilling(request* r) noexcept {
+    const std::size_t used = g_used.load(std::memory_order_relaxed);
+    const std::size_t limit = g_limit.load(std::memory_order_relaxed);
+    return limit != 0 && detail::spill_hooks() != nullptr &&
+           detail::spill_evict(used + r->bytes > limit ? used + r->bytes - limit : r->bytes) != 0 && try_take(r);
+}
+
+/// What a reservation waiting for memory looks at: the request, and the eviction epoch it saw.
+struct spill_wait {
+    request* r;
+    unsigned epoch;
+    bool took;
+};
+
+/// wait_in_flight()'s condition: the memory was taken, or a handle became idle (no eviction
+/// here: the wait holds the runtime's lock, and eviction writes to disk).
+bool taken_or_idle(void* p) {
+    auto* w = static_cast<spill_wait*>(p);
+    if (try_take(w->r)) {
+        w->took = true;
+        return true;
+    }
+    return detail::spill_hooks() != nullptr && detail::spill_epoch() != w->epoch;
+}
+
 }  // namespace
 
 void set_submission_limits(long max, long min) noexcept {
@@ -98,14 +124,37 @@ status mem_reserve(std::size_t bytes, const char* what) noexcept {
         return {errc::no_memory, "request above the memory limit"};
     }
     // The workers' cached buffers go first: as few as make room, then all of them, and none is
-    // cached while this waits (every task that ends gives its buffers back).
-    if (take_evicting(&r)) {
+    // cached while this waits (every task that ends gives its buffers back). Then, with disks,
+    // idle handles' main-memory copies (data.cpp, "Eviction").
+    if (take_evicting(&r) || take_spilling(&r)) {
         return {};
     }
     cache_pressure(true);
     cache_evict(0);
     const bool task = in_task();
-    const bool ok = try_take(&r) || (!task && wait_in_flight(&try_take, &r, "mpc::tg memory limit"));
+    bool ok = try_take(&r) || take_spilling(&r);
+    if (!ok && !task) {
+        const bool disks = spill_hooks() != nullptr;
+        if (disks) {
+            spill_waiting(true);
+        }
+        for (;;) {
+            // Woken when memory goes back, when nothing is in flight any more, or (with disks)
+            // when a handle's last user leaves: it may be evicted now.
+            spill_wait w{&r, spill_epoch(), false};
+            const bool woke = wait_in_flight(&taken_or_idle, &w, "mpc::tg memory limit");
+            if (w.took || take_spilling(&r)) {
+                ok = true;
+                break;
+            }
+            if (!woke || !disks) {
+                break;  // nothing in flight can give memory back
+            }
+        }
+        if (disks) {
+            spill_waiting(false);
+        }
+    }
     cache_pressure(false);
     if (ok) {
         return {};
@@ -150,7 +199,7 @@ status account_memory(std::size_t bytes, account_how how) noexcept {
     case account_how::wait:
         return detail::mem_reserve(bytes, "starpu_memory_allocate(STARPU_MEMORY_WAIT)");
     case account_how::reclaim:
-        if (try_take(&r) || take_evicting(&r)) {
+        if (try_take(&r) || take_evicting(&r) || take_spilling(&r)) {
             return {};
         }
         break;

@@ -73,7 +73,7 @@ status reserve_task_memory(task* t) noexcept {
     std::size_t scratch = 0;
     for (int i = 0; i < t->nbuffers; ++i) {
         if ((t->bufs[i].mode & access_scratch) == 0) {
-            if (status st = ensure_memory(t->bufs[i].d); !st.ok()) {
+            if (status st = ensure_memory(t->bufs[i].d, &t->bufs[i].pinned); !st.ok()) {
                 return st;
             }
         } else {
@@ -173,6 +173,11 @@ void free_data_memory(data* d) noexcept {
     }
     mem_release(d->redux_reserved);
     d->redux_reserved = 0;
+    if (d->spill != nullptr) {  // its disk copy (a home on disk gets a newer value back first)
+        const bool ram_newer = d->allocated && !d->disk_valid && d->content.load(std::memory_order_acquire) == 0;
+        spill_hooks()->retire(d, ram_newer);
+        d->spill = nullptr;
+    }
     if (d->allocated) {
         mem_release(d->ops->size(d->ifp, d->ops->ctx, d));
         d->ops->release(d->ifp, d->ops->ctx);

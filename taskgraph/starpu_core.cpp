@@ -288,7 +288,11 @@ int starpu_init(struct starpu_conf* user_conf) {
     if (conf.sched_policy_init != nullptr) {
         c.heteroprio_setup = &starpu::heteroprio_setup;
     }
-    return starpu::errno_of(init(c));
+    const int rc = starpu::errno_of(init(c));
+    if (rc == 0) {
+        starpu::disk_swap_from_env();  // STARPU_DISK_SWAP
+    }
+    return rc;
 }
 
 int starpu_initialize(struct starpu_conf* user_conf, int* /*argc*/, char*** /*argv*/) { return starpu_init(user_conf); }
@@ -316,6 +320,7 @@ void starpu_shutdown(void) {
         MPC_LOG(error, tg, "starpu_shutdown: %s", st.reason());
     }
     if (!running()) {
+        starpu::disks_unplug();
         starpu::forget_bindings();
         starpu::forget_worker_orders();
         tags_clear();  // as StarPU's shutdown: tags do not outlive the runtime
@@ -646,8 +651,12 @@ char* starpu_worker_get_type_as_string(enum starpu_worker_archtype type) {
 }
 
 unsigned starpu_worker_get_local_memory_node(void) { return STARPU_MAIN_RAM; }
-unsigned starpu_memory_nodes_get_count(void) { return 1; }
-enum starpu_node_kind starpu_node_get_kind(unsigned node) { return node == STARPU_MAIN_RAM ? STARPU_CPU_RAM : STARPU_UNUSED; }
+unsigned starpu_memory_nodes_get_count(void) { return 1 + static_cast<unsigned>(starpu::disk_count()); }
+enum starpu_node_kind starpu_node_get_kind(unsigned node) {
+    return node == STARPU_MAIN_RAM                          ? STARPU_CPU_RAM
+           : starpu::is_disk_node(static_cast<int>(node)) ? STARPU_DISK_RAM
+                                                            : STARPU_UNUSED;
+}
 
 int starpu_memory_node_get_name(unsigned node, char* name, size_t size) {
     if (node != STARPU_MAIN_RAM) {

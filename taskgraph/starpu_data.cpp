@@ -97,30 +97,52 @@ data* core(starpu_data_handle_t h) noexcept { return reinterpret_cast<data*>(h);
 
 /// Registration by a void C function: a failure ends the program (StarPU asserts the same way).
 /// Home node -1: the runtime makes the memory at the first submission that needs it.
-void registered(starpu_data_handle_t* h, int home_node, const char* call, const mpc::status& st, data* d) noexcept {
+/// Home node a disk (starpu_disk.h): the handle's memory is the runtime's, read from the
+/// backend's object `disk_obj` (the registration's pointer) at the first use.
+void registered(starpu_data_handle_t* h, int home_node, const char* call, const mpc::status& st, data* d,
+                uintptr_t disk_obj = 0) noexcept {
     if (!st.ok()) {
         starpu::fatal(call, st.reason());
     }
-    if (home_node == -1) {
+    if (home_node == -1 || starpu::is_disk_node(home_node)) {
         if (mpc::status a = allocate_on_use(d); !a.ok()) {
             starpu::fatal(call, a.reason());
         }
     }
+    if (starpu::is_disk_node(home_node)) {
+        if (disk_obj == 0) {
+            starpu::fatal(call, "a handle registered on a disk node needs the object of starpu_disk_open() as its pointer");
+        }
+        starpu::home_on_disk(d, static_cast<unsigned>(home_node), reinterpret_cast<void*>(disk_obj), data_size(d));
+    }
     *h = reinterpret_cast<starpu_data_handle_t>(d);
 }
 
-void check_home(int home_node, const char* call) noexcept {
-    if (home_node != STARPU_MAIN_RAM && home_node != -1) {
-        starpu::fatal(call, "the home node must be STARPU_MAIN_RAM (0), the only memory node, or -1 (memory "
-                            "allocated by the runtime)");
+/// The pointer the main-memory interface gets: the registration's, or none for a home on disk
+/// (the pointer is the disk object then).
+uintptr_t ram_ptr(int home_node, uintptr_t ptr) noexcept { return starpu::is_disk_node(home_node) ? 0 : ptr; }
+
+void check_home(int home_node, const char* call, bool disk_ok = false) noexcept {
+    if (home_node == STARPU_MAIN_RAM || home_node == -1 || (disk_ok && starpu::is_disk_node(home_node))) {
+        return;
     }
+    if (starpu::is_disk_node(home_node)) {
+        starpu::fatal(call, "this interface cannot have its home on a disk node (variables, vectors, matrices and "
+                            "blocks can); register it on -1: the memory limit may evict it to the disk");
+    }
+    starpu::fatal(call, "the home node must be STARPU_MAIN_RAM (0), a disk node of starpu_disk_register, or -1 "
+                        "(memory allocated by the runtime)");
 }
 
+/// Main memory, a disk (an acquisition there holds the main-memory copy: the application can
+/// address no other), or no node.
 bool valid_node(int node, const char* call) noexcept {
-    if (node == STARPU_MAIN_RAM || node == STARPU_ACQUIRE_NO_NODE || node == STARPU_ACQUIRE_NO_NODE_LOCK_ALL) {
+    if (node == STARPU_MAIN_RAM || node == STARPU_ACQUIRE_NO_NODE || node == STARPU_ACQUIRE_NO_NODE_LOCK_ALL ||
+        starpu::is_disk_node(node)) {
         return true;
     }
-    MPC_LOG(error, tg, "%s: memory node %d does not exist (main memory, 0, is the only one)", call, node);
+    MPC_LOG(error, tg, "%s: memory node %d does not exist (main memory is node 0, disks 1 to %d)", call, node,
+            starpu::disk_count());
     return false;
 }
 
@@ -164,14 +186,17 @@ int check_nodes(const starpu_codelet* cl, int nbuffers) noexcept {
 extern "C" {
 
 void starpu_variable_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, size_t size) {
-    check_home(home_node, "starpu_variable_data_register");
+    check_home(home_node, "starpu_variable_data_register", true);
     data* d = nullptr;
-    mpc::status st = register_variable(&d, reinterpret_cast<void*>(ptr), size);
-    registered(handle, home_node, "starpu_variable_data_register", st, d);
+    mpc::status st = register_variable(&d, reinterpret_cast<void*>(ram_ptr(home_node, ptr)), size);
+    registered(handle, home_node, "starpu_variable_data_register", st, d, ptr);
 }
 
 unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node) {
-    return memory_node == STARPU_MAIN_RAM && data_has_memory(core(handle)) ? 1 : 0;
+    if (memory_node != STARPU_MAIN_RAM) {
+        return starpu::on_disk_node(core(handle), memory_node) ? 1 : 0;
+    }
+    return data_has_memory(core(handle)) ? 1 : 0;
 }
 
 int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void* ptr) {
@@ -197,10 +222,10 @@ void starpu_void_data_register(starpu_data_handle_t* handle) {
 
 void starpu_vector_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t nx,
                                  size_t elemsize) {
-    check_home(home_node, "starpu_vector_data_register");
+    check_home(home_node, "starpu_vector_data_register", true);
     data* d = nullptr;
-    mpc::status st = register_vector(&d, reinterpret_cast<void*>(ptr), nx, elemsize);
-    registered(handle, home_node, "starpu_vector_data_register", st, d);
+    mpc::status st = register_vector(&d, reinterpret_cast<void*>(ram_ptr(home_node, ptr)), nx, elemsize);
+    registered(handle, home_node, "starpu_vector_data_register", st, d, ptr);
     static_cast<vector_interface*>(interface_of(d))->allocsize = static_cast<size_t>(nx) * elemsize;
 }
 
@@ -219,10 +244,11 @@ size_t starpu_vector_get_allocsize(starpu_data_handle_t handle) {
 
 void starpu_matrix_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ld,
                                  uint32_t nx, uint32_t ny, size_t elemsize) {
-    check_home(home_node, "starpu_matrix_data_register");
+    check_home(home_node, "starpu_matrix_data_register", true);
     data* d = nullptr;
-    mpc::status st = register_matrix(&d, reinterpret_cast<void*>(ptr), ld, nx, ny, elemsize);
-    registered(handle, home_node, "starpu_matrix_data_register", st, d);
+    const bool disk = starpu::is_disk_node(home_node);  // packed on the disk: no padding in main memory
+    mpc::status st = register_matrix(&d, reinterpret_cast<void*>(ram_ptr(home_node, ptr)), disk ? nx : ld, nx, ny, elemsize);
+    registered(handle, home_node, "starpu_matrix_data_register", st, d, ptr);
     static_cast<matrix_interface*>(interface_of(d))->allocsize = static_cast<size_t>(nx) * ny * elemsize;
 }
 
@@ -241,10 +267,12 @@ size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle) {
 
 void starpu_block_data_register(starpu_data_handle_t* handle, int home_node, uintptr_t ptr, uint32_t ldy,
                                 uint32_t ldz, uint32_t nx, uint32_t ny, uint32_t nz, size_t elemsize) {
-    check_home(home_node, "starpu_block_data_register");
+    check_home(home_node, "starpu_block_data_register", true);
     data* d = nullptr;
-    mpc::status st = register_block(&d, reinterpret_cast<void*>(ptr), ldy, ldz, nx, ny, nz, elemsize);
-    registered(handle, home_node, "starpu_block_data_register", st, d);
+    const bool disk = starpu::is_disk_node(home_node);  // packed on the disk: no padding in main memory
+    mpc::status st = register_block(&d, reinterpret_cast<void*>(ram_ptr(home_node, ptr)), disk ? nx : ldy,
+                                    disk ? nx * ny : ldz, nx, ny, nz, elemsize);
+    registered(handle, home_node, "starpu_block_data_register", st, d, ptr);
 }
 
 void starpu_csr_data_register(starpu_data_handle_t* handle, int home_node, uint32_t nnz, uint32_t nrow,

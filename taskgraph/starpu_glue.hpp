@@ -25,6 +25,16 @@ int errno_of(const status& st) noexcept;
 /// Ends the program with one line naming the call and the reason, as StarPU's assertions do,
 /// for misuse that a void function cannot report.
 [[noreturn]] void fatal(const char* call, const char* reason) noexcept;
+/// Disk memory nodes (starpu_disk.cpp): how many are registered (nodes 1..count), whether
+/// `node` is one, STARPU_DISK_SWAP's disk (starpu_init), every disk unplugged (starpu_shutdown),
+/// d's home on disk `node` in the backend's object `obj` (a built-in interface registered there),
+/// and whether d has a copy on disk `node`.
+int disk_count() noexcept;
+bool is_disk_node(int node) noexcept;
+void disk_swap_from_env() noexcept;
+void disks_unplug() noexcept;
+void home_on_disk(data* d, unsigned node, void* obj, std::size_t size) noexcept;
+bool on_disk_node(const data* d, unsigned node) noexcept;
 /// starpu_task_submit().
 int submit(starpu_task* t) noexcept;
 /// Drops the workerorder records (starpu_shutdown: orders count from 1 again).

@@ -186,6 +186,115 @@ starpu_data_interface_ops with_inside(starpu_data_interface_ops o) {
     return o;
 }
 
+// The memory methods of the dense built-ins (StarPU's tables have them; a program may copy a
+// table and register data with starpu_data_register, or call them from its own methods). A
+// dense layout as runs: `count` runs of `len` bytes, `stride` bytes apart.
+struct runs {
+    std::size_t len, count, stride;
+};
+runs runs_of(const void* i) {
+    switch (*static_cast<const starpu_data_interface_id*>(i)) {
+    case STARPU_VARIABLE_INTERFACE_ID: return {static_cast<const starpu_variable_interface*>(i)->elemsize, 1, 0};
+    case STARPU_VECTOR_INTERFACE_ID: {
+        const auto* v = static_cast<const starpu_vector_interface*>(i);
+        return {std::size_t{v->nx} * v->elemsize, 1, 0};
+    }
+    case STARPU_MATRIX_INTERFACE_ID: {
+        const auto* m = static_cast<const starpu_matrix_interface*>(i);
+        return {std::size_t{m->nx} * m->elemsize, m->ny, std::size_t{m->ld} * m->elemsize};
+    }
+    default: {  // block: ny * nz rows
+        const auto* b = static_cast<const starpu_block_interface*>(i);
+        return {std::size_t{b->nx} * b->elemsize, std::size_t{b->ny} * b->nz, std::size_t{b->ldy} * b->elemsize};
+    }
+    }
+}
+/// Address of run r of a block (rows of each plane, then planes).
+char* run_at(void* i, std::size_t r) {
+    auto* base = reinterpret_cast<char*>(static_cast<starpu_vector_interface*>(i)->ptr);
+    if (*static_cast<starpu_data_interface_id*>(i) == STARPU_BLOCK_INTERFACE_ID) {
+        const auto* b = static_cast<const starpu_block_interface*>(i);
+        return base + (r / b->ny) * b->ldz * b->elemsize + (r % b->ny) * b->ldy * b->elemsize;
+    }
+    return base + r * runs_of(i).stride;
+}
+
+/// Node 0 gets the registered interface; the other nodes (disks) hold nothing addressable.
+void dense_register(starpu_data_handle_t h, unsigned home_node, void* data_interface) {
+    const starpu_data_interface_ops* o = starpu_data_get_interface_ops(h);
+    void* mine = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
+    if (mine != nullptr && mine != data_interface) {
+        std::memcpy(mine, data_interface, o->interface_size);
+        if (home_node != STARPU_MAIN_RAM) {
+            auto* v = static_cast<starpu_vector_interface*>(mine);
+            v->ptr = v->dev_handle = 0;
+            v->offset = 0;
+        }
+    }
+}
+
+/// New compact memory (leading dimensions the row and plane sizes); returns the bytes.
+starpu_ssize_t dense_allocate(void* i, unsigned node) {
+    if (node != STARPU_MAIN_RAM) {
+        return -ENODEV;
+    }
+    const runs r = runs_of(i);
+    const std::size_t bytes = r.len * r.count;
+    const uintptr_t p = starpu_malloc_on_node(node, bytes);
+    if (p == 0 && bytes != 0) {
+        return -ENOMEM;
+    }
+    auto* v = static_cast<starpu_vector_interface*>(i);
+    v->ptr = v->dev_handle = p;
+    v->offset = 0;
+    if (v->id == STARPU_MATRIX_INTERFACE_ID) {
+        auto* m = static_cast<starpu_matrix_interface*>(i);
+        m->ld = m->nx;
+    } else if (v->id == STARPU_BLOCK_INTERFACE_ID) {
+        auto* b = static_cast<starpu_block_interface*>(i);
+        b->ldy = b->nx;
+        b->ldz = b->nx * b->ny;
+    }
+    return static_cast<starpu_ssize_t>(bytes);
+}
+
+void dense_free(void* i, unsigned node) {
+    auto* v = static_cast<starpu_vector_interface*>(i);
+    const runs r = runs_of(i);
+    starpu_free_on_node(node, v->ptr, r.len * r.count);
+    v->ptr = v->dev_handle = 0;
+}
+
+/// Copies the data between two interfaces of the same shape (in main memory).
+int dense_copy(void* src, unsigned src_node, void* dst, unsigned dst_node, void* /*async_data*/) {
+    if (src_node != STARPU_MAIN_RAM || dst_node != STARPU_MAIN_RAM) {
+        return -ENODEV;
+    }
+    const runs r = runs_of(src);
+    for (std::size_t k = 0; k < r.count; ++k) {
+        std::memmove(run_at(dst, k), run_at(src, k), r.len);
+    }
+    return 0;
+}
+int dense_ram_to_ram(void* src, unsigned src_node, void* dst, unsigned dst_node) {
+    return dense_copy(src, src_node, dst, dst_node, nullptr);
+}
+
+const starpu_data_copy_methods g_dense_copy = [] {
+    starpu_data_copy_methods m{};
+    m.ram_to_ram = &dense_ram_to_ram;
+    m.any_to_any = &dense_copy;
+    return m;
+}();
+
+starpu_data_interface_ops with_memory(starpu_data_interface_ops o) {
+    o.register_data_handle = &dense_register;
+    o.allocate_data_on_node = &dense_allocate;
+    o.free_data_on_node = &dense_free;
+    o.copy_methods = &g_dense_copy;
+    return o;
+}
+
 /// StarPU's void interface: no data, a size of 0, a footprint of 0 (every void handle is alike).
 struct void_interface_layout {
     int id;
@@ -212,18 +321,18 @@ starpu_data_interface_ops void_table() {
 
 extern "C" {
 
-struct starpu_data_interface_ops starpu_interface_variable_ops = with_inside<variable_inside>(
+struct starpu_data_interface_ops starpu_interface_variable_ops = with_memory(with_inside<variable_inside>(
     table<starpu_variable_interface, describe_variable, display_variable>(STARPU_VARIABLE_INTERFACE_ID,
-                                                                         "STARPU_VARIABLE_INTERFACE", dense_to_pointer));
-struct starpu_data_interface_ops starpu_interface_vector_ops = with_inside<vector_inside>(
+                                                                         "STARPU_VARIABLE_INTERFACE", dense_to_pointer)));
+struct starpu_data_interface_ops starpu_interface_vector_ops = with_memory(with_inside<vector_inside>(
     table<starpu_vector_interface, describe_vector, display_vector>(STARPU_VECTOR_INTERFACE_ID,
-                                                                   "STARPU_VECTOR_INTERFACE", dense_to_pointer));
-struct starpu_data_interface_ops starpu_interface_matrix_ops = with_inside<matrix_inside>(
+                                                                   "STARPU_VECTOR_INTERFACE", dense_to_pointer)));
+struct starpu_data_interface_ops starpu_interface_matrix_ops = with_memory(with_inside<matrix_inside>(
     table<starpu_matrix_interface, describe_matrix, display_matrix>(STARPU_MATRIX_INTERFACE_ID,
-                                                                   "STARPU_MATRIX_INTERFACE", dense_to_pointer));
-struct starpu_data_interface_ops starpu_interface_block_ops = with_inside<block_inside>(
+                                                                   "STARPU_MATRIX_INTERFACE", dense_to_pointer)));
+struct starpu_data_interface_ops starpu_interface_block_ops = with_memory(with_inside<block_inside>(
     table<starpu_block_interface, describe_block, display_block>(STARPU_BLOCK_INTERFACE_ID, "STARPU_BLOCK_INTERFACE",
-                                                                dense_to_pointer));
+                                                                dense_to_pointer)));
 // As in StarPU 1.3.10: CSR and BCSR have no display, CSR and COO no to_pointer.
 struct starpu_data_interface_ops starpu_interface_csr_ops = with_inside<csr_inside>(
     table<starpu_csr_interface, describe_csr, nullptr>(STARPU_CSR_INTERFACE_ID, "STARPU_CSR_INTERFACE", nullptr));

@@ -162,13 +162,47 @@ extern "C" {
 
 void starpu_data_register(starpu_data_handle_t* handleptr, int home_node, void* data_interface,
                           struct starpu_data_interface_ops* ops) {
+    if (ops != nullptr && data_interface != nullptr && handleptr != nullptr) {
+        // A table of a dense built-in interface (often a copy of starpu_interface_*_ops with
+        // methods of the program's own, as StarPU's tests make): the data is that interface's,
+        // registered as such (the runtime moves data with its own methods, never the table's).
+        const void* i = data_interface;
+        switch (ops->interfaceid) {
+        case STARPU_VARIABLE_INTERFACE_ID: {
+            const auto* v = static_cast<const starpu_variable_interface*>(i);
+            starpu_variable_data_register(handleptr, home_node, v->ptr, v->elemsize);
+            return;
+        }
+        case STARPU_VECTOR_INTERFACE_ID: {
+            const auto* v = static_cast<const starpu_vector_interface*>(i);
+            starpu_vector_data_register(handleptr, home_node, v->ptr, v->nx, v->elemsize);
+            return;
+        }
+        case STARPU_MATRIX_INTERFACE_ID: {
+            const auto* m = static_cast<const starpu_matrix_interface*>(i);
+            starpu_matrix_data_register(handleptr, home_node, m->ptr, m->ld, m->nx, m->ny, m->elemsize);
+            return;
+        }
+        case STARPU_BLOCK_INTERFACE_ID: {
+            const auto* b = static_cast<const starpu_block_interface*>(i);
+            starpu_block_data_register(handleptr, home_node, b->ptr, b->ldy, b->ldz, b->nx, b->ny, b->nz,
+                                       b->elemsize);
+            return;
+        }
+        default: break;
+        }
+    }
     if (ops == nullptr || ops->register_data_handle == nullptr || ops->allocate_data_on_node == nullptr ||
         ops->free_data_on_node == nullptr || ops->interface_size == 0 || data_interface == nullptr) {
         mpc::tg::starpu::fatal("starpu_data_register", "the interface ops need register_data_handle, "
                                                        "allocate_data_on_node, free_data_on_node and interface_size");
     }
     if (home_node != STARPU_MAIN_RAM && home_node != -1) {
-        mpc::tg::starpu::fatal("starpu_data_register", "the home node must be STARPU_MAIN_RAM (0) or -1");
+        mpc::tg::starpu::fatal("starpu_data_register",
+                               mpc::tg::starpu::is_disk_node(home_node)
+                                   ? "a custom interface cannot have its home on a disk node; register it on -1: the "
+                                     "memory limit may evict it to the disk (through its pack_data/unpack_data)"
+                                   : "the home node must be STARPU_MAIN_RAM (0) or -1");
     }
     if (static_cast<int>(ops->interfaceid) < STARPU_MAX_INTERFACE_ID) {
         // StarPU asserts the same: the id comes from starpu_data_interface_get_next_id().

@@ -481,6 +481,7 @@ status submit(task* t, const task_desc& d) noexcept {
     if (st.ok()) {
         st = attach_buffers(t, d.sequential_consistency);
     }
+    unpin_buffers(t);  // counted as a user now (or not submitted): eviction may look at it again
     if (!st.ok()) {
         if (t->mem_reserved != 0) {
             mem_release(t->mem_reserved);

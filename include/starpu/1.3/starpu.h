@@ -20,6 +20,7 @@
 #include "starpu_data.h"
 #include "starpu_data_interfaces.h"
 #include "starpu_data_filters.h"
+#include "starpu_disk.h"
 #include "starpu_stdlib.h"
 #include "starpu_perfmodel.h"
 #include "starpu_task.h"

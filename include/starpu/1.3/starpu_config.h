@@ -29,7 +29,7 @@
 /* StarPU's OpenMP runtime support (starpu_openmp.h). */
 #define STARPU_OPENMP 1
 #define STARPU_NMAX_SCHED_CTXS 10  /* StarPU's count of scheduling contexts */
-#define STARPU_MAXNODES 1           /* main memory only */
+#define STARPU_MAXNODES 16          /* main memory (node 0) and up to 15 disks (starpu_disk.h) */
 
 /* Built with hwloc (as Debian's StarPU): starpu_worker.h includes <hwloc.h> and declares
  * starpu_worker_get_hwloc_cpuset/_obj, starpu_helper.h starpu_get_hwloc_topology. Programs

@@ -1,0 +1,428 @@
+// Out-of-core storage (starpu_disk.h): disk nodes and their registration errors, handles whose
+// home is a file on a disk, and eviction of idle handles to disk under the memory limit (with
+// each backend), checked against values kept outside the runtime; what is never evicted (the
+// application's memory, the ooc flag off, an acquired handle); and the same workload failing
+// with -ENOMEM when no disk exists.
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int start(int ncpus, const char* limit_mib) {
+    if (limit_mib != nullptr) {
+        setenv("STARPU_LIMIT_CPU_MEM", limit_mib, 1);
+    } else {
+        unsetenv("STARPU_LIMIT_CPU_MEM");
+    }
+    starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.ncpus = ncpus;
+    conf.sched_policy_name = "eager";
+    conf.precedence_over_environment_variables = 1;
+    const int rc = starpu_init(&conf);
+    unsetenv("STARPU_LIMIT_CPU_MEM");
+    return rc;
+}
+
+/// A fresh directory under /tmp, removed (with what is left in it) at the end.
+struct scratch_dir {
+    std::string path;
+    scratch_dir() {
+        char t[] = "/tmp/mpc-disk-test-XXXXXX";
+        const char* p = mkdtemp(t);
+        path = p != nullptr ? p : "";
+    }
+    ~scratch_dir() {
+        if (!path.empty()) {
+            std::string cmd = "rm -rf '" + path + "'";
+            (void)std::system(cmd.c_str());
+        }
+    }
+    std::size_t files() const {
+        std::string cmd = "ls -A '" + path + "' | wc -l";
+        FILE* f = popen(cmd.c_str(), "r");
+        unsigned long n = 0;
+        if (f != nullptr) {
+            if (std::fscanf(f, "%lu", &n) != 1) {
+                n = 0;
+            }
+            pclose(f);
+        }
+        return n;
+    }
+};
+
+void write_file(const std::string& path, const std::vector<int>& v) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(int)));
+}
+
+std::vector<int> read_file(const std::string& path, std::size_t n) {
+    std::vector<int> v(n, -1);
+    std::ifstream f(path, std::ios::binary);
+    f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * sizeof(int)));
+    return v;
+}
+
+// ---- codelets ------------------------------------------------------------------------------
+
+void zero_fn(void* buffers[], void*) {
+    auto* v = static_cast<starpu_vector_interface*>(buffers[0]);
+    std::memset(reinterpret_cast<void*>(STARPU_VECTOR_GET_PTR(v)), 0, STARPU_VECTOR_GET_NX(v) * STARPU_VECTOR_GET_ELEMSIZE(v));
+}
+/// Adds 1 to every int of the vector.
+void inc_fn(void* buffers[], void*) {
+    auto* v = static_cast<starpu_vector_interface*>(buffers[0]);
+    int* p = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(v));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(v); ++i) {
+        p[i] += 1;
+    }
+}
+/// Doubles every int.
+void twice_fn(void* buffers[], void*) {
+    auto* v = static_cast<starpu_vector_interface*>(buffers[0]);
+    int* p = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(v));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(v); ++i) {
+        p[i] *= 2;
+    }
+}
+std::atomic<int> g_bad{0};
+/// Every int equals the expected count (cl_arg).
+void check_fn(void* buffers[], void* arg) {
+    auto* v = static_cast<starpu_vector_interface*>(buffers[0]);
+    const int* p = reinterpret_cast<const int*>(STARPU_VECTOR_GET_PTR(v));
+    int want = 0;
+    starpu_codelet_unpack_args(arg, &want);
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(v); ++i) {
+        if (p[i] != want) {
+            g_bad.fetch_add(1);
+            return;
+        }
+    }
+}
+
+starpu_codelet zero_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = zero_fn;
+    c.nbuffers = 1;
+    c.modes[0] = STARPU_W;
+    return c;
+}();
+starpu_codelet inc_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = inc_fn;
+    c.nbuffers = 1;
+    c.modes[0] = STARPU_RW;
+    return c;
+}();
+starpu_codelet twice_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = twice_fn;
+    c.nbuffers = 1;
+    c.modes[0] = STARPU_RW;
+    return c;
+}();
+starpu_codelet check_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = check_fn;
+    c.nbuffers = 1;
+    c.modes[0] = STARPU_R;
+    return c;
+}();
+
+// ---- registration --------------------------------------------------------------------------
+
+TEST(StarpuDisk, RegistrationMakesNumberedDiskNodesThatShutdownRemoves) {
+    scratch_dir dir;
+    ASSERT_FALSE(dir.path.empty());
+    const std::string a = dir.path + "/a/deeper", b = dir.path + "/b";
+    // Before starpu_init: refused.
+    EXPECT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(a.c_str()), -1), -EINVAL);
+    ASSERT_EQ(start(1, nullptr), 0);
+    EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
+    EXPECT_EQ(starpu_disk_register(nullptr, const_cast<char*>(a.c_str()), -1), -EINVAL);
+    EXPECT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(a.c_str()), 1024 * 1024), -EINVAL)
+        << "below STARPU_DISK_SIZE_MIN";
+    // A path under a regular file cannot be a directory: -ENOENT, as StarPU's tests expect.
+    const std::string file = dir.path + "/plain";
+    write_file(file, {1});
+    const std::string under = file + "/sub";
+    EXPECT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(under.c_str()), -1), -ENOENT);
+    const int n1 = starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(a.c_str()), STARPU_DISK_SIZE_MIN);
+    const int n2 = starpu_disk_register(&starpu_disk_stdio_ops, const_cast<char*>(b.c_str()), -1);
+    EXPECT_EQ(n1, 1);
+    EXPECT_EQ(n2, 2);
+    EXPECT_EQ(starpu_memory_nodes_get_count(), 3u);
+    EXPECT_EQ(starpu_node_get_kind(0), STARPU_CPU_RAM);
+    EXPECT_EQ(starpu_node_get_kind(1), STARPU_DISK_RAM);
+    EXPECT_EQ(starpu_node_get_kind(2), STARPU_DISK_RAM);
+    EXPECT_EQ(starpu_node_get_kind(3), STARPU_UNUSED);
+    struct stat st{};
+    EXPECT_EQ(stat(a.c_str(), &st), 0) << "plug makes the directory";
+    EXPECT_EQ(starpu_disk_open(7, const_cast<char*>("x"), 4), nullptr);
+    EXPECT_EQ(starpu_disk_open(1, const_cast<char*>("missing-file"), 4), nullptr);
+    starpu_shutdown();
+    EXPECT_NE(stat(a.c_str(), &st), 0) << "unplug removes the directory it made";
+    EXPECT_NE(stat(b.c_str(), &st), 0);
+    ASSERT_EQ(start(1, nullptr), 0);
+    EXPECT_EQ(starpu_memory_nodes_get_count(), 1u) << "disks do not outlive the runtime";
+    starpu_shutdown();
+}
+
+// ---- home on disk --------------------------------------------------------------------------
+
+void home_on_disk_with(starpu_disk_ops* ops) {
+    scratch_dir dir;
+    constexpr std::size_t n = 4096;
+    std::vector<int> a(n), c(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = static_cast<int>(i * 3 + 1);
+    }
+    write_file(dir.path + "/A", a);
+    write_file(dir.path + "/C", c);
+    ASSERT_EQ(start(2, nullptr), 0);
+    const int dd = starpu_disk_register(ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN);
+    ASSERT_GE(dd, 1);
+    void* oa = starpu_disk_open(static_cast<unsigned>(dd), const_cast<char*>("A"), n * sizeof(int));
+    void* oc = starpu_disk_open(static_cast<unsigned>(dd), const_cast<char*>("C"), n * sizeof(int));
+    ASSERT_NE(oa, nullptr);
+    ASSERT_NE(oc, nullptr);
+    starpu_data_handle_t ha, hc;
+    starpu_vector_data_register(&ha, dd, reinterpret_cast<uintptr_t>(oa), n, sizeof(int));
+    starpu_vector_data_register(&hc, dd, reinterpret_cast<uintptr_t>(oc), n, sizeof(int));
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(ha, static_cast<unsigned>(dd)), 1u);
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(ha, STARPU_MAIN_RAM), 0u) << "read at the first use only";
+    EXPECT_EQ(starpu_task_insert(&twice_cl, STARPU_RW, ha, 0), 0);
+    ASSERT_EQ(starpu_data_cpy(hc, ha, 0, nullptr, nullptr), 0);  // C = 2A, through main memory
+    ASSERT_EQ(starpu_data_acquire_on_node(ha, dd, STARPU_R), 0);  // holds the main-memory copy
+    const int* pa = reinterpret_cast<const int*>(starpu_data_get_local_ptr(ha));
+    ASSERT_NE(pa, nullptr);
+    EXPECT_EQ(pa[5], 2 * a[5]);
+    starpu_data_release_on_node(ha, dd);
+    starpu_data_unregister(ha);  // written back to A
+    starpu_data_unregister(hc);
+    starpu_disk_close(static_cast<unsigned>(dd), oa, n * sizeof(int));
+    starpu_disk_close(static_cast<unsigned>(dd), oc, n * sizeof(int));
+    starpu_shutdown();
+    const std::vector<int> fa = read_file(dir.path + "/A", n), fc = read_file(dir.path + "/C", n);
+    for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(fa[i], 2 * a[i]) << i;
+        ASSERT_EQ(fc[i], 2 * a[i]) << i;
+    }
+}
+
+TEST(StarpuDisk, AVectorWithItsHomeInAFileIsReadAtFirstUseAndWrittenBackAtUnregisterUnistd) {
+    home_on_disk_with(&starpu_disk_unistd_ops);
+}
+TEST(StarpuDisk, AVectorWithItsHomeInAFileIsReadAtFirstUseAndWrittenBackAtUnregisterStdio) {
+    home_on_disk_with(&starpu_disk_stdio_ops);
+}
+TEST(StarpuDisk, AVectorWithItsHomeInAFileIsReadAtFirstUseAndWrittenBackAtUnregisterODirect) {
+    home_on_disk_with(&starpu_disk_unistd_o_direct_ops);
+}
+
+TEST(StarpuDisk, ABlockWithItsHomeInAFileKeepsItsLayout) {
+    scratch_dir dir;
+    constexpr unsigned nx = 5, ny = 3, nz = 4;
+    std::vector<int> v(nx * ny * nz);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        v[i] = static_cast<int>(i);
+    }
+    write_file(dir.path + "/B", v);
+    ASSERT_EQ(start(1, nullptr), 0);
+    const int dd = starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(dir.path.c_str()), -1);
+    ASSERT_EQ(dd, 1);
+    void* ob = starpu_disk_open(1, const_cast<char*>("B"), v.size() * sizeof(int));
+    starpu_data_handle_t h;
+    starpu_block_data_register(&h, dd, reinterpret_cast<uintptr_t>(ob), nx * 2, nx * ny * 3, nx, ny, nz, sizeof(int));
+    ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+    const int* p = reinterpret_cast<const int*>(STARPU_BLOCK_GET_PTR(starpu_data_get_interface_on_node(h, 0)));
+    const unsigned ldy = STARPU_BLOCK_GET_LDY(starpu_data_get_interface_on_node(h, 0));
+    const unsigned ldz = STARPU_BLOCK_GET_LDZ(starpu_data_get_interface_on_node(h, 0));
+    for (unsigned z = 0; z < nz; ++z) {
+        for (unsigned y = 0; y < ny; ++y) {
+            for (unsigned x = 0; x < nx; ++x) {
+                ASSERT_EQ(p[z * ldz + y * ldy + x], static_cast<int>((z * ny + y) * nx + x)) << x << y << z;
+            }
+        }
+    }
+    starpu_data_release(h);
+    starpu_data_unregister(h);
+    starpu_disk_close(1, ob, v.size() * sizeof(int));
+    starpu_shutdown();
+}
+
+// ---- eviction ------------------------------------------------------------------------------
+
+/// ndata vectors of `bytes` each (twice the 1 MiB limit in all), zeroed, then `iters` random
+/// increments and a check of each; returns how many handles were seen with a disk copy.
+int random_increments(int ndata, std::size_t bytes, int iters, std::vector<starpu_data_handle_t>& h,
+                      std::vector<int>& count) {
+    const auto nx = static_cast<uint32_t>(bytes / sizeof(int));
+    h.assign(static_cast<std::size_t>(ndata), nullptr);
+    count.assign(static_cast<std::size_t>(ndata), 0);
+    for (int i = 0; i < ndata; ++i) {
+        starpu_vector_data_register(&h[static_cast<std::size_t>(i)], -1, 0, nx, sizeof(int));
+        if (starpu_task_insert(&zero_cl, STARPU_W, h[static_cast<std::size_t>(i)], 0) != 0) {
+            return -1;
+        }
+    }
+    std::mt19937 rng(42);
+    for (int k = 0; k < iters; ++k) {
+        const auto j = static_cast<std::size_t>(rng() % static_cast<unsigned>(ndata));
+        if (starpu_task_insert(&inc_cl, STARPU_RW, h[j], 0) != 0) {
+            return -1;
+        }
+        ++count[j];
+    }
+    int on_disk = 0;
+    for (int i = 0; i < ndata; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        if (starpu_task_insert(&check_cl, STARPU_R, h[u], STARPU_VALUE, &count[u], sizeof(int), 0) != 0) {
+            return -1;
+        }
+    }
+    starpu_task_wait_for_all();
+    for (int i = 0; i < ndata; ++i) {
+        on_disk += starpu_data_test_if_allocated_on_node(h[static_cast<std::size_t>(i)], 1) != 0 ? 1 : 0;
+    }
+    return on_disk;
+}
+
+void evict_with(starpu_disk_ops* ops, int ncpus) {
+    scratch_dir dir;
+    ASSERT_EQ(start(ncpus, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN), 1);
+    g_bad = 0;
+    std::vector<starpu_data_handle_t> h;
+    std::vector<int> count;
+    const int on_disk = random_increments(32, 64 * 1024, 400, h, count);
+    EXPECT_GT(on_disk, 0) << "2 MiB of data under a 1 MiB limit: some handles went to disk";
+    EXPECT_EQ(g_bad.load(), 0) << "every value survived its trips to disk";
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_shutdown();
+    EXPECT_EQ(dir.files(), 0u) << "the objects eviction made are gone with their handles";
+}
+
+TEST(StarpuDisk, IdleHandlesAreEvictedUnderTheMemoryLimitAndReadBackUnistd) { evict_with(&starpu_disk_unistd_ops, 2); }
+TEST(StarpuDisk, IdleHandlesAreEvictedUnderTheMemoryLimitAndReadBackStdio) { evict_with(&starpu_disk_stdio_ops, 2); }
+TEST(StarpuDisk, IdleHandlesAreEvictedUnderTheMemoryLimitAndReadBackODirect) {
+    evict_with(&starpu_disk_unistd_o_direct_ops, 1);
+}
+
+TEST(StarpuDisk, WithoutADiskTheSameWorkloadRunsOutOfMemory) {
+    ASSERT_EQ(start(2, "1"), 0);
+    std::vector<starpu_data_handle_t> h;
+    std::vector<int> count;
+    EXPECT_EQ(random_increments(32, 64 * 1024, 400, h, count), -1) << "a submission got -ENOMEM";
+    starpu_task_wait_for_all();
+    for (auto x : h) {
+        if (x != nullptr) {
+            starpu_data_unregister(x);
+        }
+    }
+    starpu_shutdown();
+}
+
+TEST(StarpuDisk, TheApplicationsMemoryTheOocFlagOffAndAcquiredHandlesStayInMemory) {
+    scratch_dir dir;
+    ASSERT_EQ(start(1, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(dir.path.c_str()), -1), 1);
+    constexpr uint32_t nx = 64 * 1024 / sizeof(int);
+    std::vector<int> mine(nx, 7);
+    starpu_data_handle_t app, keep, held;
+    starpu_vector_data_register(&app, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(mine.data()), nx, sizeof(int));
+    starpu_vector_data_register(&keep, -1, 0, nx, sizeof(int));
+    starpu_data_set_ooc_flag(keep, 0);
+    starpu_vector_data_register(&held, -1, 0, nx, sizeof(int));
+    ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, keep, 0), 0);
+    ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, held, 0), 0);
+    ASSERT_EQ(starpu_data_acquire(held, STARPU_RW), 0);
+    // 2 MiB more through other handles: they evict each other, never these three.
+    std::vector<starpu_data_handle_t> h;
+    std::vector<int> count;
+    g_bad = 0;
+    EXPECT_GT(random_increments(32, 64 * 1024, 200, h, count), 0);
+    EXPECT_EQ(g_bad.load(), 0);
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(keep, 1), 0u);
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(keep, STARPU_MAIN_RAM), 1u);
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(held, 1), 0u);
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(held, STARPU_MAIN_RAM), 1u);
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(app, 1), 0u);
+    starpu_data_release(held);
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_data_unregister(app);
+    starpu_data_unregister(keep);
+    starpu_data_unregister(held);
+    starpu_shutdown();
+}
+
+TEST(StarpuDisk, AFullDiskLeavesTheLimitToFailCleanly) {
+    // A disk of 16 MiB cannot take 40 MiB of evicted data under a 16 MiB limit: the submission
+    // that finds no room anywhere gets -ENOMEM; nothing crashes and every handle unregisters.
+    scratch_dir dir;
+    ASSERT_EQ(start(1, "16"), 0);
+    ASSERT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN),
+              1);
+    std::vector<starpu_data_handle_t> h(40, nullptr);
+    int failed_at = -1;
+    for (int i = 0; i < 40; ++i) {
+        starpu_vector_data_register(&h[static_cast<std::size_t>(i)], -1, 0, 1024 * 1024 / sizeof(int), sizeof(int));
+        if (starpu_task_insert(&zero_cl, STARPU_W, h[static_cast<std::size_t>(i)], 0) != 0) {
+            failed_at = i;
+            break;
+        }
+        starpu_task_wait_for_all();
+    }
+    EXPECT_GE(failed_at, 30) << "16 MiB in memory and 16 MiB on disk: 32 handles fit, minus rounding";
+    EXPECT_LT(failed_at, 40);
+    for (auto x : h) {
+        if (x != nullptr) {
+            starpu_data_unregister(x);
+        }
+    }
+    starpu_shutdown();
+}
+
+TEST(StarpuDisk, SwapDiskFromTheEnvironment) {
+    scratch_dir dir;
+    const std::string swap = dir.path + "/swap";
+    setenv("STARPU_DISK_SWAP", swap.c_str(), 1);
+    setenv("STARPU_DISK_SWAP_BACKEND", "stdio", 1);
+    setenv("STARPU_DISK_SWAP_SIZE", "64", 1);
+    ASSERT_EQ(start(2, "1"), 0);
+    unsetenv("STARPU_DISK_SWAP");
+    unsetenv("STARPU_DISK_SWAP_BACKEND");
+    unsetenv("STARPU_DISK_SWAP_SIZE");
+    EXPECT_EQ(starpu_disk_swap_node, 1);
+    EXPECT_EQ(starpu_memory_nodes_get_count(), 2u);
+    std::vector<starpu_data_handle_t> h;
+    std::vector<int> count;
+    g_bad = 0;
+    EXPECT_GT(random_increments(32, 64 * 1024, 300, h, count), 0);
+    EXPECT_EQ(g_bad.load(), 0);
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_shutdown();
+    EXPECT_EQ(starpu_disk_swap_node, -1);
+}
+
+}  // namespace
