@@ -579,8 +579,16 @@ int starpu_data_idle_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned 
     return valid_node(static_cast<int>(node), "starpu_data_idle_prefetch_on_node") ? 0 : -EINVAL;
 }
 
-unsigned starpu_data_is_on_node(starpu_data_handle_t /*handle*/, unsigned node) {
-    return node == STARPU_MAIN_RAM ? 1 : 0;
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node) {
+    if (node == STARPU_MAIN_RAM) {
+        return 1;  // a handle evicted to disk, or not used yet, is read (or made) at its next use
+    }
+    unsigned is = 0;
+    if (starpu::on_disk_node(core(handle), node)) {
+        mpc::spin_guard g(core(handle)->g.lock);
+        is = core(handle)->disk_valid ? 1 : 0;
+    }
+    return is;
 }
 
 void starpu_data_wont_use(starpu_data_handle_t /*handle*/) {}

@@ -245,7 +245,25 @@ size_t starpu_data_get_alloc_size(starpu_data_handle_t handle) {
 void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int* is_allocated, int* is_valid,
                               int* is_requested) {
     data* d = core(handle);
-    const bool here = memory_node == STARPU_MAIN_RAM && data_has_memory(d);
+    if (memory_node != STARPU_MAIN_RAM) {  // a disk: its copy exists, and holds the current value
+        const bool there = memory_node > 0 && starpu::on_disk_node(d, static_cast<unsigned>(memory_node));
+        bool valid = false;
+        if (there) {
+            mpc::spin_guard g(d->g.lock);
+            valid = d->disk_valid && d->content.load(std::memory_order_acquire) == 0;
+        }
+        if (is_allocated != nullptr) {
+            *is_allocated = there ? 1 : 0;
+        }
+        if (is_valid != nullptr) {
+            *is_valid = valid ? 1 : 0;
+        }
+        if (is_requested != nullptr) {
+            *is_requested = 0;
+        }
+        return;
+    }
+    const bool here = data_has_memory(d);
     if (is_allocated != nullptr) {
         *is_allocated = here ? 1 : 0;
     }

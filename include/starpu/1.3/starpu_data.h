@@ -120,7 +120,8 @@ void starpu_data_invalidate_submit(starpu_data_handle_t handle);
 int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
-/** 1 for main memory (where the data always is), 0 for another node. */
+/** 1 for main memory (a handle the memory limit evicted to disk is read back at its next use),
+ * for a disk node whether its copy there holds the current value, else 0. */
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
 /** A hint that the data will not be used soon: nothing to do with main memory only. */
 void starpu_data_wont_use(starpu_data_handle_t handle);
@@ -129,14 +130,15 @@ int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node
 int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
 /** The handle's state on memory_node (any pointer may be NULL): allocated and valid when its
  * memory exists (a handle registered on node -1 has none before its first use) and holds a
- * value; requested is 0 (no transfers are ever pending). Other nodes: all 0. */
+ * value; requested is 0 (transfers are synchronous: none is ever pending). A disk node: whether
+ * the handle has a copy there (evicted, or its home) and whether that copy is current. */
 void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid,
                               int *is_requested);
-/** Eviction hint (an important handle is evicted last): main memory is the only node and
- * holds every handle's data, so no handle is ever evicted; accepted. */
+/** Eviction hint (an important handle is evicted last): accepted; eviction to disk
+ * (starpu_disk.h) takes the least recently used idle handles first whatever the hint. */
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
-/** Whether the handle may be evicted to disk (default 1). Recorded and read back; there is no
- * disk memory node (starpu_disk_register is not provided). */
+/** Whether the handle may be evicted to disk (default 1; starpu_disk.h): 0 keeps its
+ * main-memory copy whatever the memory limit. */
 void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag);
 unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle);
 /** A name for the handle (copied), for MPC's trace (MPC_TG_TRACE): its "data_names" metadata

@@ -75,8 +75,8 @@ struct starpu_data_copy_methods {
 struct starpu_multiformat_data_interface_ops;
 
 /** An interface of the application's (StarPU's layout). MPC calls: register_data_handle
- * (mandatory; node 0 is the only node: starpu_data_get_interface_on_node(handle, 0) is the
- * interface codelets receive), allocate_data_on_node and free_data_on_node (mandatory: scratch
+ * (mandatory; starpu_data_get_interface_on_node(handle, 0) is the interface codelets receive;
+ * the disk nodes' interfaces are one scratch structure nobody reads), allocate_data_on_node and free_data_on_node (mandatory: scratch
  * buffers, redux copies, handles registered on node -1), get_size (or get_alloc_size: what an
  * allocation takes, for the memory limit), unregister_data_handle, pack_data and unpack_data
  * (starpu_data_pack/unpack), to_pointer or handle_to_pointer (starpu_data_get_local_ptr),
@@ -135,8 +135,13 @@ int starpu_data_interface_get_next_id(void);
 struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle);
 /** The built-in interfaces' tables: interfaceid, interface_size, name, get_size, footprint (a hash
  * of the shape), compare (same shape), to_pointer, handle_to_pointer, pack_data / unpack_data,
- * describe and display as StarPU writes them. The registration and memory methods are NULL
- * (register built-in data with its starpu_*_data_register call). */
+ * describe and display as StarPU writes them. The variable, vector, matrix and block tables
+ * also have register_data_handle (node 0), allocate_data_on_node / free_data_on_node (compact
+ * memory on node 0) and copy_methods (ram_to_ram, any_to_any within node 0), for programs that
+ * call them; starpu_data_register with one of these tables (or a copy with methods of the
+ * program's own, as StarPU's tests make) registers the built-in interface, whose data the
+ * runtime moves with its own methods. The other built-ins' registration and memory methods
+ * are NULL (register such data with its starpu_*_data_register call). */
 extern struct starpu_data_interface_ops starpu_interface_variable_ops;
 extern struct starpu_data_interface_ops starpu_interface_vector_ops;
 extern struct starpu_data_interface_ops starpu_interface_matrix_ops;

@@ -205,7 +205,18 @@ void home_on_disk_with(starpu_disk_ops* ops) {
     starpu_vector_data_register(&hc, dd, reinterpret_cast<uintptr_t>(oc), n, sizeof(int));
     EXPECT_EQ(starpu_data_test_if_allocated_on_node(ha, static_cast<unsigned>(dd)), 1u);
     EXPECT_EQ(starpu_data_test_if_allocated_on_node(ha, STARPU_MAIN_RAM), 0u) << "read at the first use only";
+    int alloc = -1, valid = -1, req = -1;
+    starpu_data_query_status(ha, dd, &alloc, &valid, &req);
+    EXPECT_EQ(alloc, 1);
+    EXPECT_EQ(valid, 1);
+    EXPECT_EQ(req, 0);
+    EXPECT_EQ(starpu_data_is_on_node(ha, static_cast<unsigned>(dd)), 1u);
     EXPECT_EQ(starpu_task_insert(&twice_cl, STARPU_RW, ha, 0), 0);
+    starpu_task_wait_for_all();
+    EXPECT_EQ(starpu_data_is_on_node(ha, static_cast<unsigned>(dd)), 0u) << "written in main memory: the file is stale";
+    starpu_data_query_status(ha, dd, &alloc, &valid, &req);
+    EXPECT_EQ(alloc, 1);
+    EXPECT_EQ(valid, 0);
     ASSERT_EQ(starpu_data_cpy(hc, ha, 0, nullptr, nullptr), 0);  // C = 2A, through main memory
     ASSERT_EQ(starpu_data_acquire_on_node(ha, dd, STARPU_R), 0);  // holds the main-memory copy
     const int* pa = reinterpret_cast<const int*>(starpu_data_get_local_ptr(ha));
