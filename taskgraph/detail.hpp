@@ -50,6 +50,14 @@ struct task {
     par_state* par = nullptr;                ///< while run by a combined worker (parallel.cpp)
 
     cpu_fn fn = nullptr;  ///< nullptr: nothing to run (empty task)
+    /// A codelet with several implementations (nimpls > 1: its cpu_funcs, holes allowed): the
+    /// worker picks one just before the run (detail::pick_impl: the one a policy set in
+    /// forced_impl, else the best the performance model predicts, else the first it may run)
+    /// and `impl` says which ran. nimpls == 1: fn only, impl 0.
+    cpu_fn impl_fns[max_implementations] = {};
+    std::uint8_t nimpls = 1;
+    std::uint8_t impl = 0;
+    std::int8_t forced_impl = -1;
     const char* name = nullptr;
     void* cl_arg = nullptr;
     int priority = default_priority;
@@ -329,6 +337,12 @@ void free_data_memory(data* d) noexcept;
 /// reading its disk copy back when the memory limit evicted it. With `pinned`, while disks
 /// exist, also pins the memory (no eviction) until unpin_buffers(): *pinned says whether it did.
 status ensure_memory(data* d, bool* pinned = nullptr) noexcept;
+/// Several implementations: which one t runs on `worker` (-1: any) and its expected µs (NaN:
+/// not calibrated; chosen then, so that it is); pick_impl sets t->impl and t->fn from it. The
+/// StarPU layer's filter says whether the worker may run implementation k (can_execute).
+double best_impl(const task* t, int worker, int* impl) noexcept;
+void pick_impl(task* t, int worker) noexcept;
+extern std::atomic<bool (*)(const task*, int, int)> g_impl_filter;
 /// Drops the pins ensure_memory() put on t's buffers (after attach_buffers, or a failure).
 void unpin_buffers(task* t) noexcept;
 

@@ -47,7 +47,7 @@ struct arch_data {
     reg_sums reg;
 };
 
-constexpr int narchs = 1;
+constexpr int narchs = max_implementations;  // the CPU, per implementation of the codelet
 
 }  // namespace
 
@@ -321,7 +321,13 @@ double history_expected(const arch_data& a, std::uint32_t footprint) noexcept {
 
 }  // namespace
 
-const char* arch_name(int arch) noexcept { return arch == arch_cpu ? "cpu" : "?"; }
+const char* arch_name(int arch) noexcept {
+    // A codelet's implementations are measured apart: implementation k > 0 is its own arch.
+    static constexpr const char* names[] = {"cpu", "cpu_impl1", "cpu_impl2", "cpu_impl3", "cpu_impl4", "cpu_impl5",
+                                            "cpu_impl6", "cpu_impl7"};
+    static_assert(max_implementations <= 8);
+    return arch >= 0 && arch < max_implementations ? names[arch] : "?";
+}
 
 perfmodel* model_get(const char* symbol, model_type type) noexcept {
     if (symbol == nullptr || *symbol == '\0') {
@@ -465,6 +471,9 @@ status save(perfmodel* m, const std::string& dir) {
         out << "symbol " << m->symbol << "\ntype " << type_name(m->type) << "\n";
         out.precision(17);
         for (int a = 0; a < narchs; ++a) {
+            if (a != arch_cpu && m->arch[a].hist.empty() && m->arch[a].reg.n == 0) {
+                continue;  // an implementation never run
+            }
             out << "arch " << arch_name(a) << "\n";
             for (const auto& [fp, e] : m->arch[a].hist) {
                 char hex[9];
@@ -623,14 +632,71 @@ std::uint32_t data_footprint(data* const* handles, int n, std::size_t* size) noe
     return h;
 }
 
-double task_expected_us(const task* t, int /*worker*/) noexcept {
+double task_expected_us(const task* t, int worker) noexcept {
     if (t->cost_us >= 0) {
         return t->cost_us;
     }
     if (t->model == nullptr) {
         return 0.0;
     }
+    if (t->nimpls > 1) [[unlikely]] {
+        int impl = 0;
+        return detail::best_impl(t, worker, &impl);
+    }
     return model_expected_us(t->model, arch_cpu, t->footprint, t->size);
 }
+
+namespace detail {
+
+std::atomic<bool (*)(const task*, int, int)> g_impl_filter{nullptr};
+
+double best_impl(const task* t, int worker, int* impl) noexcept {
+    bool (*ok)(const task*, int, int) = g_impl_filter.load(std::memory_order_acquire);
+    auto allowed = [&](int k) {
+        return t->impl_fns[k] != nullptr && (ok == nullptr || worker < 0 || ok(t, worker, k));
+    };
+    if (t->forced_impl >= 0 && t->forced_impl < t->nimpls && allowed(t->forced_impl)) {
+        *impl = t->forced_impl;
+        return t->model != nullptr && t->cost_us < 0 ? model_expected_us(t->model, *impl, t->footprint, t->size)
+                                                     : t->cost_us;
+    }
+    int first = -1, best = -1;
+    double best_us = 0;
+    for (int k = 0; k < t->nimpls; ++k) {
+        if (!allowed(k)) {
+            continue;
+        }
+        if (first < 0) {
+            first = k;
+        }
+        if (t->model == nullptr || t->cost_us >= 0) {
+            break;  // no model: the first implementation the worker may run, as StarPU's drivers take
+        }
+        const double us = model_expected_us(t->model, k, t->footprint, t->size);
+        if (std::isnan(us)) {  // not calibrated yet: run it, so that it is
+            *impl = k;
+            return us;
+        }
+        if (best < 0 || us < best_us) {
+            best = k;
+            best_us = us;
+        }
+    }
+    if (best >= 0) {
+        *impl = best;
+        return best_us;
+    }
+    *impl = first >= 0 ? first : 0;
+    return t->cost_us >= 0 ? t->cost_us : 0.0;
+}
+
+void pick_impl(task* t, int worker) noexcept {
+    int impl = 0;
+    (void)best_impl(t, worker, &impl);
+    t->impl = static_cast<std::uint8_t>(impl);
+    t->fn = t->impl_fns[impl] != nullptr ? t->impl_fns[impl] : t->impl_fns[0];
+}
+
+}  // namespace detail
 
 }  // namespace mpc::tg

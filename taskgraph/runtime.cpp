@@ -906,7 +906,7 @@ void task_ran(task* t, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
     worker* w = this_worker();
     const int id = w != nullptr ? w->id : -1;
     if (t->model != nullptr) {
-        model_record(t->model, arch_cpu, t->footprint, t->size, us);
+        model_record(t->model, t->impl, t->footprint, t->size, us);  // per implementation
     }
     if (id < 0) {
         return;

@@ -2,6 +2,7 @@
 /// StarPU 1.3 C API: performance models (starpu_perfmodel.h, the model queries of
 /// starpu_scheduler.h) over the core's models (perfmodel.hpp).
 
+#include <algorithm>
 #include <starpu.h>
 
 #include <atomic>
@@ -211,7 +212,8 @@ double expected(starpu_perfmodel* m, starpu_task* t, starpu_perfmodel_arch* arch
     if (!is_cpu(arch)) {
         return std::nan("");
     }
-    return model_expected_us(core, arch_cpu, starpu_task_footprint(m, t, arch, nimpl), size_of(m, t));
+    return model_expected_us(core, static_cast<int>(std::min<unsigned>(nimpl, STARPU_MAXIMPLEMENTATIONS - 1)),
+                             starpu_task_footprint(m, t, arch, nimpl), size_of(m, t));  // per implementation
 }
 
 /// Reads the "symbol" and "type" lines of a model file.
@@ -349,8 +351,8 @@ void starpu_perfmodel_update_history(struct starpu_perfmodel* model, struct star
     if (core == nullptr || task == nullptr || !is_cpu(arch)) {
         return;
     }
-    model_record(core, arch_cpu, starpu_task_footprint(model, task, arch, nimpl), size_of(model, task), measured,
-                 true);
+    model_record(core, static_cast<int>(std::min<unsigned>(nimpl, STARPU_MAXIMPLEMENTATIONS - 1)),
+                 starpu_task_footprint(model, task, arch, nimpl), size_of(model, task), measured, true);
 }
 
 double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel* model,

@@ -1170,26 +1170,41 @@ int starpu_wake_worker_locked(int workerid) { return wake(workerid); }
 int starpu_wake_worker_relax_light(int workerid) { return wake(workerid); }
 
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task* task, unsigned nimpl) {
-    return workerid < starpu_worker_get_count() && nimpl == 0 && task != nullptr &&
-                   (task->cl == nullptr || task->cl->cpu_funcs[0] != nullptr) && sp::worker_may_run(workerid, task)
-               ? 1
-               : 0;
+    if (workerid >= starpu_worker_get_count() || nimpl >= STARPU_MAXIMPLEMENTATIONS || task == nullptr) {
+        return 0;
+    }
+    if (task->cl == nullptr) {
+        return nimpl == 0 && sp::worker_may_run(workerid, task) ? 1 : 0;
+    }
+    if (task->cl->cpu_funcs[nimpl] == nullptr || !sp::worker_may_run(workerid, task)) {
+        return 0;
+    }
+    return task->cl->can_execute == nullptr || task->cl->can_execute(workerid, task, nimpl) != 0 ? 1 : 0;
 }
 
 int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task* task, unsigned* impl_mask) {
-    int ok = starpu_worker_can_execute_task(workerid, task, 0);
-    if (impl_mask != nullptr) {
-        *impl_mask = ok ? 1u : 0u;
+    unsigned mask = 0;
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS; ++k) {
+        if (starpu_worker_can_execute_task(workerid, task, k) != 0) {
+            mask |= 1u << k;
+        }
     }
-    return ok;
+    if (impl_mask != nullptr) {
+        *impl_mask = mask;
+    }
+    return mask != 0 ? 1 : 0;
 }
 
 int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_task* task, unsigned* nimpl) {
-    int ok = starpu_worker_can_execute_task(workerid, task, 0);
-    if (ok && nimpl != nullptr) {
-        *nimpl = 0;
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS; ++k) {
+        if (starpu_worker_can_execute_task(workerid, task, k) != 0) {
+            if (nimpl != nullptr) {
+                *nimpl = k;
+            }
+            return 1;
+        }
     }
-    return ok;
+    return 0;
 }
 
 void starpu_do_schedule(void) {

@@ -500,7 +500,24 @@ bool may_run(unsigned w, starpu_task* t) noexcept {
             return false;
         }
     }
-    return t->cl == nullptr || t->cl->can_execute == nullptr || t->cl->can_execute(w, t, 0) != 0;
+    if (t->cl == nullptr || t->cl->can_execute == nullptr) {
+        return true;
+    }
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS; ++k) {  // any implementation it may run
+        if ((k == 0 || t->cl->cpu_funcs[k] != nullptr) && t->cl->can_execute(w, t, k) != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Whether worker w may run implementation k of core task t (detail::g_impl_filter).
+bool impl_allowed(const task* t, int w, int k) noexcept {
+    starpu_task* st = api_task_of(t);
+    if (st == nullptr || st->cl == nullptr || st->cl->can_execute == nullptr) {
+        return true;
+    }
+    return st->cl->can_execute(static_cast<unsigned>(w), st, static_cast<unsigned>(k)) != 0;
 }
 
 /// The worker t must run on: -1 for any, a worker when only some may run it (placed in turn
@@ -611,6 +628,12 @@ int submit(starpu_task* t) noexcept {
         }
         cl.name = scl->name;
         cl.cpu_funcs[0] = cpu0;
+        for (int k = 1; k < STARPU_MAXIMPLEMENTATIONS; ++k) {
+            cl.cpu_funcs[k] = scl->cpu_funcs[k];  // several: the worker picks one (pick_impl)
+        }
+        if (cl.cpu_funcs[1] != nullptr || cl.cpu_funcs[2] != nullptr || cl.cpu_funcs[3] != nullptr) [[unlikely]] {
+            detail::g_impl_filter.store(&impl_allowed, std::memory_order_release);
+        }
         if (nowhere) {
             cl.where = mpc::tg::where_nowhere;
         }
@@ -1021,5 +1044,35 @@ struct starpu_task* starpu_tag_get_task(starpu_tag_t id) {
 }
 
 void starpu_tag_remove(starpu_tag_t id) { tag_remove(id); }
+
+}  // extern "C"
+
+extern "C" {
+
+void starpu_task_set_implementation(struct starpu_task* st, unsigned impl) {
+    if (st == nullptr || impl >= STARPU_MAXIMPLEMENTATIONS) {
+        MPC_LOG(error, tg, "starpu_task_set_implementation: implementation %u (at most %d)", impl,
+                STARPU_MAXIMPLEMENTATIONS - 1);
+        return;
+    }
+    if (st->cl != nullptr && impl != 0 && st->cl->cpu_funcs[impl] == nullptr) {
+        MPC_LOG(error, tg, "starpu_task_set_implementation: codelet %s has no implementation %u",
+                st->cl->name != nullptr ? st->cl->name : "(unnamed)", impl);
+        return;
+    }
+    if (mpc::tg::task* core = mpc::tg::starpu::core_of(st); core != nullptr) {
+        core->forced_impl = static_cast<std::int8_t>(impl);  // read by the worker before the run
+    }
+}
+
+unsigned starpu_task_get_implementation(struct starpu_task* st) {
+    const auto* core =
+        st != nullptr ? static_cast<const mpc::tg::task*>(__atomic_load_n(&st->starpu_private, __ATOMIC_ACQUIRE)) : nullptr;
+    if (core == nullptr) {
+        return 0;
+    }
+    // A set implementation is the one the run uses (pick_impl honours it when the worker may run it).
+    return core->forced_impl >= 0 ? static_cast<unsigned>(core->forced_impl) : core->impl;
+}
 
 }  // extern "C"

@@ -123,6 +123,9 @@ void execute(task* t) noexcept {
         v = more.get();
     }
     const int worker = current_worker();
+    if (t->nimpls > 1) [[unlikely]] {
+        pick_impl(t, worker);
+    }
     if (task_times* tt = t->times; tt != nullptr || g_profiling.load(std::memory_order_relaxed)) [[unlikely]] {
         execute_profiled(t, tt, worker, v);
         return;
@@ -313,6 +316,19 @@ status fill(task* t, const task_desc& d) noexcept {
     t->has_arbitrated = false;
     t->arb_last = 0;
     t->fn = d.cl != nullptr && d.cl->where != where_nowhere ? d.cl->cpu_funcs[0] : nullptr;
+    t->nimpls = 1;
+    t->impl = 0;
+    t->forced_impl = -1;
+    if (t->fn != nullptr) {
+        int last = 0;
+        for (int k = 1; k < max_implementations; ++k) {
+            last = d.cl->cpu_funcs[k] != nullptr ? k : last;
+        }
+        if (last > 0) [[unlikely]] {  // several implementations: the worker picks (pick_impl)
+            std::copy(d.cl->cpu_funcs, d.cl->cpu_funcs + max_implementations, t->impl_fns);
+            t->nimpls = static_cast<std::uint8_t>(last + 1);
+        }
+    }
     t->cl_arg = d.cl_arg;
     t->priority = d.priority;
     t->callback = d.callback;

@@ -325,6 +325,14 @@ void starpu_task_clean(struct starpu_task *task);
 struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
 /** The task whose codelet or callback the calling worker runs; NULL elsewhere. */
 struct starpu_task *starpu_task_get_current(void);
+/** A codelet with several CPU implementations (cpu_funcs[1...]): the worker running the task
+ * picks one just before the run: the one set here (by a policy, after submission), else, with
+ * a performance model, the one with the lowest expected length on that worker (an
+ * implementation not calibrated yet first, so that it gets calibrated: models keep each
+ * implementation apart), else the first one can_execute allows, as StarPU's drivers do. */
+void starpu_task_set_implementation(struct starpu_task *task, unsigned impl);
+/** The implementation set for the task, or the one its last run used (0 before any). */
+unsigned starpu_task_get_implementation(struct starpu_task *task);
 /** The memory node of buffer i of the task the calling worker runs: STARPU_MAIN_RAM. */
 unsigned starpu_task_get_current_data_node(unsigned i);
 /** Frees a task made by starpu_task_create() (after starpu_task_clean()). */
