@@ -125,7 +125,8 @@ long builtin_allocate(void* iface, const void* ctx) noexcept {
         }
         break;
     }
-    case interface_id::void_:  // has its own ops (register_void)
+    case interface_id::void_:        // has its own ops (register_void)
+    case interface_id::multiformat:  // a custom interface (starpu_multiformat.cpp)
         break;
     }
     return static_cast<long>(n);
@@ -237,7 +238,7 @@ status register_custom(data** out, int id, const void* iface, const interface_op
                            "needed");
         return {errc::invalid_argument, "incomplete custom interface"};
     }
-    if (id < first_custom_id) {
+    if (!custom_storage(id)) {
         MPC_LOG(error, tg, "register_custom: interface id %d is a built-in one (custom ids start at %d)", id,
                 first_custom_id);
         return {errc::invalid_argument, "custom interface id"};

@@ -54,7 +54,8 @@ bool builtin_kind(interface_id id) noexcept {
     case interface_id::bcsr:
     case interface_id::variable:
     case interface_id::coo: return true;
-    case interface_id::void_: return false;  // nothing to partition
+    case interface_id::void_: return false;        // nothing to partition
+    case interface_id::multiformat: return false;  // no filter for it (as in StarPU)
     }
     return false;
 }
@@ -66,7 +67,7 @@ bool kind_of_child(child_kind_fn kind, void* ctx, int i, child_kind* k, bool* sa
     if (*same) {
         return true;
     }
-    if (static_cast<int>(k->id) >= first_custom_id) {
+    if (custom_storage(static_cast<int>(k->id))) {
         const interface_ops& o = k->ops;
         if (o.interface_size == 0 || o.allocate == nullptr || o.release == nullptr || o.size == nullptr) {
             MPC_LOG(error, tg, "partition: child %d is of custom kind %d, whose ops lack the interface size, "
@@ -110,7 +111,7 @@ data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n, const
             std::memcpy(c->ifp, parent->ifp, parent->ops->interface_size);
         }
     } else {
-        const bool custom = static_cast<int>(k.id) >= first_custom_id;
+        const bool custom = custom_storage(static_cast<int>(k.id));
         c = new_child_handle(k.id, custom ? &k.ops : nullptr);
         if (c != nullptr && !custom) {
             c->iface.var.id = k.id;  // every built-in layout starts with its id
@@ -120,7 +121,7 @@ data* new_child(data* parent, fill_child_fn fill, void* ctx, int i, int n, const
         return nullptr;
     }
     fill(ctx, parent->ifp, c->ifp, i, n);
-    if (!same && static_cast<int>(k.id) < first_custom_id) {
+    if (!same && !custom_storage(static_cast<int>(k.id))) {
         c->iface.var.id = k.id;  // whatever the filter wrote there (StarPU's filters need not)
     }
     c->parent = parent;

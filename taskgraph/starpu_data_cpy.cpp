@@ -94,7 +94,7 @@ int check(starpu_data_handle_t dst, starpu_data_handle_t src, cpy_arg* a) noexce
     void* si = starpu_data_get_interface_on_node(src, STARPU_MAIN_RAM);
     void* di = starpu_data_get_interface_on_node(dst, STARPU_MAIN_RAM);
     a->id = id;
-    a->ops = id >= STARPU_MAX_INTERFACE_ID ? starpu_data_get_interface_ops(src) : nullptr;  // custom ones
+    a->ops = mpc::tg::custom_storage(id) ? starpu_data_get_interface_ops(src) : nullptr;  // custom ones (and multiformat)
     if (a->ops == nullptr) {
         if (!same_shape(si, di, id)) {
             MPC_LOG(error, tg, "starpu_data_cpy: the handles' shapes differ");

@@ -64,7 +64,7 @@ void custom_forget(data* d, const void* ctx) noexcept {
 std::atomic<int> g_next_interface_id{STARPU_MAX_INTERFACE_ID};
 
 bool is_custom(starpu_data_handle_t h) noexcept {
-    return static_cast<int>(interface_of_kind(core(h))) >= first_custom_id;
+    return custom_storage(static_cast<int>(interface_of_kind(core(h))));
 }
 
 bool sparse(starpu_data_handle_t h, void* arrays[3], std::size_t bytes[3]) noexcept {

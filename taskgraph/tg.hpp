@@ -64,8 +64,15 @@ bool valid_task_mode(unsigned m) noexcept;
 
 /// Kinds of data interface; the numbers are StarPU's interface ids. Custom interfaces
 /// (register_custom) use ids from first_custom_id up.
-enum class interface_id : int { matrix = 0, block = 1, vector = 2, csr = 3, bcsr = 4, variable = 5, void_ = 6, coo = 8 };
+enum class interface_id : int {
+    matrix = 0, block = 1, vector = 2, csr = 3, bcsr = 4, variable = 5, void_ = 6, multiformat = 7, coo = 8
+};
 inline constexpr int first_custom_id = 9;  ///< StarPU's STARPU_MAX_INTERFACE_ID
+/// Whether handles of kind `id` keep their interface as a custom one (register_custom): the
+/// custom kinds, and StarPU's multiformat interface, which the StarPU layer brings as one.
+constexpr bool custom_storage(int id) noexcept {
+    return id >= first_custom_id || id == static_cast<int>(interface_id::multiformat);
+}
 
 // The interfaces a codelet receives in buffers[i]. Their layouts are StarPU 1.3's, so that
 // STARPU_VECTOR_GET_PTR and friends read them (checked by static_asserts in starpu_data.cpp).

@@ -39,6 +39,7 @@ examples=(
     "block|basic_examples/block.c basic_examples/block_cpu.c||"
     "dynamic_handles|basic_examples/dynamic_handles.c||"
     "task_insert_color|basic_examples/task_insert_color.c||"
+    "multiformat|basic_examples/multiformat.c basic_examples/multiformat_conversion_codelets.c||"
     "topology|basic_examples/topology.c||"
     "callback|callback/callback.c||"
     "prologue|callback/prologue.c||"

@@ -98,7 +98,6 @@ PY
 # Expected failures of ours: program pattern | reason. Everything else that fails is NEW.
 expected='
 main/driver_api/*|the driver API (struct starpu_driver, starpu_driver_run) is not provided; Debian'"'"'s StarPU does not build them either
-datawizard/interfaces/multiformat/*|the multiformat interface and MIC devices (starpu_mic.h) are not provided
 helper/cusparse_init|cuSPARSE helpers need CUDA, which is not provided
 '
 

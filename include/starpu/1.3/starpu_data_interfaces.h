@@ -25,6 +25,7 @@ enum starpu_data_interface_id {
     STARPU_BCSR_INTERFACE_ID = 4,
     STARPU_VARIABLE_INTERFACE_ID = 5,
     STARPU_VOID_INTERFACE_ID = 6,
+    STARPU_MULTIFORMAT_INTERFACE_ID = 7,
     STARPU_COO_INTERFACE_ID = 8,
     /** Custom interfaces number theirs from here (starpu_data_interface_get_next_id()). */
     STARPU_MAX_INTERFACE_ID = 9
@@ -432,6 +433,49 @@ void starpu_coo_data_register(starpu_data_handle_t *handleptr, int home_node, ui
 #define STARPU_COO_GET_NY(interface) (((struct starpu_coo_interface *)(interface))->ny)
 #define STARPU_COO_GET_NVALUES(interface) (((struct starpu_coo_interface *)(interface))->n_values)
 #define STARPU_COO_GET_ELEMSIZE(interface) (((struct starpu_coo_interface *)(interface))->elemsize)
+
+/* ---- multiformat ------------------------------------------------------------------------------ */
+
+struct starpu_codelet;
+
+/** StarPU's multiformat interface (its layouts): data kept in one format per kind of device
+ * (an array of structures on CPUs, a structure of arrays on a GPU...), converted by the
+ * codelets given here when a device of another kind needs it. Only CPU workers exist here, so
+ * the data is always in CPU format (nobjects elements of cpu_elemsize bytes) and no conversion
+ * codelet ever runs; the other formats' fields are kept for the program. */
+struct starpu_multiformat_data_interface_ops {
+    size_t cpu_elemsize;
+    size_t opencl_elemsize;
+    struct starpu_codelet *cpu_to_opencl_cl;
+    struct starpu_codelet *opencl_to_cpu_cl;
+    size_t cuda_elemsize;
+    struct starpu_codelet *cpu_to_cuda_cl;
+    struct starpu_codelet *cuda_to_cpu_cl;
+    size_t mic_elemsize;
+    struct starpu_codelet *cpu_to_mic_cl;
+    struct starpu_codelet *mic_to_cpu_cl;
+};
+
+struct starpu_multiformat_interface {
+    enum starpu_data_interface_id id;
+    void *cpu_ptr;
+    void *cuda_ptr;
+    void *opencl_ptr;
+    void *mic_ptr;
+    uint32_t nx;
+    struct starpu_multiformat_data_interface_ops *ops;
+};
+
+/** Registers nobjects elements in CPU format at ptr (home STARPU_MAIN_RAM), or memory the
+ * runtime makes at the first use (home -1); format_ops must outlive the handle. */
+void starpu_multiformat_data_register(starpu_data_handle_t *handle, int home_node, void *ptr, uint32_t nobjects,
+                                      struct starpu_multiformat_data_interface_ops *format_ops);
+
+#define STARPU_MULTIFORMAT_GET_CPU_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cpu_ptr)
+#define STARPU_MULTIFORMAT_GET_CUDA_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cuda_ptr)
+#define STARPU_MULTIFORMAT_GET_OPENCL_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->opencl_ptr)
+#define STARPU_MULTIFORMAT_GET_MIC_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->mic_ptr)
+#define STARPU_MULTIFORMAT_GET_NX(interface) (((struct starpu_multiformat_interface *)(interface))->nx)
 
 #ifdef __cplusplus
 }

@@ -99,7 +99,7 @@ double starpu_task_expected_data_transfer_time(unsigned memory_node, struct star
 double starpu_task_expected_data_transfer_time_for(struct starpu_task *task, unsigned worker);
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node,
                                           enum starpu_data_access_mode mode);
-/** Expected conversion time of multiformat handles: 0 (no multiformat interface here). */
+/** Expected conversion time of multiformat handles: 0 (CPU workers only: their data is never converted). */
 double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
                                             unsigned nimpl);
 /** Input prefetch for a task on a node (or a worker's node): main memory holds the data, so

@@ -198,7 +198,7 @@ struct starpu_task {
     unsigned execute_on_a_specific_worker : 1;
     /** No submission-order number (STARPU_TASK_NO_SUBMITORDER): accepted; tasks carry none here. */
     unsigned no_submitorder : 1;
-    /** StarPU's multiformat interface is not provided: always 0. */
+    /** StarPU's conversion flag for multiformat handles: never set (CPU workers only, no conversion). */
     unsigned char mf_skip;
     /** StarPU sets it when a policy has taken the task; not kept here (0). */
     unsigned char scheduled;
