@@ -111,7 +111,8 @@ struct starpu_codelet {
     starpu_cpu_func_t cpu_func STARPU_DEPRECATED;
     starpu_cuda_func_t cuda_func STARPU_DEPRECATED;
     starpu_opencl_func_t opencl_func STARPU_DEPRECATED;
-    /** CPU implementations; the first one runs. */
+    /** CPU implementations (cpu_funcs[0] is needed; more: the worker picks one for each run, see
+     * starpu_task_set_implementation). */
     starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
     /** Names of the CPU implementations (informative). */
     const char *cpu_funcs_name[STARPU_MAXIMPLEMENTATIONS];
