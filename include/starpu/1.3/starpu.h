@@ -38,7 +38,9 @@
 #include "starpu_hash.h"
 #include "starpu_helper.h"
 #include "starpu_rand.h"
+#include "starpu_cuda.h"
 #include "starpu_cublas.h"
+#include "starpu_simgrid_wrap.h"
 
 #ifdef __cplusplus
 extern "C" {
