@@ -58,6 +58,7 @@ struct task {
     std::uint8_t nimpls = 1;
     std::uint8_t impl = 0;
     std::int8_t forced_impl = -1;
+    bool counted_ready = false;  ///< counted in tasks_ready() from push_ready() to complete()
     const char* name = nullptr;
     void* cl_arg = nullptr;
     int priority = default_priority;
@@ -343,6 +344,8 @@ status ensure_memory(data* d, bool* pinned = nullptr) noexcept;
 double best_impl(const task* t, int worker, int* impl) noexcept;
 void pick_impl(task* t, int worker) noexcept;
 extern std::atomic<bool (*)(const task*, int, int)> g_impl_filter;
+/// Counts t in (+1, at push_ready) or out (-1, at its end, if it was counted) of tasks_ready().
+void ready_count(task* t, int delta) noexcept;
 /// Drops the pins ensure_memory() put on t's buffers (after attach_buffers, or a failure).
 void unpin_buffers(task* t) noexcept;
 

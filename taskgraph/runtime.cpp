@@ -824,6 +824,7 @@ void close_push_stamp(task* t, task_times* tt, std::uint64_t now) noexcept {
 }
 
 void push_ready(task* t) noexcept {
+    ready_count(t, +1);
     if (task_times* tt = t->times; tt != nullptr) [[unlikely]] {
         push_timed(t, tt);
         return;
@@ -1193,6 +1194,76 @@ void priority_range(int* min, int* max) noexcept {
     const bool buckets = running() && g_rt.buckets_configured;
     *min = buckets ? 0 : min_priority;
     *max = buckets ? 0 : max_priority;
+}
+
+namespace {
+
+/// tasks_ready(): one counter per VP (and one for other threads), each on its own line, so
+/// that counting a task costs no cross-core transfer; a task may be counted in on one VP and
+/// out on another, only the sum means anything.
+struct alignas(64) ready_stripe {
+    std::atomic<long> n{0};
+};
+ready_stripe g_ready[sched::max_vps + 1];
+std::atomic<int> g_ready_waiters{0};
+
+std::atomic<int> g_ready_hi{0};  ///< stripes [0, hi) were used (an engine restart may have fewer VPs)
+
+ready_stripe& my_stripe() noexcept {
+    const int vp = sched::current_vp();
+    if (vp < 0 || vp >= sched::max_vps) {
+        return g_ready[sched::max_vps];
+    }
+    if (g_ready_hi.load(std::memory_order_relaxed) <= vp) [[unlikely]] {
+        int hi = g_ready_hi.load(std::memory_order_relaxed);
+        while (hi <= vp && !g_ready_hi.compare_exchange_weak(hi, vp + 1, std::memory_order_relaxed)) {
+        }
+    }
+    return g_ready[vp];
+}
+
+bool none_ready(void*) { return tasks_ready() == 0; }
+
+}  // namespace
+
+void detail::ready_count(task* t, int delta) noexcept {
+    if (delta > 0) {
+        t->counted_ready = true;
+    } else if (!t->counted_ready) {
+        return;
+    } else {
+        t->counted_ready = false;
+    }
+    my_stripe().n.fetch_add(delta, std::memory_order_relaxed);
+    if (delta < 0 && g_ready_waiters.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        wake_in_flight_waiters();
+    }
+}
+
+long tasks_ready() noexcept {
+    long sum = g_ready[sched::max_vps].n.load(std::memory_order_relaxed);
+    const int n = g_ready_hi.load(std::memory_order_relaxed);
+    for (int v = 0; v < n; ++v) {
+        sum += g_ready[v].n.load(std::memory_order_relaxed);
+    }
+    return sum > 0 ? sum : 0;  // a stripe may be read before another's matching count
+}
+
+status wait_for_no_ready() noexcept {
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "wait_for_no_ready called from inside a task or callback: it would wait for ever");
+        return {errc::busy, "blocking call from a task"};
+    }
+    g_ready_waiters.fetch_add(1, std::memory_order_seq_cst);
+    // Woken by each end while this waits (ready_count), or when nothing is in flight.
+    while (tasks_ready() != 0 && detail::wait_in_flight(&none_ready, nullptr, "mpc::tg::wait_for_no_ready")) {
+        if (tasks_ready() == 0) {
+            break;
+        }
+    }
+    g_ready_waiters.fetch_sub(1, std::memory_order_seq_cst);
+    return {};
 }
 
 status wait_for_all() noexcept {

@@ -1076,3 +1076,11 @@ unsigned starpu_task_get_implementation(struct starpu_task* st) {
 }
 
 }  // extern "C"
+
+extern "C" {
+
+int starpu_task_nready(void) { return static_cast<int>(mpc::tg::tasks_ready()); }
+
+int starpu_task_wait_for_no_ready(void) { return mpc::tg::starpu::errno_of(mpc::tg::wait_for_no_ready()); }
+
+}  // extern "C"

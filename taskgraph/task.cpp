@@ -154,6 +154,7 @@ void complete(task* t) noexcept {
         return;
     }
     t->ending.store(true, std::memory_order_release);  // StarPU's "terminated": resubmission allowed
+    ready_count(t, -1);
     if (t->callback != nullptr) {
         // starpu_task_get_current() in the callback: on the worker that ran t it is t already
         // (its end comes right after its run there), else this ULT is told (an empty task,

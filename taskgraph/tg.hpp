@@ -577,6 +577,11 @@ status wait_for_all() noexcept;
 status wait_for_n_submitted(long n) noexcept;
 /// Tasks submitted and not finished.
 long tasks_in_flight() noexcept;
+/// Tasks that are ready (their dependencies met, queued or running) and not finished: StarPU's
+/// starpu_task_nready (not acquisitions, not empty tasks). Summed over per-VP counters.
+long tasks_ready() noexcept;
+/// Waits until tasks_ready() is 0 (StarPU's starpu_task_wait_for_no_ready); busy from a task.
+status wait_for_no_ready() noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Scheduling contexts (context.cpp; StarPU's sched_ctx)

@@ -378,6 +378,11 @@ int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n);
 int starpu_task_finished(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Tasks submitted and not finished. */
 int starpu_task_nsubmitted(void);
+/** Tasks whose dependencies are met, queued or running, and not finished (not counting
+ * acquisitions and tasks with nothing to run). */
+int starpu_task_nready(void);
+/** Waits until starpu_task_nready() is 0; -EDEADLK from a task or callback. */
+int starpu_task_wait_for_no_ready(void);
 /** Submits a task without codelet whose callback calls callback(callback_arg). */
 void starpu_create_callback_task(void (*callback)(void *), void *callback_arg);
 

@@ -186,3 +186,42 @@ TEST_F(Impl, SetImplementationIsHonoured) {
 }
 
 }  // namespace
+
+namespace {
+
+void nothing_fn(void* /*buffers*/[], void* /*arg*/) { spin_us(200); }
+
+TEST_F(Impl, NreadyCountsTasksWhoseDependenciesAreMetUntilTheyEnd) {
+    ASSERT_EQ(start("eager", 2), 0);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = nothing_fn;
+    cl.nbuffers = 0;
+    EXPECT_EQ(starpu_task_nready(), 0);
+    starpu_pause();  // ready tasks stay queued
+    for (int i = 0; i < 5; ++i) {
+        ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+    }
+    // three more that wait for a tag: submitted, not ready
+    starpu_tag_t gate = 0x77;
+    for (int i = 0; i < 3; ++i) {
+        starpu_task* t = starpu_task_create();
+        t->cl = &cl;
+        t->use_tag = 1;
+        t->tag_id = 0x100 + static_cast<starpu_tag_t>(i);
+        starpu_tag_declare_deps_array(t->tag_id, 1, &gate);
+        ASSERT_EQ(starpu_task_submit(t), 0);
+    }
+    EXPECT_EQ(starpu_task_nready(), 5);
+    EXPECT_EQ(starpu_task_nsubmitted(), 8);
+    starpu_resume();
+    ASSERT_EQ(starpu_task_wait_for_no_ready(), 0);
+    EXPECT_EQ(starpu_task_nready(), 0);
+    EXPECT_EQ(starpu_task_nsubmitted(), 3) << "the tagged tasks are still waiting";
+    starpu_tag_notify_from_apps(gate);
+    ASSERT_EQ(starpu_task_wait_for_all(), 0);
+    EXPECT_EQ(starpu_task_nready(), 0);
+    EXPECT_EQ(starpu_task_wait_for_no_ready(), 0) << "nothing ready: returns at once";
+    starpu_shutdown();
+}
+
+}  // namespace
