@@ -344,8 +344,9 @@ status ensure_memory(data* d, bool* pinned = nullptr) noexcept;
 double best_impl(const task* t, int worker, int* impl) noexcept;
 void pick_impl(task* t, int worker) noexcept;
 extern std::atomic<bool (*)(const task*, int, int)> g_impl_filter;
-/// Counts t in (+1, at push_ready) or out (-1, at its end, if it was counted) of tasks_ready().
-void ready_count(task* t, int delta) noexcept;
+/// Counts t into tasks_ready() (push_ready); ready_uncount() counts one out (its end).
+void ready_count(task* t) noexcept;
+void ready_uncount() noexcept;
 /// Drops the pins ensure_memory() put on t's buffers (after attach_buffers, or a failure).
 void unpin_buffers(task* t) noexcept;
 

@@ -824,7 +824,7 @@ void close_push_stamp(task* t, task_times* tt, std::uint64_t now) noexcept {
 }
 
 void push_ready(task* t) noexcept {
-    ready_count(t, +1);
+    ready_count(t);
     if (task_times* tt = t->times; tt != nullptr) [[unlikely]] {
         push_timed(t, tt);
         return;
@@ -1226,16 +1226,28 @@ bool none_ready(void*) { return tasks_ready() == 0; }
 
 }  // namespace
 
-void detail::ready_count(task* t, int delta) noexcept {
-    if (delta > 0) {
-        t->counted_ready = true;
-    } else if (!t->counted_ready) {
-        return;
+namespace {
+void ready_add(int delta) noexcept {
+    const int vp = sched::current_vp();
+    if (vp >= 0 && vp < sched::max_vps) {
+        // A VP's stripe has one writer, the VP itself (its ULTs run one at a time and do not
+        // switch here): a plain load and store, no locked instruction on the task path.
+        std::atomic<long>& n = my_stripe().n;
+        n.store(n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
     } else {
-        t->counted_ready = false;
+        g_ready[sched::max_vps].n.fetch_add(delta, std::memory_order_relaxed);
     }
-    my_stripe().n.fetch_add(delta, std::memory_order_relaxed);
-    if (delta < 0 && g_ready_waiters.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+}
+}  // namespace
+
+void detail::ready_count(task* t) noexcept {
+    t->counted_ready = true;
+    ready_add(1);
+}
+
+void detail::ready_uncount() noexcept {
+    ready_add(-1);
+    if (g_ready_waiters.load(std::memory_order_relaxed) != 0) [[unlikely]] {
         std::atomic_thread_fence(std::memory_order_seq_cst);
         wake_in_flight_waiters();
     }

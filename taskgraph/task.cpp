@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "lib/log.hpp"
 #include "taskgraph/detail.hpp"
@@ -154,7 +155,10 @@ void complete(task* t) noexcept {
         return;
     }
     t->ending.store(true, std::memory_order_release);  // StarPU's "terminated": resubmission allowed
-    ready_count(t, -1);
+    // Counted out of tasks_ready() after its end is complete (after inflight_done: once none
+    // is ready, every ready task's end is counted); taken now, as the callback may submit the
+    // task again (push_ready then counts the new submission in).
+    const bool was_ready = std::exchange(t->counted_ready, false);
     if (t->callback != nullptr) {
         // starpu_task_get_current() in the callback: on the worker that ran t it is t already
         // (its end comes right after its run there), else this ULT is told (an empty task,
@@ -200,6 +204,9 @@ void complete(task* t) noexcept {
             ctx_task_done(t->ctx);
         }
         inflight_done();
+    }
+    if (was_ready) {
+        ready_uncount();
     }
     task_unref(t);  // the runtime's reference
 }
