@@ -698,6 +698,7 @@ bool evictable(const data* d) noexcept {
 
 struct victim {
     data* d;
+    bool important;
     std::uint64_t used;
     std::size_t bytes;
 };
@@ -718,11 +719,13 @@ std::size_t detail::spill_evict(std::size_t want) noexcept {
                 continue;  // busy now: not idle anyway
             }
             if (evictable(d)) {
-                all.push_back({d, d->last_use, d->ops->size(d->ifp, d->ops->ctx, d)});
+                all.push_back({d, d->important, d->last_use, d->ops->size(d->ifp, d->ops->ctx, d)});
             }
             d->g.lock.unlock();
         }
-        std::sort(all.begin(), all.end(), [](const victim& a, const victim& b) { return a.used < b.used; });
+        std::sort(all.begin(), all.end(), [](const victim& a, const victim& b) {
+            return a.important != b.important ? b.important : a.used < b.used;  // important ones last
+        });
         std::size_t sum = 0;
         for (const victim& v : all) {
             if (want != 0 && sum >= want) {

@@ -232,6 +232,7 @@ struct data {
     bool evicting = false;       ///< under g.lock: the main-memory copy is being written out
     int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
+    bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)
 };
 
 namespace detail {

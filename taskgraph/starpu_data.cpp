@@ -591,7 +591,13 @@ unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node) {
     return is;
 }
 
-void starpu_data_wont_use(starpu_data_handle_t /*handle*/) {}
+void starpu_data_wont_use(starpu_data_handle_t handle) {
+    // First in the eviction order (to disk, starpu_disk.h) until a task or acquisition names
+    // it again; main memory is the only other node, so nothing else is to move.
+    data* d = core(handle);
+    mpc::spin_guard g(d->g.lock);
+    d->last_use = 0;
+}
 
 void starpu_data_set_user_data(starpu_data_handle_t handle, void* user_data) { set_user_data(core(handle), user_data); }
 void* starpu_data_get_user_data(starpu_data_handle_t handle) { return user_data(core(handle)); }

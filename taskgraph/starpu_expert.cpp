@@ -276,7 +276,11 @@ void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int*
     }
 }
 
-void starpu_data_advise_as_important(starpu_data_handle_t /*handle*/, unsigned /*is_important*/) {}
+void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important) {
+    data* d = core(handle);
+    mpc::spin_guard g(d->g.lock);
+    d->important = is_important != 0;  // evicted to disk after the others
+}
 
 void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag) {
     core(handle)->ooc.store(flag != 0, std::memory_order_relaxed);

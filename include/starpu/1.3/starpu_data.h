@@ -123,7 +123,8 @@ int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node
 /** 1 for main memory (a handle the memory limit evicted to disk is read back at its next use),
  * for a disk node whether its copy there holds the current value, else 0. */
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
-/** A hint that the data will not be used soon: nothing to do with main memory only. */
+/** A hint that the data will not be used soon: the handle is the first candidate for eviction
+ * to disk (starpu_disk.h) until a task or acquisition names it again. */
 void starpu_data_wont_use(starpu_data_handle_t handle);
 /** The same hints with a priority (only node 0 exists: nothing to move). */
 int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
@@ -134,8 +135,8 @@ int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned
  * the handle has a copy there (evicted, or its home) and whether that copy is current. */
 void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid,
                               int *is_requested);
-/** Eviction hint (an important handle is evicted last): accepted; eviction to disk
- * (starpu_disk.h) takes the least recently used idle handles first whatever the hint. */
+/** Eviction hint: an important handle is evicted to disk (starpu_disk.h) after every other
+ * candidate. */
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
 /** Whether the handle may be evicted to disk (default 1; starpu_disk.h): 0 keeps its
  * main-memory copy whatever the memory limit. */

@@ -385,6 +385,36 @@ TEST(StarpuDisk, TheApplicationsMemoryTheOocFlagOffAndAcquiredHandlesStayInMemor
     starpu_shutdown();
 }
 
+TEST(StarpuDisk, WontUseGoesFirstAndImportantHandlesLast) {
+    scratch_dir dir;
+    ASSERT_EQ(start(1, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(dir.path.c_str()), -1), 1);
+    constexpr uint32_t nx = 64 * 1024 / sizeof(int);
+    std::vector<starpu_data_handle_t> h(18, nullptr);
+    for (int i = 0; i < 16; ++i) {  // 16 x 64 KiB: the whole 1 MiB limit, oldest first
+        starpu_vector_data_register(&h[static_cast<std::size_t>(i)], -1, 0, nx, sizeof(int));
+        ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, h[static_cast<std::size_t>(i)], 0), 0);
+        starpu_task_wait_for_all();
+    }
+    starpu_data_advise_as_important(h[0], 1);  // the oldest, but important
+    starpu_data_wont_use(h[10]);
+    auto on_disk = [&](int i) { return starpu_data_test_if_allocated_on_node(h[static_cast<std::size_t>(i)], 1) != 0; };
+    starpu_vector_data_register(&h[16], -1, 0, nx, sizeof(int));
+    ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, h[16], 0), 0);
+    starpu_task_wait_for_all();
+    EXPECT_TRUE(on_disk(10)) << "wont_use: evicted first";
+    EXPECT_FALSE(on_disk(0));
+    starpu_vector_data_register(&h[17], -1, 0, nx, sizeof(int));
+    ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, h[17], 0), 0);
+    starpu_task_wait_for_all();
+    EXPECT_TRUE(on_disk(1)) << "then the least recently used";
+    EXPECT_FALSE(on_disk(0)) << "the important one stays while others can go";
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_shutdown();
+}
+
 TEST(StarpuDisk, AFullDiskLeavesTheLimitToFailCleanly) {
     // A disk of 16 MiB cannot take 40 MiB of evicted data under a 16 MiB limit: the submission
     // that finds no room anywhere gets -ENOMEM; nothing crashes and every handle unregisters.
