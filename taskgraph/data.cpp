@@ -726,6 +726,7 @@ std::size_t detail::spill_evict(std::size_t want) noexcept {
         std::sort(all.begin(), all.end(), [](const victim& a, const victim& b) {
             return a.important != b.important ? b.important : a.used < b.used;  // important ones last
         });
+        picked.reserve(all.size());  // no allocation (nor bad_alloc) once a handle is marked
         std::size_t sum = 0;
         for (const victim& v : all) {
             if (want != 0 && sum >= want) {
@@ -751,10 +752,12 @@ std::size_t detail::spill_evict(std::size_t want) noexcept {
         const bool write = d->content.load(std::memory_order_acquire) == 0 && !d->disk_valid;
         d->g.lock.unlock();
         const bool stored = !write || o->store(d);  // no lock held: I/O
+        if (stored) {
+            d->ops->release(d->ifp, d->ops->ctx);  // the evicting mark keeps everybody else out
+        }
         spin_guard g(d->g.lock);
         if (stored) {
             d->disk_valid = d->disk_valid || write;
-            d->ops->release(d->ifp, d->ops->ctx);
             d->allocated = false;
             d->needs_memory.store(true, std::memory_order_release);
             freed += v.bytes;

@@ -1209,11 +1209,8 @@ std::atomic<int> g_ready_waiters{0};
 
 std::atomic<int> g_ready_hi{0};  ///< stripes [0, hi) were used (an engine restart may have fewer VPs)
 
-ready_stripe& my_stripe() noexcept {
-    const int vp = sched::current_vp();
-    if (vp < 0 || vp >= sched::max_vps) {
-        return g_ready[sched::max_vps];
-    }
+/// VP vp's stripe (0 <= vp < max_vps), recorded as used.
+ready_stripe& stripe_of(int vp) noexcept {
     if (g_ready_hi.load(std::memory_order_relaxed) <= vp) [[unlikely]] {
         int hi = g_ready_hi.load(std::memory_order_relaxed);
         while (hi <= vp && !g_ready_hi.compare_exchange_weak(hi, vp + 1, std::memory_order_relaxed)) {
@@ -1232,7 +1229,7 @@ void ready_add(int delta) noexcept {
     if (vp >= 0 && vp < sched::max_vps) {
         // A VP's stripe has one writer, the VP itself (its ULTs run one at a time and do not
         // switch here): a plain load and store, no locked instruction on the task path.
-        std::atomic<long>& n = my_stripe().n;
+        std::atomic<long>& n = stripe_of(vp).n;
         n.store(n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
     } else {
         g_ready[sched::max_vps].n.fetch_add(delta, std::memory_order_relaxed);
