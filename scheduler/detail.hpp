@@ -16,6 +16,8 @@
 /// thread-local pointer anew on every call (see there).
 #pragma once
 
+#include <sched.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -160,6 +162,9 @@ struct runtime {
     std::uint64_t deadlock_timeout_ns = 0;
     /// Wake-ups may come from other processes (set_external_events): no local deadlock check.
     std::atomic<bool> external_events{false};
+    /// Calls out on a helper thread (blocking_call()): their callers are parked, not deadlocked.
+    std::atomic<int> blocking{0};
+    int io_threads = 0;  ///< MPC_SCHED_IO_THREADS: at most this many helpers for blocking_call()
     bool steal = true;
     stack_region vp0_sched_stack;
     stack_allocator* vp0_sched_alloc = nullptr;
@@ -178,6 +183,8 @@ struct runtime {
 };
 
 runtime& rt() noexcept;
+/// The CPU affinity of the thread that called init(), before it became VP 0 (false: unknown).
+bool caller_affinity(cpu_set_t* out) noexcept;
 
 /// this_vp() through a call (the thread-local variable read in vp.cpp, where the call keeps the
 /// compiler from reusing its address across a switch).

@@ -36,6 +36,10 @@ MPC_CONFIG_TABLE(sched, {
      "finished ULT stacks of the default size kept per VP for reuse"},
     {"MPC_SCHED_DEADLOCK_TIMEOUT", ::mpc::config::knob_type::integer, "30",
      "seconds every VP must sit idle with ULTs blocked before a deadlock is reported; 0 disables"},
+    {"MPC_SCHED_IO_THREADS", ::mpc::config::knob_type::integer, "0",
+     "helper threads for calls that block in the kernel (the task layer's disk reads and writes), so that "
+     "the caller's VP runs its other ULTs meanwhile; 0 (default): such calls block the caller's VP, which "
+     "measured faster for the task layer's out-of-core transfers (benchmarks/RESULTS.md)"},
 })
 
 namespace mpc::sched {
@@ -74,12 +78,13 @@ status read_options(const options& o, int* nvps, int* placement, std::size_t* st
     auto yield = config::get_bool("MPC_SCHED_YIELD");
     auto cache = config::get_int("MPC_SCHED_STACK_CACHE");
     auto dl = config::get_int("MPC_SCHED_DEADLOCK_TIMEOUT");
-    if (!vps || !plc || !stk || !bnd || !spin || !steal || !yield || !cache || !dl) {
+    auto io = config::get_int("MPC_SCHED_IO_THREADS");
+    if (!vps || !plc || !stk || !bnd || !spin || !steal || !yield || !cache || !dl || !io) {
         return {errc::invalid_argument, "malformed MPC_* configuration variable"};
     }
-    if (*vps < 0 || *vps > max_vps || *spin < 0 || *cache < 0 || *dl < 0) {
-        MPC_LOG(error, sched, "MPC_VPS must be in [0, 4096]; MPC_SCHED_SPIN_US, MPC_SCHED_STACK_CACHE and "
-                              "MPC_SCHED_DEADLOCK_TIMEOUT must not be negative");
+    if (*vps < 0 || *vps > max_vps || *spin < 0 || *cache < 0 || *dl < 0 || *io < 0 || *io > 256) {
+        MPC_LOG(error, sched, "MPC_VPS must be in [0, 4096], MPC_SCHED_IO_THREADS in [0, 256]; MPC_SCHED_SPIN_US, "
+                              "MPC_SCHED_STACK_CACHE and MPC_SCHED_DEADLOCK_TIMEOUT must not be negative");
         return {errc::invalid_argument, "configuration value out of range"};
     }
     *nvps = o.nr_vps > 0 ? o.nr_vps : static_cast<int>(*vps);
@@ -91,6 +96,7 @@ status read_options(const options& o, int* nvps, int* placement, std::size_t* st
     g_rt.yield_idle = *yield;
     g_rt.stack_cache_max = static_cast<std::size_t>(*cache);
     g_rt.deadlock_timeout_ns = static_cast<std::uint64_t>(*dl) * 1'000'000'000ULL;
+    g_rt.io_threads = static_cast<int>(*io);
     if (o.nr_vps < 0 || *nvps > max_vps) {
         return {errc::invalid_argument, "number of VPs out of range"};
     }
@@ -155,6 +161,14 @@ result<stack_region> take_stack(std::size_t size, int owner, stack_allocator** f
 }
 
 }  // namespace
+
+bool caller_affinity(cpu_set_t* out) noexcept {
+    if (!g_caller_affinity_saved) {
+        return false;
+    }
+    *out = g_caller_affinity;
+    return true;
+}
 
 runtime& rt() noexcept { return g_rt; }
 

@@ -179,6 +179,14 @@ void wait_until(Cond&& cond) noexcept {
                const_cast<void*>(static_cast<const void*>(&cond)));
 }
 
+/// Runs fn(arg), a call that blocks in the kernel (a file's read or write), on a helper kernel
+/// thread while the calling ULT parks, so that its VP runs its other ULTs meanwhile; returns
+/// when fn has returned, its effects visible. Outside a ULT, or with MPC_SCHED_IO_THREADS=0,
+/// fn runs on the calling thread. fn runs on another kernel thread: it must not depend on the
+/// caller's thread-local state (errno included: return it in arg). `what` names the wait in
+/// deadlock reports. May yield.
+void blocking_call(void (*fn)(void*), void* arg, const char* what) noexcept;
+
 /// Wakes every VP that sleeps (used by transports when a network event arrives).
 void notify_all_vps() noexcept;
 /// fn(arg) runs on the VP whose sleep leaves no VP awake, just before it sleeps (null: none).
