@@ -693,7 +693,8 @@ bool evictable(const data* d) noexcept {
            d->acquired.empty() && d->grants_running == 0 && !d->unregistering && d->ooc.load(std::memory_order_relaxed) &&
            d->parent == nullptr && d->plans.empty() && !d->partitioned && !d->ro_partitioned &&
            !d->plan_involved.load(std::memory_order_relaxed) && !d->copies && d->redux_tasks.empty() &&
-           d->commute_group.empty() && d->content.load(std::memory_order_acquire) != 2;
+           d->commute_group.empty() && d->content.load(std::memory_order_acquire) != 2 &&
+           d->content.load(std::memory_order_acquire) != detail::content_loading;
 }
 
 struct victim {
@@ -749,7 +750,8 @@ std::size_t detail::spill_evict(std::size_t want) noexcept {
     for (const victim& v : picked) {
         data* d = v.d;
         d->g.lock.lock();
-        const bool write = d->content.load(std::memory_order_acquire) == 0 && !d->disk_valid;
+        const int c = d->content.load(std::memory_order_acquire);
+        const bool write = c == 0 && !d->disk_valid;
         d->g.lock.unlock();
         const bool stored = !write || o->store(d);  // no lock held: I/O
         if (stored) {
@@ -757,7 +759,7 @@ std::size_t detail::spill_evict(std::size_t want) noexcept {
         }
         spin_guard g(d->g.lock);
         if (stored) {
-            d->disk_valid = d->disk_valid || write;
+            d->disk_valid = d->disk_valid || write || c == detail::content_on_disk;  // never read back: still the disk's
             d->allocated = false;
             d->needs_memory.store(true, std::memory_order_release);
             freed += v.bytes;

@@ -197,7 +197,10 @@ struct data {
     void* init_arg = nullptr;
     /// 0: the data holds a value; 1: it holds none yet (memory made by the runtime, or the
     /// handle invalidated): the first access that reads it runs init_fn, when there is one,
-    /// as StarPU initialises such a handle with its reduction init codelet; 2: that runs now.
+    /// as StarPU initialises such a handle with its reduction init codelet; 2: that runs now;
+    /// 3 (content_on_disk): its main-memory copy is made but its value is still the disk
+    /// copy's, read by the first access that reads it (the worker about to run a task, or
+    /// ensure_memory() for any other use); 4 (content_loading): that read runs now.
     std::atomic<int> content{0};
     std::vector<task*> redux_tasks;        ///< referenced; the phase ends at the next other access
     std::unique_ptr<void*[]> copies;       ///< per worker: an interface on its private memory
@@ -338,7 +341,15 @@ void free_data_memory(data* d) noexcept;
 /// Makes the memory of an allocate_on_use() handle if it has none yet (may wait for memory),
 /// reading its disk copy back when the memory limit evicted it. With `pinned`, while disks
 /// exist, also pins the memory (no eviction) until unpin_buffers(): *pinned says whether it did.
-status ensure_memory(data* d, bool* pinned = nullptr) noexcept;
+/// `defer_load` (a task's submission): the disk copy is not read here but by the worker that
+/// runs the first task reading it (content_on_disk), so that submission goes on and the workers'
+/// reads overlap; without it, a value still on disk is read before the call returns.
+status ensure_memory(data* d, bool* pinned = nullptr, bool defer_load = false) noexcept;
+inline constexpr int content_on_disk = 3;
+inline constexpr int content_loading = 4;
+/// d's value is still on disk (content_on_disk): an access that `reads` reads it back now
+/// (once; an access at the same time waits for that read), a write-only one drops it. May yield.
+void load_deferred(data* d, bool reads) noexcept;
 /// Several implementations: which one t runs on `worker` (-1: any) and its expected µs (NaN:
 /// not calibrated; chosen then, so that it is); pick_impl sets t->impl and t->fn from it. The
 /// StarPU layer's filter says whether the worker may run implementation k (can_execute).

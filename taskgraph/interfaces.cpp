@@ -315,12 +315,42 @@ bool pin_wanted(const data* d) noexcept { return detail::spill_hooks() != nullpt
 
 }  // namespace
 
-status detail::ensure_memory(data* d, bool* pinned) noexcept {
+void detail::load_deferred(data* d, bool reads) noexcept {
+    int c = d->content.load(std::memory_order_acquire);
+    while (c >= content_on_disk) {
+        if (c == content_loading) {  // another access reads it now
+            sched::yield();
+            c = d->content.load(std::memory_order_acquire);
+            continue;
+        }
+        if (!reads) {  // written whole: the disk's value is not needed
+            if (d->content.compare_exchange_weak(c, 0, std::memory_order_acq_rel)) {
+                return;
+            }
+            continue;
+        }
+        if (!d->content.compare_exchange_weak(c, content_loading, std::memory_order_acq_rel)) {
+            continue;
+        }
+        if (!spill_hooks()->load(d)) {
+            // The task would compute on memory that never got its value: nothing to go on with.
+            MPC_LOG(fatal, tg, "reading a handle's data back from disk failed (see above): its value is lost");
+            std::abort();
+        }
+        d->content.store(0, std::memory_order_release);
+        return;
+    }
+}
+
+status detail::ensure_memory(data* d, bool* pinned, bool defer_load) noexcept {
     if (pinned != nullptr) {
         *pinned = false;
     }
     const bool pin = pinned != nullptr && pin_wanted(d);
     if (!pin && !d->needs_memory.load(std::memory_order_acquire)) {
+        if (!defer_load && d->content.load(std::memory_order_acquire) >= content_on_disk) [[unlikely]] {
+            load_deferred(d, true);
+        }
         return {};
     }
     d->g.lock.lock();
@@ -335,10 +365,14 @@ status detail::ensure_memory(data* d, bool* pinned) noexcept {
             *pinned = true;
         }
         d->g.lock.unlock();
+        if (!defer_load && d->content.load(std::memory_order_acquire) >= content_on_disk) [[unlikely]] {
+            load_deferred(d, true);  // a submitted task has not read it yet: this use reads it now
+        }
         return {};
     }
     d->allocating = true;
-    const bool reload = d->disk_valid && d->content.load(std::memory_order_acquire) == 0;
+    const int c = d->content.load(std::memory_order_acquire);
+    const bool reload = d->disk_valid && (c == 0 || c == content_on_disk);
     d->g.lock.unlock();
     // Made at the first submission that needs it (or the first after an eviction), where
     // waiting for memory is safe, and where a failure is an error code for the program
@@ -350,10 +384,16 @@ status detail::ensure_memory(data* d, bool* pinned) noexcept {
         MPC_LOG(error, tg, "no memory for a handle registered without memory (%zu bytes)", n);
         st = {errc::no_memory, "handle memory"};
     }
-    if (st.ok() && reload && !spill_hooks()->load(d)) {
-        d->ops->release(d->ifp, d->ops->ctx);
-        mem_release(n);
-        st = {errc::system, "reading a handle's data back from disk"};
+    if (st.ok() && reload) {
+        if (defer_load) {
+            d->content.store(content_on_disk, std::memory_order_release);  // read by the task that runs first
+        } else if (spill_hooks()->load(d)) {
+            d->content.store(0, std::memory_order_release);
+        } else {
+            d->ops->release(d->ifp, d->ops->ctx);
+            mem_release(n);
+            st = {errc::system, "reading a handle's data back from disk"};
+        }
     }
     spin_guard g(d->g.lock);
     d->allocating = false;

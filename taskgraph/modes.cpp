@@ -73,7 +73,9 @@ status reserve_task_memory(task* t) noexcept {
     std::size_t scratch = 0;
     for (int i = 0; i < t->nbuffers; ++i) {
         if ((t->bufs[i].mode & access_scratch) == 0) {
-            if (status st = ensure_memory(t->bufs[i].d, &t->bufs[i].pinned); !st.ok()) {
+            // A redux phase's reduction reads the main copy outside prepare_buffers(): read now.
+            const bool defer = (t->bufs[i].mode & access_redux) == 0;
+            if (status st = ensure_memory(t->bufs[i].d, &t->bufs[i].pinned, defer); !st.ok()) {
                 return st;
             }
         } else {
@@ -112,6 +114,10 @@ status reserve_task_memory(task* t) noexcept {
 void settle_content(data* d, unsigned m) noexcept {
     int c = d->content.load(std::memory_order_acquire);
     if (c == 0) {
+        return;
+    }
+    if (c >= content_on_disk) [[unlikely]] {
+        load_deferred(d, (m & access_read) != 0);
         return;
     }
     if ((m & access_read) == 0 || d->init_fn == nullptr) {

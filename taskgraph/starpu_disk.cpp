@@ -6,8 +6,11 @@
 /// A handle's disk copy is one backend object holding the packed data (starpu_data_pack's
 /// bytes): the object of starpu_disk_open() for a home on disk (the application's: never
 /// freed here), else an object allocated on the first eviction and freed with the handle.
-/// Transfers are synchronous and made by whoever needs them: the reservation that evicts (a
-/// submitting thread, or a task), the submission that reads an evicted handle back.
+/// Transfers are made by whoever needs them: the reservation that evicts (a submitting
+/// thread, or a task), the submission that reads an evicted handle back. The backend's read
+/// and write calls, which block in the kernel, run on the engine's helper threads
+/// (sched::blocking_call): the caller's ULT waits parked and its VP runs the other ULTs (a
+/// worker computing, the program submitting) while the disk works.
 
 #include <starpu.h>
 
@@ -25,6 +28,7 @@
 #include <string>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
@@ -60,6 +64,20 @@ struct copy_rec {
     std::size_t size;  ///< the object's bytes (what eviction took from the disk)
     bool owned;        ///< made by eviction (freed with the handle), else the application's
 };
+
+/// f() on a helper thread, the calling ULT parked meanwhile (see the file comment).
+template <class F>
+int off_vp(F f, const char* what) noexcept {
+    struct call {
+        F* f;
+        int rc;
+    } c{&f, -EIO};
+    mpc::sched::blocking_call([](void* p) noexcept {
+        auto* x = static_cast<call*>(p);
+        x->rc = (*x->f)();
+    }, &c, what);
+    return c.rc;
+}
 
 starpu_data_handle_t handle_of(data* d) noexcept { return reinterpret_cast<starpu_data_handle_t>(d); }
 
@@ -140,8 +158,10 @@ bool store(data* d) noexcept {
     disk* k = disk_of(r->node);
     int rc = -EIO;
     if (k != nullptr) {
-        rc = k->ops->full_write != nullptr ? k->ops->full_write(k->base, r->obj, buf, static_cast<size_t>(n))
-                                           : k->ops->write(k->base, r->obj, buf, 0, static_cast<size_t>(n));
+        rc = off_vp([k, r, buf, n]() noexcept {
+            return k->ops->full_write != nullptr ? k->ops->full_write(k->base, r->obj, buf, static_cast<size_t>(n))
+                                                 : k->ops->write(k->base, r->obj, buf, 0, static_cast<size_t>(n));
+        }, "mpc::tg eviction: writing to disk");
     }
     starpu_free_flags(buf, static_cast<size_t>(n), 0);
     if (rc != 0) {
@@ -164,7 +184,10 @@ bool load(data* d) noexcept {
     void* buf = nullptr;
     if (k->ops->full_read != nullptr && r->owned) {
         size_t got = 0;
-        if (k->ops->full_read(k->base, r->obj, &buf, &got, STARPU_MAIN_RAM) != 0 || got != static_cast<size_t>(n)) {
+        const int rc = off_vp([k, r, &buf, &got]() noexcept {
+            return k->ops->full_read(k->base, r->obj, &buf, &got, STARPU_MAIN_RAM);
+        }, "mpc::tg: reading a handle back from disk");
+        if (rc != 0 || got != static_cast<size_t>(n)) {
             MPC_LOG(error, tg, "reading a handle back from disk node %u: %zu bytes, %zd expected", r->node, got, n);
             if (buf != nullptr) {
                 starpu_free_flags(buf, got, 0);
@@ -175,7 +198,9 @@ bool load(data* d) noexcept {
         if (starpu_malloc_flags(&buf, static_cast<size_t>(n), 0) != 0) {
             return false;
         }
-        const int got = k->ops->read(k->base, r->obj, buf, 0, static_cast<size_t>(n));
+        const int got = off_vp([k, r, buf, n]() noexcept {
+            return k->ops->read(k->base, r->obj, buf, 0, static_cast<size_t>(n));
+        }, "mpc::tg: reading a handle back from disk");
         if (got != n) {
             MPC_LOG(error, tg, "reading a handle from disk node %u: %d bytes of %zd", r->node, got, n);
             starpu_free_flags(buf, static_cast<size_t>(n), 0);

@@ -336,6 +336,83 @@ TEST(StarpuDisk, IdleHandlesAreEvictedUnderTheMemoryLimitAndReadBackODirect) {
     evict_with(&starpu_disk_unistd_o_direct_ops, 1);
 }
 
+// ---- where a handle is read back -----------------------------------------------------------
+
+/// The unistd backend, counting the reads of whole objects and where they ran.
+std::atomic<int> g_reads{0}, g_reads_on_workers{0};
+starpu_disk_ops g_counting_ops;
+int counting_read(void* base, void* obj, void* buf, off_t offset, size_t size) {
+    g_reads.fetch_add(1);
+    g_reads_on_workers.fetch_add(starpu_worker_get_id() >= 0 ? 1 : 0);
+    return starpu_disk_unistd_ops.read(base, obj, buf, offset, size);
+}
+int counting_full_read(void* base, void* obj, void** ptr, size_t* size, unsigned node) {
+    g_reads.fetch_add(1);
+    g_reads_on_workers.fetch_add(starpu_worker_get_id() >= 0 ? 1 : 0);
+    return starpu_disk_unistd_ops.full_read(base, obj, ptr, size, node);
+}
+
+/// n vectors of 64 Ki ints (2 MiB in all) under a 1 MiB limit, each holding `want`: true when
+/// every element does (read with starpu_data_acquire, after the tasks).
+bool all_equal(std::vector<starpu_data_handle_t>& h, int want) {
+    bool ok = true;
+    for (auto x : h) {
+        starpu_data_acquire(x, STARPU_R);
+        const int* p = reinterpret_cast<const int*>(starpu_data_get_local_ptr(x));
+        for (unsigned i = 0; i < starpu_vector_get_nx(x) && ok; ++i) {
+            ok = p[i] == want;
+        }
+        starpu_data_release(x);
+    }
+    return ok;
+}
+
+// A submission does not read an evicted handle back: the worker that runs the first task
+// reading it does, just before the task; a task that only writes it needs no read at all; an
+// acquisition reads it itself.
+TEST(StarpuDisk, EvictedHandlesAreReadBackByTheWorkerAndNotForWriteOnlyTasks) {
+    scratch_dir dir;
+    g_counting_ops = starpu_disk_unistd_ops;
+    g_counting_ops.read = counting_read;
+    g_counting_ops.full_read = counting_full_read;
+    ASSERT_EQ(start(2, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(&g_counting_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN), 1);
+    std::vector<starpu_data_handle_t> h(8, nullptr);
+    for (auto& x : h) {
+        starpu_vector_data_register(&x, -1, 0, 64 * 1024, sizeof(int));
+        ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, x, 0), 0);
+    }
+    g_reads = 0;
+    g_reads_on_workers = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (auto x : h) {
+            ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, x, 0), 0);
+        }
+    }
+    starpu_task_wait_for_all();
+    const int task_reads = g_reads.load();
+    EXPECT_GT(task_reads, 0) << "2 MiB under a 1 MiB limit: handles went to disk and came back";
+    EXPECT_EQ(g_reads_on_workers.load(), task_reads) << "every read for a task ran on a worker";
+    EXPECT_TRUE(all_equal(h, 2));
+    EXPECT_EQ(g_reads_on_workers.load(), task_reads) << "the acquisitions read on the program's thread";
+    const int before_w = g_reads.load();
+    for (auto x : h) {
+        ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, x, 0), 0);
+    }
+    starpu_task_wait_for_all();
+    EXPECT_EQ(g_reads.load(), before_w) << "write-only tasks read nothing back";
+    for (auto x : h) {
+        ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, x, 0), 0);
+    }
+    starpu_task_wait_for_all();
+    EXPECT_TRUE(all_equal(h, 1));
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_shutdown();
+    EXPECT_EQ(dir.files(), 0u);
+}
+
 TEST(StarpuDisk, WithoutADiskTheSameWorkloadRunsOutOfMemory) {
     ASSERT_EQ(start(2, "1"), 0);
     std::vector<starpu_data_handle_t> h;
