@@ -14,6 +14,9 @@
 /// a call that ended before the caller parked lets it continue at once, and the helper
 /// touches the job no more after its exchange (the caller may have returned by then).
 ///
+/// blocking_start() queues a job nobody waits for (the helper frees it once fn has returned;
+/// fn signals its own end).
+///
 /// Helpers start on demand, up to MPC_SCHED_IO_THREADS, and then wait on a condition
 /// variable for the next job; they never end (a process exits with them asleep). While a job
 /// is out, the deadlock check does not count the ULT waiting for it as blocked for good
@@ -44,6 +47,7 @@ constexpr std::uintptr_t job_done = 1;
 struct job {
     void (*fn)(void*);
     void* arg;
+    bool detached = false;  ///< blocking_start(): nobody waits, the helper frees it
     std::atomic<std::uintptr_t> word{job_pending};
     job* next = nullptr;
 };
@@ -78,6 +82,10 @@ pool& the_pool() noexcept {
 /// The job's end: the word to done, the caller (if parked) woken. The job is not touched after.
 void finish(job* j) noexcept {
     detail::rt().blocking.fetch_sub(1, std::memory_order_acq_rel);
+    if (j->detached) {
+        delete j;
+        return;
+    }
     const std::uintptr_t w = j->word.exchange(job_done, std::memory_order_acq_rel);
     if (w != job_pending) {
         wake(reinterpret_cast<ult*>(w));
@@ -131,6 +139,24 @@ bool enqueue(pool& p, job* j, int limit) noexcept {
 }
 
 }  // namespace
+
+bool blocking_start(void (*fn)(void*), void* arg) noexcept {
+    const int limit = detail::rt().io_threads;
+    if (limit == 0 || !detail::rt().running.load(std::memory_order_acquire)) {
+        return false;
+    }
+    job* j = new (std::nothrow) job{fn, arg, true};
+    if (j == nullptr) {
+        return false;
+    }
+    detail::rt().blocking.fetch_add(1, std::memory_order_acq_rel);
+    if (!enqueue(the_pool(), j, limit)) {
+        detail::rt().blocking.fetch_sub(1, std::memory_order_acq_rel);
+        delete j;
+        return false;
+    }
+    return true;
+}
 
 void blocking_call(void (*fn)(void*), void* arg, const char* what) noexcept {
     vp* v = detail::this_vp();

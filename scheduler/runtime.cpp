@@ -36,10 +36,9 @@ MPC_CONFIG_TABLE(sched, {
      "finished ULT stacks of the default size kept per VP for reuse"},
     {"MPC_SCHED_DEADLOCK_TIMEOUT", ::mpc::config::knob_type::integer, "30",
      "seconds every VP must sit idle with ULTs blocked before a deadlock is reported; 0 disables"},
-    {"MPC_SCHED_IO_THREADS", ::mpc::config::knob_type::integer, "0",
-     "helper threads for calls that block in the kernel (the task layer's disk reads and writes), so that "
-     "the caller's VP runs its other ULTs meanwhile; 0 (default): such calls block the caller's VP, which "
-     "measured faster for the task layer's out-of-core transfers (benchmarks/RESULTS.md)"},
+    {"MPC_SCHED_IO_THREADS", ::mpc::config::knob_type::integer, "4",
+     "helper threads for work that blocks in the kernel (the task layer's reads back from disk, started at "
+     "submission), so that the VPs run ULTs meanwhile; 0: that work blocks the VP that needs it"},
 })
 
 namespace mpc::sched {

@@ -186,6 +186,12 @@ void wait_until(Cond&& cond) noexcept {
 /// caller's thread-local state (errno included: return it in arg). `what` names the wait in
 /// deadlock reports. May yield.
 void blocking_call(void (*fn)(void*), void* arg, const char* what) noexcept;
+/// Starts fn(arg) on a helper thread and returns at once (fn tells its own end to whoever
+/// waits for it: a wait_list, say); while it runs, the deadlock check does not count ULTs as
+/// blocked for good. False, and nothing started, when no helper may run it
+/// (MPC_SCHED_IO_THREADS=0, the engine not running, no thread or memory): the caller does it
+/// otherwise. Does not yield.
+bool blocking_start(void (*fn)(void*), void* arg) noexcept;
 
 /// Wakes every VP that sleeps (used by transports when a network event arrives).
 void notify_all_vps() noexcept;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scheduler/queues.hpp"
+#include "scheduler/sync.hpp"
 #include "taskgraph/gate.hpp"
 #include "taskgraph/small_list.hpp"
 #include "taskgraph/tg.hpp"
@@ -200,7 +201,9 @@ struct data {
     /// as StarPU initialises such a handle with its reduction init codelet; 2: that runs now;
     /// 3 (content_on_disk): its main-memory copy is made but its value is still the disk
     /// copy's, read by the first access that reads it (the worker about to run a task, or
-    /// ensure_memory() for any other use); 4 (content_loading): that read runs now.
+    /// ensure_memory() for any other use); 4 (content_loading): that read runs now, on a
+    /// helper thread started by the submission or in the access; 5 (content_lost): the read
+    /// failed (logged; an access that reads it ends the program).
     std::atomic<int> content{0};
     std::vector<task*> redux_tasks;        ///< referenced; the phase ends at the next other access
     std::unique_ptr<void*[]> copies;       ///< per worker: an interface on its private memory
@@ -236,6 +239,7 @@ struct data {
     int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
     bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)
+    sched::wait_list loaded;     ///< accesses waiting for a read back from disk (content_loading)
 };
 
 namespace detail {
@@ -341,15 +345,21 @@ void free_data_memory(data* d) noexcept;
 /// Makes the memory of an allocate_on_use() handle if it has none yet (may wait for memory),
 /// reading its disk copy back when the memory limit evicted it. With `pinned`, while disks
 /// exist, also pins the memory (no eviction) until unpin_buffers(): *pinned says whether it did.
-/// `defer_load` (a task's submission): the disk copy is not read here but by the worker that
-/// runs the first task reading it (content_on_disk), so that submission goes on and the workers'
-/// reads overlap; without it, a value still on disk is read before the call returns.
-status ensure_memory(data* d, bool* pinned = nullptr, bool defer_load = false) noexcept;
+/// `defer_load` (a task's submission): the disk copy is not read before the call returns; a
+/// helper thread starts reading it when the task `reads` it (sched::blocking_start), else, or
+/// without helpers, the worker that runs the first task reading it does (content_on_disk),
+/// so that submission goes on and the reads overlap the tasks running. Without `defer_load`, a
+/// value still on disk is read before the call returns.
+status ensure_memory(data* d, bool* pinned = nullptr, bool defer_load = false, bool reads = true) noexcept;
 inline constexpr int content_on_disk = 3;
 inline constexpr int content_loading = 4;
-/// d's value is still on disk (content_on_disk): an access that `reads` reads it back now
-/// (once; an access at the same time waits for that read), a write-only one drops it. May yield.
+inline constexpr int content_lost = 5;
+/// Before an access to d's data whose value is not in memory yet (content >= content_on_disk):
+/// one that `reads` it waits for a read in flight, or reads it back now (once; an access at
+/// the same time waits for that read); a write-only one drops the disk's value. May yield.
 void load_deferred(data* d, bool reads) noexcept;
+/// Waits until no read back from disk is in flight for d (unregistration). May yield.
+void wait_no_load(data* d) noexcept;
 /// Several implementations: which one t runs on `worker` (-1: any) and its expected µs (NaN:
 /// not calibrated; chosen then, so that it is); pick_impl sets t->impl and t->fn from it. The
 /// StarPU layer's filter says whether the worker may run implementation k (can_execute).

@@ -315,11 +315,46 @@ bool pin_wanted(const data* d) noexcept { return detail::spill_hooks() != nullpt
 
 }  // namespace
 
+namespace {
+
+/// The read back of a submission's handle, on a helper thread (ensure_memory): its end is the
+/// content's new value, then the waiters' wake-up.
+void async_load(void* p) noexcept {
+    auto* d = static_cast<data*>(p);
+    const bool ok = detail::spill_hooks()->load(d);
+    if (!ok) {
+        MPC_LOG(error, tg, "reading a handle's data back from disk failed: a task reading it cannot run");
+    }
+    d->content.store(ok ? 0 : detail::content_lost, std::memory_order_release);
+    d->loaded.wake_all();
+}
+
+bool not_loading(void* p) noexcept {
+    return static_cast<data*>(p)->content.load(std::memory_order_acquire) != detail::content_loading;
+}
+
+}  // namespace
+
+void detail::wait_no_load(data* d) noexcept {
+    if (not_loading(d)) [[likely]] {
+        return;
+    }
+    if (sched::self() == nullptr) {  // a plain thread of the program
+        while (!not_loading(d)) {
+            cpu_relax();
+        }
+        return;
+    }
+    while (!not_loading(d)) {
+        d->loaded.wait_unless(&not_loading, d, "mpc::tg: a handle's data being read back from disk");
+    }
+}
+
 void detail::load_deferred(data* d, bool reads) noexcept {
     int c = d->content.load(std::memory_order_acquire);
     while (c >= content_on_disk) {
-        if (c == content_loading) {  // another access reads it now
-            sched::yield();
+        if (c == content_loading) {  // being read now: wait for it
+            wait_no_load(d);
             c = d->content.load(std::memory_order_acquire);
             continue;
         }
@@ -329,20 +364,21 @@ void detail::load_deferred(data* d, bool reads) noexcept {
             }
             continue;
         }
+        if (c == content_lost) {
+            // The task would compute on memory that never got its value: nothing to go on with.
+            MPC_LOG(fatal, tg, "a task or acquisition reads a handle whose data could not be read back from disk "
+                               "(see above): its value is lost");
+            std::abort();
+        }
         if (!d->content.compare_exchange_weak(c, content_loading, std::memory_order_acq_rel)) {
             continue;
         }
-        if (!spill_hooks()->load(d)) {
-            // The task would compute on memory that never got its value: nothing to go on with.
-            MPC_LOG(fatal, tg, "reading a handle's data back from disk failed (see above): its value is lost");
-            std::abort();
-        }
-        d->content.store(0, std::memory_order_release);
-        return;
+        async_load(d);  // here: the content, then the waiters
+        c = d->content.load(std::memory_order_acquire);
     }
 }
 
-status detail::ensure_memory(data* d, bool* pinned, bool defer_load) noexcept {
+status detail::ensure_memory(data* d, bool* pinned, bool defer_load, bool reads) noexcept {
     if (pinned != nullptr) {
         *pinned = false;
     }
@@ -386,7 +422,12 @@ status detail::ensure_memory(data* d, bool* pinned, bool defer_load) noexcept {
     }
     if (st.ok() && reload) {
         if (defer_load) {
-            d->content.store(content_on_disk, std::memory_order_release);  // read by the task that runs first
+            // Read on a helper while the submission goes on (a task that reads it), else by
+            // the first task's worker (a write-only one: dropped).
+            d->content.store(reads ? content_loading : content_on_disk, std::memory_order_release);
+            if (reads && !sched::blocking_start(&async_load, d)) {
+                d->content.store(content_on_disk, std::memory_order_release);
+            }
         } else if (spill_hooks()->load(d)) {
             d->content.store(0, std::memory_order_release);
         } else {

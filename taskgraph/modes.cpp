@@ -75,7 +75,8 @@ status reserve_task_memory(task* t) noexcept {
         if ((t->bufs[i].mode & access_scratch) == 0) {
             // A redux phase's reduction reads the main copy outside prepare_buffers(): read now.
             const bool defer = (t->bufs[i].mode & access_redux) == 0;
-            if (status st = ensure_memory(t->bufs[i].d, &t->bufs[i].pinned, defer); !st.ok()) {
+            const bool reads = (t->bufs[i].mode & access_read) != 0;
+            if (status st = ensure_memory(t->bufs[i].d, &t->bufs[i].pinned, defer, reads); !st.ok()) {
                 return st;
             }
         } else {
@@ -168,6 +169,7 @@ void finish_buffers(task* t, int worker, void** v) noexcept {
 }
 
 void free_data_memory(data* d) noexcept {
+    wait_no_load(d);  // a failed submission's read may still be writing into the memory
     if (d->copies) {
         for (int w = 0; w < max_workers; ++w) {
             if (d->copies[w] != nullptr) {

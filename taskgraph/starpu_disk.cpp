@@ -6,11 +6,10 @@
 /// A handle's disk copy is one backend object holding the packed data (starpu_data_pack's
 /// bytes): the object of starpu_disk_open() for a home on disk (the application's: never
 /// freed here), else an object allocated on the first eviction and freed with the handle.
-/// Transfers are made by whoever needs them: the reservation that evicts (a submitting
-/// thread, or a task), the submission that reads an evicted handle back. The backend's read
-/// and write calls, which block in the kernel, run on the engine's helper threads
-/// (sched::blocking_call): the caller's ULT waits parked and its VP runs the other ULTs (a
-/// worker computing, the program submitting) while the disk works.
+/// Writes are made by the reservation that evicts (a submitting thread, or a task), on its
+/// own thread; a read back for a task's submission runs on one of the engine's helper threads
+/// while the submission goes on (interfaces.cpp, ensure_memory), or on the worker that runs the
+/// task (no helpers: MPC_SCHED_IO_THREADS=0); any other use reads it on its own thread.
 
 #include <starpu.h>
 
@@ -28,7 +27,6 @@
 #include <string>
 
 #include "lib/log.hpp"
-#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 #include "taskgraph/starpu_glue.hpp"
 #include "taskgraph/tg.hpp"
@@ -64,20 +62,6 @@ struct copy_rec {
     std::size_t size;  ///< the object's bytes (what eviction took from the disk)
     bool owned;        ///< made by eviction (freed with the handle), else the application's
 };
-
-/// f() on a helper thread, the calling ULT parked meanwhile (see the file comment).
-template <class F>
-int off_vp(F f, const char* what) noexcept {
-    struct call {
-        F* f;
-        int rc;
-    } c{&f, -EIO};
-    mpc::sched::blocking_call([](void* p) noexcept {
-        auto* x = static_cast<call*>(p);
-        x->rc = (*x->f)();
-    }, &c, what);
-    return c.rc;
-}
 
 starpu_data_handle_t handle_of(data* d) noexcept { return reinterpret_cast<starpu_data_handle_t>(d); }
 
@@ -158,10 +142,8 @@ bool store(data* d) noexcept {
     disk* k = disk_of(r->node);
     int rc = -EIO;
     if (k != nullptr) {
-        rc = off_vp([k, r, buf, n]() noexcept {
-            return k->ops->full_write != nullptr ? k->ops->full_write(k->base, r->obj, buf, static_cast<size_t>(n))
-                                                 : k->ops->write(k->base, r->obj, buf, 0, static_cast<size_t>(n));
-        }, "mpc::tg eviction: writing to disk");
+        rc = k->ops->full_write != nullptr ? k->ops->full_write(k->base, r->obj, buf, static_cast<size_t>(n))
+                                           : k->ops->write(k->base, r->obj, buf, 0, static_cast<size_t>(n));
     }
     starpu_free_flags(buf, static_cast<size_t>(n), 0);
     if (rc != 0) {
@@ -184,9 +166,7 @@ bool load(data* d) noexcept {
     void* buf = nullptr;
     if (k->ops->full_read != nullptr && r->owned) {
         size_t got = 0;
-        const int rc = off_vp([k, r, &buf, &got]() noexcept {
-            return k->ops->full_read(k->base, r->obj, &buf, &got, STARPU_MAIN_RAM);
-        }, "mpc::tg: reading a handle back from disk");
+        const int rc = k->ops->full_read(k->base, r->obj, &buf, &got, STARPU_MAIN_RAM);
         if (rc != 0 || got != static_cast<size_t>(n)) {
             MPC_LOG(error, tg, "reading a handle back from disk node %u: %zu bytes, %zd expected", r->node, got, n);
             if (buf != nullptr) {
@@ -198,9 +178,7 @@ bool load(data* d) noexcept {
         if (starpu_malloc_flags(&buf, static_cast<size_t>(n), 0) != 0) {
             return false;
         }
-        const int got = off_vp([k, r, buf, n]() noexcept {
-            return k->ops->read(k->base, r->obj, buf, 0, static_cast<size_t>(n));
-        }, "mpc::tg: reading a handle back from disk");
+        const int got = k->ops->read(k->base, r->obj, buf, 0, static_cast<size_t>(n));
         if (got != n) {
             MPC_LOG(error, tg, "reading a handle from disk node %u: %d bytes of %zd", r->node, got, n);
             starpu_free_flags(buf, static_cast<size_t>(n), 0);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scheduler/sched.hpp"
+#include "scheduler/sync.hpp"
 #include "tests/unit/env_guard.hpp"
 #include "tests/unit/scheduler/sched_test_util.hpp"
 
@@ -118,6 +119,47 @@ TEST_F(BlockingCall, NoHelpersRunsItOnTheVp) {
     wait_for_flag w{&flag};
     sched::blocking_call(&block_until_flag, &w, "test");
     EXPECT_EQ(w.vp, 0);
+}
+
+// blocking_start(): the job runs on a helper while the caller goes on; it tells its own end
+// (here through a wait_list), and many may be out at once.
+TEST_F(BlockingCall, StartedJobsRunOffTheVpsWhileTheCallerGoesOn) {
+    start(1);
+    struct out {
+        std::atomic<bool>* go;
+        std::atomic<int> done{0};
+        std::atomic<int> on_vp{0};
+        sched::wait_list ended;
+    } o;
+    std::atomic<bool> go{false};
+    o.go = &go;
+    constexpr int njobs = 16;
+    for (int i = 0; i < njobs; ++i) {
+        ASSERT_TRUE(sched::blocking_start(
+            [](void* p) noexcept {
+                auto* x = static_cast<out*>(p);
+                x->on_vp.fetch_add(sched::current_vp() != -1 ? 1 : 0);
+                const auto until = std::chrono::steady_clock::now() + 20s;
+                while (!x->go->load() && std::chrono::steady_clock::now() < until) {
+                    std::this_thread::sleep_for(1ms);  // waits for the caller, which must go on
+                }
+                x->done.fetch_add(1, std::memory_order_release);
+                x->ended.wake_all();
+            },
+            &o));
+    }
+    EXPECT_LT(o.done.load(), njobs) << "the caller went on before the jobs ended";
+    go.store(true);
+    while (o.done.load(std::memory_order_acquire) < njobs) {
+        o.ended.wait_unless([](void* p) noexcept { return static_cast<out*>(p)->done.load() == njobs; }, &o, "test");
+    }
+    EXPECT_EQ(o.on_vp.load(), 0);
+}
+
+TEST_F(BlockingCall, NoHelpersMeansNothingStarted) {
+    mpc::test::env_guard g("MPC_SCHED_IO_THREADS", "0");
+    start(1);
+    EXPECT_FALSE(sched::blocking_start([](void*) noexcept {}, nullptr));
 }
 
 TEST_F(BlockingCall, BadHelperCountIsRefused) {

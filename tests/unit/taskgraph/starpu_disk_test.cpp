@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <starpu.h>
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -338,17 +339,24 @@ TEST(StarpuDisk, IdleHandlesAreEvictedUnderTheMemoryLimitAndReadBackODirect) {
 
 // ---- where a handle is read back -----------------------------------------------------------
 
-/// The unistd backend, counting the reads of whole objects and where they ran.
-std::atomic<int> g_reads{0}, g_reads_on_workers{0};
+/// The unistd backend, counting the reads of whole objects and where they ran: on a worker, on
+/// the program's thread, elsewhere (a helper thread of the engine).
+std::atomic<int> g_reads{0}, g_reads_on_workers{0}, g_reads_on_main{0};
+pthread_t g_main_thread;
 starpu_disk_ops g_counting_ops;
-int counting_read(void* base, void* obj, void* buf, off_t offset, size_t size) {
+void count_read() {
     g_reads.fetch_add(1);
-    g_reads_on_workers.fetch_add(starpu_worker_get_id() >= 0 ? 1 : 0);
+    const bool worker = starpu_worker_get_id() >= 0;
+    g_reads_on_workers.fetch_add(worker ? 1 : 0);
+    // Not a worker, on the program's kernel thread (VP 0's, where worker 0 runs too).
+    g_reads_on_main.fetch_add(!worker && pthread_equal(pthread_self(), g_main_thread) ? 1 : 0);
+}
+int counting_read(void* base, void* obj, void* buf, off_t offset, size_t size) {
+    count_read();
     return starpu_disk_unistd_ops.read(base, obj, buf, offset, size);
 }
 int counting_full_read(void* base, void* obj, void** ptr, size_t* size, unsigned node) {
-    g_reads.fetch_add(1);
-    g_reads_on_workers.fetch_add(starpu_worker_get_id() >= 0 ? 1 : 0);
+    count_read();
     return starpu_disk_unistd_ops.full_read(base, obj, ptr, size, node);
 }
 
@@ -367,15 +375,21 @@ bool all_equal(std::vector<starpu_data_handle_t>& h, int want) {
     return ok;
 }
 
-// A submission does not read an evicted handle back: the worker that runs the first task
-// reading it does, just before the task; a task that only writes it needs no read at all; an
+// A submission does not read an evicted handle back: a helper thread does, started by the
+// submission of a task that reads it, or, without helpers (MPC_SCHED_IO_THREADS=0), the worker
+// that runs that task, just before it; a task that only writes it needs no read at all; an
 // acquisition reads it itself.
-TEST(StarpuDisk, EvictedHandlesAreReadBackByTheWorkerAndNotForWriteOnlyTasks) {
+void read_back_where(bool helpers) {
     scratch_dir dir;
     g_counting_ops = starpu_disk_unistd_ops;
     g_counting_ops.read = counting_read;
     g_counting_ops.full_read = counting_full_read;
+    g_main_thread = pthread_self();
+    if (!helpers) {
+        setenv("MPC_SCHED_IO_THREADS", "0", 1);
+    }
     ASSERT_EQ(start(2, "1"), 0);
+    unsetenv("MPC_SCHED_IO_THREADS");
     ASSERT_EQ(starpu_disk_register(&g_counting_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN), 1);
     std::vector<starpu_data_handle_t> h(8, nullptr);
     for (auto& x : h) {
@@ -384,6 +398,7 @@ TEST(StarpuDisk, EvictedHandlesAreReadBackByTheWorkerAndNotForWriteOnlyTasks) {
     }
     g_reads = 0;
     g_reads_on_workers = 0;
+    g_reads_on_main = 0;
     for (int pass = 0; pass < 2; ++pass) {
         for (auto x : h) {
             ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, x, 0), 0);
@@ -392,9 +407,13 @@ TEST(StarpuDisk, EvictedHandlesAreReadBackByTheWorkerAndNotForWriteOnlyTasks) {
     starpu_task_wait_for_all();
     const int task_reads = g_reads.load();
     EXPECT_GT(task_reads, 0) << "2 MiB under a 1 MiB limit: handles went to disk and came back";
-    EXPECT_EQ(g_reads_on_workers.load(), task_reads) << "every read for a task ran on a worker";
+    EXPECT_EQ(g_reads_on_main.load(), 0) << "no submission read a handle back itself";
+    EXPECT_EQ(g_reads_on_workers.load(), helpers ? 0 : task_reads)
+        << (helpers ? "the reads ran on helper threads" : "the reads ran on the workers");
+    const int on_workers = g_reads_on_workers.load();
     EXPECT_TRUE(all_equal(h, 2));
-    EXPECT_EQ(g_reads_on_workers.load(), task_reads) << "the acquisitions read on the program's thread";
+    EXPECT_EQ(g_reads_on_workers.load(), on_workers) << "the acquisitions read on the program's thread";
+    EXPECT_GT(g_reads_on_main.load(), 0) << "the acquisitions read on the program's thread";
     const int before_w = g_reads.load();
     for (auto x : h) {
         ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, x, 0), 0);
@@ -412,6 +431,9 @@ TEST(StarpuDisk, EvictedHandlesAreReadBackByTheWorkerAndNotForWriteOnlyTasks) {
     starpu_shutdown();
     EXPECT_EQ(dir.files(), 0u);
 }
+
+TEST(StarpuDisk, EvictedHandlesAreReadBackByHelpersForTheTasksThatReadThem) { read_back_where(true); }
+TEST(StarpuDisk, WithoutHelpersTheWorkerReadsAnEvictedHandleBack) { read_back_where(false); }
 
 TEST(StarpuDisk, WithoutADiskTheSameWorkloadRunsOutOfMemory) {
     ASSERT_EQ(start(2, "1"), 0);
