@@ -20,8 +20,10 @@
 /// Helpers start on demand, up to MPC_SCHED_IO_THREADS, and then wait on a condition
 /// variable for the next job; they never end (a process exits with them asleep). While a job
 /// is out, the deadlock check does not count the ULT waiting for it as blocked for good
-/// (runtime::blocking): a slow disk is not a deadlock. After fork() the child starts with
-/// none (their threads did not survive) and makes them again when it needs them.
+/// (runtime::blocking): a slow disk is not a deadlock; and sched::finalize() waits until every
+/// job is over, wake-up included (a woken caller may end before its waker has left its VP).
+/// After fork() the child starts with none (their threads did not survive) and makes them
+/// again when it needs them.
 
 #include <pthread.h>
 #include <sched.h>
@@ -80,16 +82,15 @@ pool& the_pool() noexcept {
 }
 
 /// The job's end: the word to done, the caller (if parked) woken. The job is not touched after.
+/// Counted out last: until then sched::finalize() waits, as the wake-up (here, or fn's own for
+/// a detached job) may still be touching the caller's VP after the caller went on.
 void finish(job* j) noexcept {
-    detail::rt().blocking.fetch_sub(1, std::memory_order_acq_rel);
     if (j->detached) {
         delete j;
-        return;
-    }
-    const std::uintptr_t w = j->word.exchange(job_done, std::memory_order_acq_rel);
-    if (w != job_pending) {
+    } else if (const std::uintptr_t w = j->word.exchange(job_done, std::memory_order_acq_rel); w != job_pending) {
         wake(reinterpret_cast<ult*>(w));
     }
+    detail::rt().blocking.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void helper_main(pool* p) noexcept {

@@ -426,6 +426,11 @@ status finalize() noexcept {
     } else {
         r.done_lock.unlock();
     }
+    // Helper threads still in a job (blocking.cpp) may be waking a ULT that has already gone
+    // on (and ended): they touch the VPs until their job's end is counted.
+    while (r.blocking.load(std::memory_order_acquire) != 0) {
+        ::sched_yield();
+    }
     // seq_cst, not release: against a VP going to sleep (idle(): stores vp_sleeping, then reads
     // `stopping`) this is store `stopping`, then read its sleep word (wake_vp). With a release
     // store the read could pass it (x86 reorders a store with a later load): the VP read

@@ -240,6 +240,7 @@ struct data {
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
     bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)
     sched::wait_list loaded;     ///< accesses waiting for a read back from disk (content_loading)
+    std::atomic<int> loads_out{0};  ///< reads on a helper that may still touch d (their wake-up)
 };
 
 namespace detail {
@@ -358,7 +359,8 @@ inline constexpr int content_lost = 5;
 /// one that `reads` it waits for a read in flight, or reads it back now (once; an access at
 /// the same time waits for that read); a write-only one drops the disk's value. May yield.
 void load_deferred(data* d, bool reads) noexcept;
-/// Waits until no read back from disk is in flight for d (unregistration). May yield.
+/// Waits until no read back from disk is in flight for d, its helper's wake-up of the waiters
+/// included (unregistration: d is freed next). May yield.
 void wait_no_load(data* d) noexcept;
 /// Several implementations: which one t runs on `worker` (-1: any) and its expected µs (NaN:
 /// not calibrated; chosen then, so that it is); pick_impl sets t->impl and t->fn from it. The

@@ -329,13 +329,19 @@ void async_load(void* p) noexcept {
     d->loaded.wake_all();
 }
 
+/// async_load() on a helper thread: d is not touched after the count goes down (wait_no_load).
+void async_load_out(void* p) noexcept {
+    auto* d = static_cast<data*>(p);
+    async_load(d);
+    d->loads_out.fetch_sub(1, std::memory_order_release);
+}
+
 bool not_loading(void* p) noexcept {
     return static_cast<data*>(p)->content.load(std::memory_order_acquire) != detail::content_loading;
 }
 
-}  // namespace
-
-void detail::wait_no_load(data* d) noexcept {
+/// Waits while a read back is in flight (content_loading).
+void wait_loaded(data* d) noexcept {
     if (not_loading(d)) [[likely]] {
         return;
     }
@@ -350,11 +356,21 @@ void detail::wait_no_load(data* d) noexcept {
     }
 }
 
+}  // namespace
+
+void detail::wait_no_load(data* d) noexcept {
+    wait_loaded(d);
+    while (d->loads_out.load(std::memory_order_acquire) != 0) {  // its helper's wake-up: short
+        sched::yield();
+        cpu_relax();
+    }
+}
+
 void detail::load_deferred(data* d, bool reads) noexcept {
     int c = d->content.load(std::memory_order_acquire);
     while (c >= content_on_disk) {
         if (c == content_loading) {  // being read now: wait for it
-            wait_no_load(d);
+            wait_loaded(d);
             c = d->content.load(std::memory_order_acquire);
             continue;
         }
@@ -425,8 +441,12 @@ status detail::ensure_memory(data* d, bool* pinned, bool defer_load, bool reads)
             // Read on a helper while the submission goes on (a task that reads it), else by
             // the first task's worker (a write-only one: dropped).
             d->content.store(reads ? content_loading : content_on_disk, std::memory_order_release);
-            if (reads && !sched::blocking_start(&async_load, d)) {
-                d->content.store(content_on_disk, std::memory_order_release);
+            if (reads) {
+                d->loads_out.fetch_add(1, std::memory_order_relaxed);
+                if (!sched::blocking_start(&async_load_out, d)) {
+                    d->loads_out.fetch_sub(1, std::memory_order_relaxed);
+                    d->content.store(content_on_disk, std::memory_order_release);
+                }
             }
         } else if (spill_hooks()->load(d)) {
             d->content.store(0, std::memory_order_release);
