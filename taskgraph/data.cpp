@@ -669,6 +669,13 @@ status unregister_submit(data* d) noexcept {
 // freed copy. Handles the application gave memory for, partitioned handles and their
 // children, handles with reduction methods and those with the ooc flag off are never evicted.
 
+void detail::stamp_use(data* d) noexcept {
+    if (g_spill.load(std::memory_order_relaxed) != nullptr) {
+        spin_guard g(d->g.lock);
+        d->last_use = g_use_clock.fetch_add(1, std::memory_order_relaxed) + 1;
+    }
+}
+
 void detail::set_spill_ops(const spill_ops* o) noexcept { g_spill.store(o, std::memory_order_release); }
 const detail::spill_ops* detail::spill_hooks() noexcept { return g_spill.load(std::memory_order_acquire); }
 unsigned detail::spill_epoch() noexcept { return g_spill_epoch.load(std::memory_order_acquire); }

@@ -359,6 +359,14 @@ inline constexpr int content_lost = 5;
 /// one that `reads` it waits for a read in flight, or reads it back now (once; an access at
 /// the same time waits for that read); a write-only one drops the disk's value. May yield.
 void load_deferred(data* d, bool reads) noexcept;
+/// starpu_data_prefetch_on_node() to main memory: when d was evicted, makes its memory again
+/// and reads its disk copy back, on a helper thread when `async` (else here), taking memory
+/// under the limit without waiting: evicting other idle handles when `evict`, only what is free
+/// otherwise (idle prefetch). A hint: when it cannot (no room, d busy, nothing on disk), it
+/// does nothing and the next use reads as usual. May yield (a synchronous read).
+void prefetch_memory(data* d, bool async, bool evict) noexcept;
+/// Stamps d as used now in eviction's order (least recently used first), when disks exist.
+void stamp_use(data* d) noexcept;
 /// Waits until no read back from disk is in flight for d, its helper's wake-up of the waiters
 /// included (unregistration: d is freed next). May yield.
 void wait_no_load(data* d) noexcept;

@@ -366,6 +366,44 @@ void detail::wait_no_load(data* d) noexcept {
     }
 }
 
+void detail::prefetch_memory(data* d, bool async, bool evict) noexcept {
+    if (spill_hooks() == nullptr || !d->needs_memory.load(std::memory_order_acquire)) {
+        return;  // no disk, or in memory (or being made by a submission)
+    }
+    {
+        spin_guard g(d->g.lock);
+        const int c = d->content.load(std::memory_order_acquire);
+        if (d->allocating || d->evicting || d->allocated || !d->runtime_memory || !d->disk_valid ||
+            (c != 0 && c != content_on_disk)) {
+            return;  // busy, or nothing on disk to read: its first use makes it
+        }
+        d->allocating = true;
+    }
+    const std::size_t n = d->ops->size(d->ifp, d->ops->ctx, d);
+    bool ok = account_memory(n, evict ? account_how::reclaim : account_how::now).ok();
+    if (ok && d->ops->allocate(d->ifp, d->ops->ctx) < 0) {
+        unaccount_memory(n);
+        ok = false;
+    }
+    if (ok) {
+        d->content.store(content_loading, std::memory_order_release);
+        d->loads_out.fetch_add(1, std::memory_order_relaxed);
+        if (!async || !sched::blocking_start(&async_load_out, d)) {
+            d->loads_out.fetch_sub(1, std::memory_order_relaxed);
+            const bool read = spill_hooks()->load(d);  // a failure: the next use tries again
+            d->content.store(read ? 0 : content_on_disk, std::memory_order_release);
+            d->loaded.wake_all();
+        }
+    }
+    spin_guard g(d->g.lock);
+    d->allocating = false;
+    if (ok) {
+        d->allocated = true;
+        d->fresh = false;
+        d->needs_memory.store(false, std::memory_order_release);
+    }
+}
+
 void detail::load_deferred(data* d, bool reads) noexcept {
     int c = d->content.load(std::memory_order_acquire);
     while (c >= content_on_disk) {

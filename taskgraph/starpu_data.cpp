@@ -562,6 +562,10 @@ int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsign
         return -EINVAL;
     }
     if (async != 0) {
+        if (node == STARPU_MAIN_RAM) {
+            detail::stamp_use(core(handle));
+            detail::prefetch_memory(core(handle), true, true);
+        }
         return 0;
     }
     if (int rc = starpu_data_acquire(handle, STARPU_R); rc != 0) {
@@ -571,12 +575,28 @@ int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsign
     return 0;
 }
 
-int starpu_data_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned node, unsigned /*async*/) {
-    return valid_node(static_cast<int>(node), "starpu_data_prefetch_on_node") ? 0 : -EINVAL;
+namespace {
+/// Main memory: a handle evicted to disk is read back (data's prefetch_memory: a hint, taking
+/// memory without waiting; `idle`: only memory that is free). A disk node: the data's disk
+/// copy stays as it is (eviction writes it when it must).
+int prefetch(starpu_data_handle_t handle, unsigned node, unsigned async, bool idle, const char* call) noexcept {
+    if (!valid_node(static_cast<int>(node), call)) {
+        return -EINVAL;
+    }
+    if (node == STARPU_MAIN_RAM) {
+        detail::stamp_use(core(handle));  // before: eviction for its room must not pick it
+        detail::prefetch_memory(core(handle), async != 0, !idle);
+    }
+    return 0;
+}
+}  // namespace
+
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
+    return prefetch(handle, node, async, false, "starpu_data_prefetch_on_node");
 }
 
-int starpu_data_idle_prefetch_on_node(starpu_data_handle_t /*handle*/, unsigned node, unsigned /*async*/) {
-    return valid_node(static_cast<int>(node), "starpu_data_idle_prefetch_on_node") ? 0 : -EINVAL;
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
+    return prefetch(handle, node, async, true, "starpu_data_idle_prefetch_on_node");
 }
 
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node) {

@@ -350,21 +350,40 @@ double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t /*si
     return src_node == dst_node ? 0.0 : NAN;
 }
 
-int starpu_prefetch_task_input_on_node_prio(struct starpu_task* task, unsigned node, int /*prio*/) {
+namespace {
+/// The handles t reads, evicted to disk, read back (prefetch_memory; `idle`: free memory only).
+int prefetch_inputs(struct starpu_task* task, unsigned node, bool idle) noexcept {
     if (task == nullptr) {
         MPC_LOG(error, tg, "starpu_prefetch_task_input_on_node: task is NULL");
         return -EINVAL;
     }
-    return main_ram(node, "starpu_prefetch_task_input_on_node") ? 0 : -EINVAL;
+    if (!main_ram(node, "starpu_prefetch_task_input_on_node")) {
+        return -EINVAL;
+    }
+    const int n = task->cl != nullptr ? STARPU_TASK_GET_NBUFFERS(task) : 0;
+    for (int i = 0; i < n; ++i) {
+        const unsigned m = STARPU_TASK_GET_MODE(task, i);
+        if ((m & STARPU_R) != 0 && (m & (STARPU_SCRATCH | STARPU_REDUX)) == 0) {
+            data* d = reinterpret_cast<data*>(STARPU_TASK_GET_HANDLE(task, i));
+            detail::stamp_use(d);
+            detail::prefetch_memory(d, true, !idle);
+        }
+    }
+    return 0;
+}
+}  // namespace
+
+int starpu_prefetch_task_input_on_node_prio(struct starpu_task* task, unsigned node, int /*prio*/) {
+    return prefetch_inputs(task, node, false);
 }
 int starpu_prefetch_task_input_on_node(struct starpu_task* task, unsigned node) {
-    return starpu_prefetch_task_input_on_node_prio(task, node, 0);
+    return prefetch_inputs(task, node, false);
 }
 int starpu_idle_prefetch_task_input_on_node(struct starpu_task* task, unsigned node) {
-    return starpu_prefetch_task_input_on_node_prio(task, node, 0);
+    return prefetch_inputs(task, node, true);
 }
-int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task* task, unsigned node, int prio) {
-    return starpu_prefetch_task_input_on_node_prio(task, node, prio);
+int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task* task, unsigned node, int /*prio*/) {
+    return prefetch_inputs(task, node, true);
 }
 int starpu_prefetch_task_input_for_prio(struct starpu_task* task, unsigned worker, int prio) {
     if (!worker_ok(worker, "starpu_prefetch_task_input_for")) {
@@ -376,10 +395,13 @@ int starpu_prefetch_task_input_for(struct starpu_task* task, unsigned worker) {
     return starpu_prefetch_task_input_for_prio(task, worker, 0);
 }
 int starpu_idle_prefetch_task_input_for(struct starpu_task* task, unsigned worker) {
-    return starpu_prefetch_task_input_for_prio(task, worker, 0);
+    return starpu_idle_prefetch_task_input_for_prio(task, worker, 0);
 }
 int starpu_idle_prefetch_task_input_for_prio(struct starpu_task* task, unsigned worker, int prio) {
-    return starpu_prefetch_task_input_for_prio(task, worker, prio);
+    if (!worker_ok(worker, "starpu_idle_prefetch_task_input_for")) {
+        return -EINVAL;
+    }
+    return starpu_idle_prefetch_task_input_on_node_prio(task, starpu_worker_get_memory_node(worker), prio);
 }
 
 // ---- the workers' scheduling mutex ---------------------------------------------------------------

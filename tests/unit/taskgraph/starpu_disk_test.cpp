@@ -435,6 +435,108 @@ void read_back_where(bool helpers) {
 TEST(StarpuDisk, EvictedHandlesAreReadBackByHelpersForTheTasksThatReadThem) { read_back_where(true); }
 TEST(StarpuDisk, WithoutHelpersTheWorkerReadsAnEvictedHandleBack) { read_back_where(false); }
 
+/// The index of the first of h not in main memory (evicted), or -1.
+int first_evicted(const std::vector<starpu_data_handle_t>& h) {
+    for (std::size_t i = 0; i < h.size(); ++i) {
+        if (starpu_data_test_if_allocated_on_node(h[i], STARPU_MAIN_RAM) == 0) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+// starpu_data_prefetch_on_node to main memory reads an evicted handle back ahead of its use:
+// on the program's thread when synchronous, on a helper when asynchronous (the task after it
+// waits for the read and reads nothing more); an idle prefetch takes only free memory; a task's
+// inputs are prefetched with starpu_prefetch_task_input_on_node.
+TEST(StarpuDisk, PrefetchReadsAnEvictedHandleBackAheadOfItsUse) {
+    scratch_dir dir;
+    g_counting_ops = starpu_disk_unistd_ops;
+    g_counting_ops.read = counting_read;
+    g_counting_ops.full_read = counting_full_read;
+    g_main_thread = pthread_self();
+    g_bad = 0;
+    ASSERT_EQ(start(2, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(&g_counting_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN), 1);
+    std::vector<starpu_data_handle_t> h(8, nullptr);
+    std::vector<int> val(h.size(), 1);
+    for (auto& x : h) {
+        starpu_vector_data_register(&x, -1, 0, 64 * 1024, sizeof(int));
+        ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, x, 0), 0);
+        ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, x, 0), 0);
+    }
+    starpu_task_wait_for_all();
+    EXPECT_EQ(starpu_data_prefetch_on_node(h[0], 99, 0), -EINVAL) << "no node 99";
+    auto check = [&](int i) {
+        ASSERT_EQ(starpu_task_insert(&check_cl, STARPU_R, h[static_cast<std::size_t>(i)], STARPU_VALUE,
+                                     &val[static_cast<std::size_t>(i)], sizeof(int), 0),
+                  0);
+        starpu_task_wait_for_all();
+    };
+
+    // Synchronous: read here, now.
+    int e = first_evicted(h);
+    ASSERT_GE(e, 0) << "2 MiB under a 1 MiB limit: some handles are on disk";
+    int reads = g_reads.load(), on_main = g_reads_on_main.load();
+    EXPECT_EQ(starpu_data_prefetch_on_node(h[static_cast<std::size_t>(e)], STARPU_MAIN_RAM, 0), 0);
+    EXPECT_EQ(g_reads.load(), reads + 1);
+    EXPECT_EQ(g_reads_on_main.load(), on_main + 1) << "a synchronous prefetch reads on the caller's thread";
+    EXPECT_EQ(starpu_data_test_if_allocated_on_node(h[static_cast<std::size_t>(e)], STARPU_MAIN_RAM), 1u);
+    check(e);
+    EXPECT_EQ(g_reads.load(), reads + 1) << "the task after the prefetch read nothing";
+
+    // Asynchronous: read on a helper; the task waits for it.
+    e = first_evicted(h);
+    ASSERT_GE(e, 0);
+    reads = g_reads.load();
+    on_main = g_reads_on_main.load();
+    EXPECT_EQ(starpu_data_prefetch_on_node(h[static_cast<std::size_t>(e)], STARPU_MAIN_RAM, 1), 0);
+    ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, h[static_cast<std::size_t>(e)], 0), 0);
+    ++val[static_cast<std::size_t>(e)];
+    check(e);
+    EXPECT_EQ(g_reads.load(), reads + 1) << "one read: the prefetch's";
+    EXPECT_EQ(g_reads_on_main.load(), on_main) << "an asynchronous prefetch reads on a helper";
+
+    // A task's inputs.
+    e = first_evicted(h);
+    ASSERT_GE(e, 0);
+    reads = g_reads.load();
+    starpu_task* t = starpu_task_create();
+    t->cl = &check_cl;
+    t->handles[0] = h[static_cast<std::size_t>(e)];
+    EXPECT_EQ(starpu_prefetch_task_input_on_node(t, STARPU_MAIN_RAM), 0);
+    t->destroy = 0;
+    starpu_task_destroy(t);
+    check(e);
+    EXPECT_EQ(g_reads.load(), reads + 1) << "the task's input was read once, by the prefetch";
+
+    // Idle: only free memory. Fill it first with handles read back.
+    for (auto x : h) {
+        starpu_data_acquire(x, STARPU_R);
+        starpu_data_release(x);
+    }
+    e = first_evicted(h);
+    ASSERT_GE(e, 0);
+    const starpu_ssize_t room = starpu_memory_get_available(STARPU_MAIN_RAM);
+    reads = g_reads.load();
+    EXPECT_EQ(starpu_data_idle_prefetch_on_node(h[static_cast<std::size_t>(e)], STARPU_MAIN_RAM, 0), 0);
+    if (room < static_cast<starpu_ssize_t>(64 * 1024 * sizeof(int))) {
+        EXPECT_EQ(g_reads.load(), reads) << "no free room: an idle prefetch evicts nothing and reads nothing";
+        EXPECT_EQ(starpu_data_test_if_allocated_on_node(h[static_cast<std::size_t>(e)], STARPU_MAIN_RAM), 0u);
+    } else {
+        EXPECT_EQ(g_reads.load(), reads + 1);
+    }
+    for (std::size_t i = 0; i < h.size(); ++i) {
+        check(static_cast<int>(i));
+    }
+    EXPECT_EQ(g_bad.load(), 0) << "every value survived";
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_shutdown();
+    EXPECT_EQ(dir.files(), 0u);
+}
+
 TEST(StarpuDisk, WithoutADiskTheSameWorkloadRunsOutOfMemory) {
     ASSERT_EQ(start(2, "1"), 0);
     std::vector<starpu_data_handle_t> h;
