@@ -43,6 +43,7 @@ std::atomic<std::uint64_t> g_use_clock{0};         ///< data::last_use stamps
 std::atomic<const detail::spill_ops*> g_spill{nullptr};
 std::atomic<unsigned> g_spill_epoch{0};
 std::atomic<int> g_spill_waiters{0};
+std::atomic<int> g_cleaning{0};  ///< write-behind jobs out (clean_job)
 
 }  // namespace
 
@@ -166,6 +167,10 @@ status live(const data* d, const char* call) noexcept {
 
 }  // namespace
 
+namespace {
+bool evictable(const data* d) noexcept;  // below, "Eviction"
+}  // namespace
+
 namespace detail {
 
 status live(const data* d, const char* call) noexcept { return ::mpc::tg::live(d, call); }
@@ -196,7 +201,7 @@ void infer_write(data* d, task* t, bool become_writer) noexcept {
 void destroy_data(data* d) noexcept {
     delist(d);  // first: find_handle takes the registry's lock, then the handle's
     d->g.lock.lock();  // the last detach_buffers() may still be unlocking
-    while (d->evicting) {  // picked by spill_evict() before delist(): its write ends soon
+    while (d->evicting || d->cleaning) {  // picked by spill_evict() or write-behind: its write ends soon
         d->g.lock.unlock();
         sched::yield();
         d->g.lock.lock();
@@ -359,6 +364,46 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
     return {};
 }
 
+namespace {
+
+/// Write-behind: when memory is nearly full (7/8 of the limit), a handle whose last user
+/// leaves while its main-memory copy is newer than its disk copy is written out on a helper
+/// thread (`cleaning`: submissions and eviction wait or pass), so that eviction later finds it
+/// clean and frees it without a write on the reservation's thread. Only into the disk copy an
+/// earlier eviction made: write-behind takes no disk room of its own.
+bool wants_cleaning(const data* d) noexcept {
+    if (g_spill.load(std::memory_order_relaxed) == nullptr || d->spill == nullptr || d->disk_valid ||
+        d->content.load(std::memory_order_acquire) != 0 || !evictable(d)) {
+        return false;
+    }
+    const std::size_t limit = memory_limit();
+    return limit != 0 && memory_used() >= limit - limit / 8;
+}
+
+/// A reservation waiting for memory may evict a handle now (one became idle, or clean).
+void tell_spill_waiters() noexcept {
+    g_spill_epoch.fetch_add(1, std::memory_order_acq_rel);
+    detail::wake_in_flight_waiters();
+}
+
+void clean_job(void* p) noexcept {
+    auto* d = static_cast<data*>(p);
+    const spill_ops* o = g_spill.load(std::memory_order_acquire);
+    const bool stored = o != nullptr && o->store(d);  // no lock held: I/O
+    const bool waiters = g_spill_waiters.load(std::memory_order_acquire) != 0;
+    {
+        spin_guard g(d->g.lock);
+        d->disk_valid = d->disk_valid || stored;  // no access came meanwhile: they wait for the mark
+        d->cleaning = false;
+    }  // d may be freed from here on (destroy_data waits for the mark)
+    g_cleaning.fetch_sub(1, std::memory_order_acq_rel);
+    if (waiters) {
+        tell_spill_waiters();
+    }
+}
+
+}  // namespace
+
 void drop_user(data* d) noexcept {
     d->g.lock.lock();
     gate::wakeups w;
@@ -368,11 +413,22 @@ void drop_user(data* d) noexcept {
         w = d->g.notify_locked();
     }
     const bool idle_now = last && !free_it && d->allocated && g_spill_waiters.load(std::memory_order_acquire) != 0;
-    d->g.lock.unlock();  // unregister() may free d from here on
+    const bool clean = last && !free_it && wants_cleaning(d);
+    d->cleaning = d->cleaning || clean;
+    d->g.lock.unlock();  // unregister() may free d from here on (but waits for a cleaning mark)
     gate::deliver(w);
-    if (idle_now) {  // a reservation waiting for memory may evict it now
-        g_spill_epoch.fetch_add(1, std::memory_order_acq_rel);
-        detail::wake_in_flight_waiters();
+    if (clean) {
+        g_cleaning.fetch_add(1, std::memory_order_acq_rel);
+        if (!sched::blocking_start(&clean_job, d)) {
+            {
+                spin_guard g(d->g.lock);
+                d->cleaning = false;
+            }
+            g_cleaning.fetch_sub(1, std::memory_order_acq_rel);
+        }
+    }
+    if (idle_now && !clean) {  // a reservation waiting for memory may evict it now
+        tell_spill_waiters();
     }
     if (free_it) {
         destroy_data(d);  // unregister_submit() left it to the last user
@@ -679,6 +735,7 @@ void detail::stamp_use(data* d) noexcept {
 void detail::set_spill_ops(const spill_ops* o) noexcept { g_spill.store(o, std::memory_order_release); }
 const detail::spill_ops* detail::spill_hooks() noexcept { return g_spill.load(std::memory_order_acquire); }
 unsigned detail::spill_epoch() noexcept { return g_spill_epoch.load(std::memory_order_acquire); }
+int detail::cleaning_out() noexcept { return g_cleaning.load(std::memory_order_acquire); }
 void detail::spill_waiting(bool on) noexcept { g_spill_waiters.fetch_add(on ? 1 : -1, std::memory_order_acq_rel); }
 
 void detail::unpin_buffers(task* t) noexcept {
@@ -696,7 +753,8 @@ namespace {
 
 /// Whether d's main-memory copy may be evicted now (d->g.lock held).
 bool evictable(const data* d) noexcept {
-    return d->allocated && d->runtime_memory && !d->allocating && !d->evicting && d->users == 0 && d->pins == 0 &&
+    return d->allocated && d->runtime_memory && !d->allocating && !d->evicting && !d->cleaning && d->users == 0 &&
+           d->pins == 0 &&
            d->acquired.empty() && d->grants_running == 0 && !d->unregistering && d->ooc.load(std::memory_order_relaxed) &&
            d->parent == nullptr && d->plans.empty() && !d->partitioned && !d->ro_partitioned &&
            !d->plan_involved.load(std::memory_order_relaxed) && !d->copies && d->redux_tasks.empty() &&

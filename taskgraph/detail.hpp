@@ -236,6 +236,7 @@ struct data {
     void* spill = nullptr;       ///< the disk layer's record of the disk copy, or nullptr
     bool disk_valid = false;     ///< under g.lock: the disk copy holds the current value
     bool evicting = false;       ///< under g.lock: the main-memory copy is being written out
+    bool cleaning = false;       ///< under g.lock: ... written out ahead of eviction, kept (write-behind)
     int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
     bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)
@@ -402,6 +403,8 @@ std::size_t spill_evict(std::size_t want) noexcept;
 /// Counts changes that may make eviction possible (a handle's last user gone) while somebody
 /// waits for memory (spill_waiting()), so that a waiter can try again.
 unsigned spill_epoch() noexcept;
+/// Write-behind jobs out (data.cpp, drop_user): each makes a handle clean, then evictable.
+int cleaning_out() noexcept;
 void spill_waiting(bool on) noexcept;
 /// A new handle record of kind id (built-in ops set for built-in kinds).
 status new_handle(data** out, interface_id id) noexcept;

@@ -444,7 +444,7 @@ status detail::ensure_memory(data* d, bool* pinned, bool defer_load, bool reads)
         return {};
     }
     d->g.lock.lock();
-    while (d->allocating || d->evicting) {  // another submitter makes it, or eviction writes it out (rare)
+    while (d->allocating || d->evicting || d->cleaning) {  // being made, or written out (rare)
         d->g.lock.unlock();
         sched::yield();
         d->g.lock.lock();

@@ -20,6 +20,7 @@
 #include <atomic>
 
 #include "lib/log.hpp"
+#include "scheduler/sched.hpp"
 #include "taskgraph/detail.hpp"
 
 namespace mpc::tg {
@@ -60,6 +61,22 @@ bool take_spilling(request* r) noexcept {
     const std::size_t limit = g_limit.load(std::memory_order_relaxed);
     return limit != 0 && detail::spill_hooks() != nullptr &&
            detail::spill_evict(used + r->bytes > limit ? used + r->bytes - limit : r->bytes) != 0 && try_take(r);
+}
+
+/// take_spilling() after the write-behind jobs out have ended (they make idle handles clean,
+/// hence evictable: until then eviction may find nothing it can take). Yields meanwhile.
+bool take_after_cleaning(request* r) noexcept {
+    for (int n = detail::cleaning_out(); n != 0; n = detail::cleaning_out()) {
+        const unsigned epoch = detail::spill_epoch();
+        while (detail::cleaning_out() == n && detail::spill_epoch() == epoch) {  // until one ends
+            sched::yield();
+            cpu_relax();
+        }
+        if (try_take(r) || take_spilling(r)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /// What a reservation waiting for memory looks at: the request, and the eviction epoch it saw.
@@ -132,7 +149,7 @@ status mem_reserve(std::size_t bytes, const char* what) noexcept {
     cache_pressure(true);
     cache_evict(0);
     const bool task = in_task();
-    bool ok = try_take(&r) || take_spilling(&r);
+    bool ok = try_take(&r) || take_spilling(&r) || take_after_cleaning(&r);
     if (!ok && !task) {
         const bool disks = spill_hooks() != nullptr;
         if (disks) {
@@ -143,7 +160,7 @@ status mem_reserve(std::size_t bytes, const char* what) noexcept {
             // when a handle's last user leaves: it may be evicted now.
             spill_wait w{&r, spill_epoch(), false};
             const bool woke = wait_in_flight(&taken_or_idle, &w, "mpc::tg memory limit");
-            if (w.took || take_spilling(&r)) {
+            if (w.took || take_spilling(&r) || take_after_cleaning(&r)) {
                 ok = true;
                 break;
             }
