@@ -359,6 +359,20 @@ int counting_full_read(void* base, void* obj, void** ptr, size_t* size, unsigned
     count_read();
     return starpu_disk_unistd_ops.full_read(base, obj, ptr, size, node);
 }
+/// Writes made on a helper thread (neither a worker nor the program's thread): write-behind.
+std::atomic<int> g_writes_on_helpers{0};
+void count_write() {
+    const bool worker = starpu_worker_get_id() >= 0;
+    g_writes_on_helpers.fetch_add(!worker && !pthread_equal(pthread_self(), g_main_thread) ? 1 : 0);
+}
+int counting_write(void* base, void* obj, const void* buf, off_t offset, size_t size) {
+    count_write();
+    return starpu_disk_unistd_ops.write(base, obj, buf, offset, size);
+}
+int counting_full_write(void* base, void* obj, void* ptr, size_t size) {
+    count_write();
+    return starpu_disk_unistd_ops.full_write(base, obj, ptr, size);
+}
 
 /// n vectors of 64 Ki ints (2 MiB in all) under a 1 MiB limit, each holding `want`: true when
 /// every element does (read with starpu_data_acquire, after the tasks).
@@ -384,6 +398,9 @@ void read_back_where(bool helpers) {
     g_counting_ops = starpu_disk_unistd_ops;
     g_counting_ops.read = counting_read;
     g_counting_ops.full_read = counting_full_read;
+    g_counting_ops.write = counting_write;
+    g_counting_ops.full_write = counting_full_write;
+    g_writes_on_helpers = 0;
     g_main_thread = pthread_self();
     if (!helpers) {
         setenv("MPC_SCHED_IO_THREADS", "0", 1);
@@ -425,6 +442,13 @@ void read_back_where(bool helpers) {
     }
     starpu_task_wait_for_all();
     EXPECT_TRUE(all_equal(h, 1));
+    // Write-behind: handles with a disk copy, dirty when their last user left near the limit,
+    // were written out by helpers (none without them).
+    if (helpers) {
+        EXPECT_GT(g_writes_on_helpers.load(), 0) << "write-behind ran on helper threads";
+    } else {
+        EXPECT_EQ(g_writes_on_helpers.load(), 0);
+    }
     for (auto x : h) {
         starpu_data_unregister(x);
     }
