@@ -327,6 +327,7 @@ status attach_buffers(task* t, bool infer_deps) noexcept {
         }
         if ((m & (access_write | access_redux)) != 0) {
             d->disk_valid = false;  // the main-memory copy becomes the only current one
+            ++d->writers;           // a write-behind under way (partitioning) is not current
         }
         task* internal = nullptr;
         if (untracked(static_cast<unsigned>(m))) {
@@ -393,7 +394,9 @@ void clean_job(void* p) noexcept {
     const bool waiters = g_spill_waiters.load(std::memory_order_acquire) != 0;
     {
         spin_guard g(d->g.lock);
-        d->disk_valid = d->disk_valid || stored;  // no access came meanwhile: they wait for the mark
+        // Submissions and acquisitions wait for the mark; a writer that came anyway (an internal
+        // access of partitioning) makes what was written stale.
+        d->disk_valid = d->disk_valid || (stored && d->writers == d->clean_writers);
         d->cleaning = false;
     }  // d may be freed from here on (destroy_data waits for the mark)
     g_cleaning.fetch_sub(1, std::memory_order_acq_rel);
@@ -414,7 +417,10 @@ void drop_user(data* d) noexcept {
     }
     const bool idle_now = last && !free_it && d->allocated && g_spill_waiters.load(std::memory_order_acquire) != 0;
     const bool clean = last && !free_it && wants_cleaning(d);
-    d->cleaning = d->cleaning || clean;
+    if (clean) {
+        d->cleaning = true;
+        d->clean_writers = d->writers;
+    }
     d->g.lock.unlock();  // unregister() may free d from here on (but waits for a cleaning mark)
     gate::deliver(w);
     if (clean) {

@@ -237,6 +237,8 @@ struct data {
     bool disk_valid = false;     ///< under g.lock: the disk copy holds the current value
     bool evicting = false;       ///< under g.lock: the main-memory copy is being written out
     bool cleaning = false;       ///< under g.lock: ... written out ahead of eviction, kept (write-behind)
+    std::uint32_t writers = 0;       ///< under g.lock: writing accesses attached so far
+    std::uint32_t clean_writers = 0; ///< under g.lock: `writers` when write-behind began
     int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
     bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)

@@ -436,8 +436,11 @@ status detail::ensure_memory(data* d, bool* pinned, bool defer_load, bool reads)
     if (pinned != nullptr) {
         *pinned = false;
     }
-    const bool pin = pinned != nullptr && pin_wanted(d);
-    if (!pin && !d->needs_memory.load(std::memory_order_acquire)) {
+    const bool wanted = pin_wanted(d);
+    const bool pin = pinned != nullptr && wanted;
+    // With disks, even an unpinned use (partitioning) takes the lock: it waits for an eviction
+    // or a write-behind under way, which the memory's presence does not show.
+    if (!wanted && !d->needs_memory.load(std::memory_order_acquire)) {
         if (!defer_load && d->content.load(std::memory_order_acquire) >= content_on_disk) [[unlikely]] {
             load_deferred(d, true);
         }

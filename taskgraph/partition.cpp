@@ -367,6 +367,11 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
         if (parent->unregistering) {
             return {errc::busy, "handle being unregistered"};
         }
+        // The children write into the parent's memory, its disk copy cannot follow them: the
+        // main-memory copy becomes the only current one, as for a writing access (and a
+        // write-behind under way is not current either).
+        parent->disk_valid = false;
+        ++parent->writers;
     }
     std::vector<data*> made;
     auto undo = [&made] {

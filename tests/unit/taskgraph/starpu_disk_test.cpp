@@ -561,6 +561,50 @@ TEST(StarpuDisk, PrefetchReadsAnEvictedHandleBackAheadOfItsUse) {
     EXPECT_EQ(dir.files(), 0u);
 }
 
+// Partitioning handles that went to disk (read back for the children), writing through the
+// children while others are evicted and written behind, then unpartitioning: every value is
+// the one computed, through further trips to disk.
+TEST(StarpuDisk, PartitionedHandlesComeBackFromDiskAndKeepTheirChildrensWrites) {
+    scratch_dir dir;
+    ASSERT_EQ(start(2, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN),
+              1);
+    g_bad = 0;
+    std::vector<starpu_data_handle_t> h(8, nullptr);
+    std::vector<int> val(h.size(), 0);
+    for (auto& x : h) {
+        starpu_vector_data_register(&x, -1, 0, 64 * 1024, sizeof(int));
+        ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, x, 0), 0);
+    }
+    for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = 0; i < h.size(); ++i) {
+            ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, h[i], 0), 0);
+            ++val[i];
+        }
+        for (std::size_t i = round % 2; i < h.size(); i += 2) {  // half of them, through 4 children
+            starpu_data_filter f{};
+            f.filter_func = starpu_vector_filter_block;
+            f.nchildren = 4;
+            starpu_data_partition(h[i], &f);
+            for (unsigned c = 0; c < 4; ++c) {
+                ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, starpu_data_get_sub_data(h[i], 1, c), 0), 0);
+            }
+            starpu_data_unpartition(h[i], STARPU_MAIN_RAM);
+            ++val[i];
+        }
+    }
+    for (std::size_t i = 0; i < h.size(); ++i) {
+        ASSERT_EQ(starpu_task_insert(&check_cl, STARPU_R, h[i], STARPU_VALUE, &val[i], sizeof(int), 0), 0);
+    }
+    starpu_task_wait_for_all();
+    EXPECT_EQ(g_bad.load(), 0) << "every value survived partitioning and its trips to disk";
+    for (auto x : h) {
+        starpu_data_unregister(x);
+    }
+    starpu_shutdown();
+    EXPECT_EQ(dir.files(), 0u);
+}
+
 TEST(StarpuDisk, WithoutADiskTheSameWorkloadRunsOutOfMemory) {
     ASSERT_EQ(start(2, "1"), 0);
     std::vector<starpu_data_handle_t> h;
