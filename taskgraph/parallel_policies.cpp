@@ -15,7 +15,8 @@
 /// task's expected length (the performance model's), divided by the combined worker's size
 /// (the ideal speed-up: StarPU keeps a model per combined architecture; this one has the
 /// sequential model only, and does not feed it with parallel runs). A task without a
-/// calibrated model counts one µs, so that placements still spread.
+/// calibrated model counts one µs, so that placements still spread; equal expected ends go to
+/// the worker with the fewest queued tasks.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -167,12 +168,18 @@ public:
         if (!(len > 0) || std::isnan(len)) {
             len = 1.0;
         }
+        // Equal ends (workers whose expected ends have passed: a submitter slower than the
+        // tasks' expected lengths, or lengths unknown) go to the shorter queue, so that tasks
+        // still spread instead of all going to the first worker.
         int best = -1;
+        long best_n = 0;
         double best_end = std::numeric_limits<double>::infinity();
         for (int w = 0; w < n_; ++w) {
             const double end = std::max(now, q_[w].exp_end) + len;
-            if (end < best_end) {
+            const long n = q_[w].n.load(std::memory_order_relaxed);
+            if (end < best_end || (end == best_end && n < best_n)) {
                 best_end = end;
+                best_n = n;
                 best = w;
             }
         }

@@ -76,6 +76,33 @@ starpu_codelet make_cl(starpu_codelet_type type, void (*fn)(void**, void*), int 
     return cl;
 }
 
+std::atomic<int> g_worker_mask{0};
+void note_worker(void** /*buffers*/, void* /*arg*/) {
+    g_worker_mask.fetch_or(1 << starpu_worker_get_id());
+    mpc::sched::sleep_for(std::chrono::microseconds(200));
+}
+
+// pheft with sequential tasks of unknown length from a submitter slower than the 1 us they are
+// counted: every worker's expected end has passed at each placement, and ties go to the
+// shorter queue, so both workers run tasks (they all went to worker 0 before).
+TEST(StarpuParallel, PheftSpreadsUncalibratedTasksFromASlowSubmitter) {
+    ASSERT_EQ(start("pheft", 2), 0);
+    starpu_codelet cl{};
+    cl.cpu_funcs[0] = note_worker;
+    cl.nbuffers = 0;
+    cl.name = "seq";
+    g_worker_mask = 0;
+    for (int i = 0; i < 40; ++i) {
+        ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+    }
+    starpu_task_wait_for_all();
+    EXPECT_EQ(g_worker_mask.load(), 3) << "both workers ran tasks";
+    starpu_shutdown();
+}
+
 TEST(StarpuParallel, TheParallelPoliciesMakeTheDefaultCombinedWorkers) {
     for (const char* p : {"pheft", "peager"}) {
         ASSERT_EQ(start(p, 2), 0) << p;
