@@ -373,7 +373,9 @@ namespace {
 /// clean and frees it without a write on the reservation's thread. Only into the disk copy an
 /// earlier eviction made: write-behind takes no disk room of its own.
 bool wants_cleaning(const data* d) noexcept {
-    if (g_spill.load(std::memory_order_relaxed) == nullptr || d->spill == nullptr || d->disk_valid ||
+    // Not for a handle partitioned once: its children's tasks write its memory without counting
+    // as its users, and may still run when it looks idle.
+    if (g_spill.load(std::memory_order_relaxed) == nullptr || d->spill == nullptr || d->disk_valid || d->had_children ||
         d->content.load(std::memory_order_acquire) != 0 || !evictable(d)) {
         return false;
     }
@@ -764,8 +766,8 @@ bool evictable(const data* d) noexcept {
            d->acquired.empty() && d->grants_running == 0 && !d->unregistering && d->ooc.load(std::memory_order_relaxed) &&
            d->parent == nullptr && d->plans.empty() && !d->partitioned && !d->ro_partitioned &&
            !d->plan_involved.load(std::memory_order_relaxed) && !d->copies && d->redux_tasks.empty() &&
-           d->commute_group.empty() && d->content.load(std::memory_order_acquire) != 2 &&
-           d->content.load(std::memory_order_acquire) != detail::content_loading;
+           d->commute_group.empty() && d->content.load(std::memory_order_acquire) != 2 &&  // init running
+           d->content.load(std::memory_order_relaxed) != detail::content_loading;
 }
 
 struct victim {

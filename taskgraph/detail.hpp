@@ -239,6 +239,7 @@ struct data {
     bool cleaning = false;       ///< under g.lock: ... written out ahead of eviction, kept (write-behind)
     std::uint32_t writers = 0;       ///< under g.lock: writing accesses attached so far
     std::uint32_t clean_writers = 0; ///< under g.lock: `writers` when write-behind began
+    bool had_children = false;       ///< under g.lock: partitioned once (no write-behind)
     int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
     bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)
@@ -362,7 +363,8 @@ inline constexpr int content_lost = 5;
 /// one that `reads` it waits for a read in flight, or reads it back now (once; an access at
 /// the same time waits for that read); a write-only one drops the disk's value. May yield.
 void load_deferred(data* d, bool reads) noexcept;
-/// starpu_data_prefetch_on_node() to main memory: when d was evicted, makes its memory again
+/// starpu_data_prefetch_on_node() to main memory: stamps d as used now (stamp_use) and, when
+/// d was evicted, makes its memory again
 /// and reads its disk copy back, on a helper thread when `async` (else here), taking memory
 /// under the limit without waiting: evicting other idle handles when `evict`, only what is free
 /// otherwise (idle prefetch). A hint: when it cannot (no room, d busy, nothing on disk), it

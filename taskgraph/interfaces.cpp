@@ -367,6 +367,7 @@ void detail::wait_no_load(data* d) noexcept {
 }
 
 void detail::prefetch_memory(data* d, bool async, bool evict) noexcept {
+    stamp_use(d);  // first: used soon, so eviction (for its own room too) takes others before it
     if (spill_hooks() == nullptr || !d->needs_memory.load(std::memory_order_acquire)) {
         return;  // no disk, or in memory (or being made by a submission)
     }

@@ -354,17 +354,30 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
         MPC_LOG(error, tg, "partition: %d children asked for (at least 1, and a filter function)", n);
         return {errc::invalid_argument, "bad partition"};
     }
-    if (status st = detail::ensure_memory(parent); !st.ok()) {
-        return st;  // the children point into it
+    // Pinned (with disks) until the plan is the parent's, which keeps eviction away from it:
+    // the children point into its memory.
+    bool pinned = false;
+    if (status st = detail::ensure_memory(parent, &pinned); !st.ok()) {
+        return st;
     }
+    auto unpin_locked = [parent, &pinned] {
+        parent->pins -= pinned ? 1 : 0;
+        pinned = false;
+    };
+    auto unpin = [parent, &unpin_locked] {
+        spin_guard g(parent->g.lock);
+        unpin_locked();
+    };
     {
         spin_guard g(parent->g.lock);
         if (!parent->plans.empty() && parent->plans.front()->sync) {
             MPC_LOG(error, tg, "partition_plan: the handle is partitioned by starpu_data_partition already "
                                "(unpartition it first)");
+            unpin_locked();
             return {errc::busy, "handle partitioned already"};
         }
         if (parent->unregistering) {
+            unpin_locked();
             return {errc::busy, "handle being unregistered"};
         }
         // The children write into the parent's memory, its disk copy cannot follow them: the
@@ -372,6 +385,7 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
         // write-behind under way is not current either).
         parent->disk_valid = false;
         ++parent->writers;
+        parent->had_children = true;  // children's tasks may outlive an unpartition's return
     }
     std::vector<data*> made;
     auto undo = [&made] {
@@ -381,6 +395,7 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
     };
     auto pl = std::unique_ptr<plan>(new (std::nothrow) plan);
     if (pl == nullptr) {
+        unpin();
         return {errc::no_memory, "partition plan"};
     }
     for (int i = 0; i < n; ++i) {
@@ -388,11 +403,13 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
         bool same = true;
         if (!kind_of_child(kind, ctx, i, &k, &same)) {
             undo();
+            unpin();
             return {errc::invalid_argument, "child interface kind"};
         }
         data* c = new_child(parent, fill, ctx, i, n, k, same);
         if (c == nullptr) {
             undo();
+            unpin();
             return {errc::no_memory, "child handles"};
         }
         c->sibs = pl.get();
@@ -409,6 +426,7 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
     spin_guard g(parent->g.lock);
     parent->plans.push_back(std::move(pl));
     parent->plan_involved.store(true, std::memory_order_release);
+    unpin_locked();
     return {};
 }
 

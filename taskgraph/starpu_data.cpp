@@ -557,24 +557,6 @@ void starpu_data_invalidate(starpu_data_handle_t handle) {
     starpu_data_release(handle);
 }
 
-int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
-    if (!valid_node(static_cast<int>(node), "starpu_data_fetch_on_node")) {
-        return -EINVAL;
-    }
-    if (async != 0) {
-        if (node == STARPU_MAIN_RAM) {
-            detail::stamp_use(core(handle));
-            detail::prefetch_memory(core(handle), true, true);
-        }
-        return 0;
-    }
-    if (int rc = starpu_data_acquire(handle, STARPU_R); rc != 0) {
-        return rc;
-    }
-    starpu_data_release(handle);
-    return 0;
-}
-
 namespace {
 /// Main memory: a handle evicted to disk is read back (data's prefetch_memory: a hint, taking
 /// memory without waiting; `idle`: only memory that is free). A disk node: the data's disk
@@ -584,12 +566,26 @@ int prefetch(starpu_data_handle_t handle, unsigned node, unsigned async, bool id
         return -EINVAL;
     }
     if (node == STARPU_MAIN_RAM) {
-        detail::stamp_use(core(handle));  // before: eviction for its room must not pick it
         detail::prefetch_memory(core(handle), async != 0, !idle);
     }
     return 0;
 }
 }  // namespace
+
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
+    if (!valid_node(static_cast<int>(node), "starpu_data_fetch_on_node")) {
+        return -EINVAL;
+    }
+    if (async != 0) {
+        return prefetch(handle, node, async, false, "starpu_data_fetch_on_node");
+    }
+    if (int rc = starpu_data_acquire(handle, STARPU_R); rc != 0) {
+        return rc;
+    }
+    starpu_data_release(handle);
+    return 0;
+}
+
 
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
     return prefetch(handle, node, async, false, "starpu_data_prefetch_on_node");

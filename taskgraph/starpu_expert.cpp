@@ -365,7 +365,6 @@ int prefetch_inputs(struct starpu_task* task, unsigned node, bool idle) noexcept
         const unsigned m = STARPU_TASK_GET_MODE(task, i);
         if ((m & STARPU_R) != 0 && (m & (STARPU_SCRATCH | STARPU_REDUX)) == 0) {
             data* d = reinterpret_cast<data*>(STARPU_TASK_GET_HANDLE(task, i));
-            detail::stamp_use(d);
             detail::prefetch_memory(d, true, !idle);
         }
     }

@@ -374,6 +374,20 @@ int counting_full_write(void* base, void* obj, void* ptr, size_t size) {
     return starpu_disk_unistd_ops.full_write(base, obj, ptr, size);
 }
 
+/// g_counting_ops: the unistd backend counting its reads and writes; the counters reset.
+void set_up_counting_ops() {
+    g_counting_ops = starpu_disk_unistd_ops;
+    g_counting_ops.read = counting_read;
+    g_counting_ops.full_read = counting_full_read;
+    g_counting_ops.write = counting_write;
+    g_counting_ops.full_write = counting_full_write;
+    g_main_thread = pthread_self();
+    g_reads = 0;
+    g_reads_on_workers = 0;
+    g_reads_on_main = 0;
+    g_writes_on_helpers = 0;
+}
+
 /// n vectors of 64 Ki ints (2 MiB in all) under a 1 MiB limit, each holding `want`: true when
 /// every element does (read with starpu_data_acquire, after the tasks).
 bool all_equal(std::vector<starpu_data_handle_t>& h, int want) {
@@ -395,13 +409,7 @@ bool all_equal(std::vector<starpu_data_handle_t>& h, int want) {
 // acquisition reads it itself.
 void read_back_where(bool helpers) {
     scratch_dir dir;
-    g_counting_ops = starpu_disk_unistd_ops;
-    g_counting_ops.read = counting_read;
-    g_counting_ops.full_read = counting_full_read;
-    g_counting_ops.write = counting_write;
-    g_counting_ops.full_write = counting_full_write;
-    g_writes_on_helpers = 0;
-    g_main_thread = pthread_self();
+    set_up_counting_ops();
     if (!helpers) {
         setenv("MPC_SCHED_IO_THREADS", "0", 1);
     }
@@ -475,10 +483,7 @@ int first_evicted(const std::vector<starpu_data_handle_t>& h) {
 // inputs are prefetched with starpu_prefetch_task_input_on_node.
 TEST(StarpuDisk, PrefetchReadsAnEvictedHandleBackAheadOfItsUse) {
     scratch_dir dir;
-    g_counting_ops = starpu_disk_unistd_ops;
-    g_counting_ops.read = counting_read;
-    g_counting_ops.full_read = counting_full_read;
-    g_main_thread = pthread_self();
+    set_up_counting_ops();
     g_bad = 0;
     ASSERT_EQ(start(2, "1"), 0);
     ASSERT_EQ(starpu_disk_register(&g_counting_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN), 1);
