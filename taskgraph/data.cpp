@@ -373,9 +373,8 @@ namespace {
 /// clean and frees it without a write on the reservation's thread. Only into the disk copy an
 /// earlier eviction made: write-behind takes no disk room of its own.
 bool wants_cleaning(const data* d) noexcept {
-    // Not for a handle partitioned once: its children's tasks write its memory without counting
-    // as its users, and may still run when it looks idle.
-    if (g_spill.load(std::memory_order_relaxed) == nullptr || d->spill == nullptr || d->disk_valid || d->had_children ||
+    // A parent whose children's tasks may still run is pinned (partition_clean): not evictable.
+    if (g_spill.load(std::memory_order_relaxed) == nullptr || d->spill == nullptr || d->disk_valid ||
         d->content.load(std::memory_order_acquire) != 0 || !evictable(d)) {
         return false;
     }
@@ -745,6 +744,17 @@ const detail::spill_ops* detail::spill_hooks() noexcept { return g_spill.load(st
 unsigned detail::spill_epoch() noexcept { return g_spill_epoch.load(std::memory_order_acquire); }
 int detail::cleaning_out() noexcept { return g_cleaning.load(std::memory_order_acquire); }
 void detail::spill_waiting(bool on) noexcept { g_spill_waiters.fetch_add(on ? 1 : -1, std::memory_order_acq_rel); }
+
+void detail::unpin(data* d) noexcept {
+    bool idle_now = false;
+    {
+        spin_guard g(d->g.lock);
+        idle_now = --d->pins == 0 && d->users == 0 && d->allocated && g_spill_waiters.load(std::memory_order_acquire) != 0;
+    }
+    if (idle_now) {
+        tell_spill_waiters();  // a reservation waiting for memory may evict it now
+    }
+}
 
 void detail::unpin_buffers(task* t) noexcept {
     for (int i = 0; i < t->nbuffers; ++i) {

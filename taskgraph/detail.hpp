@@ -239,7 +239,6 @@ struct data {
     bool cleaning = false;       ///< under g.lock: ... written out ahead of eviction, kept (write-behind)
     std::uint32_t writers = 0;       ///< under g.lock: writing accesses attached so far
     std::uint32_t clean_writers = 0; ///< under g.lock: `writers` when write-behind began
-    bool had_children = false;       ///< under g.lock: partitioned once (no write-behind)
     int pins = 0;                ///< under g.lock: submissions between ensure_memory and attach
     std::uint64_t last_use = 0;  ///< under g.lock: when a task or acquisition last named it
     bool important = false;      ///< under g.lock: evicted after the others (advise_as_important)
@@ -386,6 +385,9 @@ void ready_count(task* t) noexcept;
 void ready_uncount() noexcept;
 /// Drops the pins ensure_memory() put on t's buffers (after attach_buffers, or a failure).
 void unpin_buffers(task* t) noexcept;
+/// Drops one pin of d (taken under d->g.lock: ++d->pins); tells a reservation waiting for
+/// memory when d becomes evictable by it.
+void unpin(data* d) noexcept;
 
 /// The disk layer (starpu_disk.cpp), installed when the first disk node is registered. Each is
 /// called with no lock held. store: writes the main-memory copy of d (it holds a value; d is

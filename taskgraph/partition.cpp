@@ -385,7 +385,6 @@ status partition_plan(data* parent, int n, fill_child_fn fill, void* ctx, data**
         // write-behind under way is not current either).
         parent->disk_valid = false;
         ++parent->writers;
-        parent->had_children = true;  // children's tasks may outlive an unpartition's return
     }
     std::vector<data*> made;
     auto undo = [&made] {
@@ -502,9 +501,14 @@ status partition_clean(data* parent, data* which) noexcept {
             }
         }
         parent->plan_involved.store(!parent->plans.empty() || parent->sibs != nullptr, std::memory_order_release);
+        // The children's tasks write into the parent's memory without counting as its users,
+        // and may run until free_children() has seen them end: pinned until then, so that
+        // neither eviction nor write-behind takes the parent's memory under them.
+        ++parent->pins;
     }
     launch_all(l);
     free_children(gone->kids);
+    detail::unpin(parent);
     return {};
 }
 

@@ -610,6 +610,92 @@ TEST(StarpuDisk, PartitionedHandlesComeBackFromDiskAndKeepTheirChildrensWrites) 
     EXPECT_EQ(dir.files(), 0u);
 }
 
+// While starpu_data_unpartition waits for a child's task, the parent looks idle (no plan, no
+// user of its own) but the child writes into its memory: another thread's memory pressure must
+// evict other handles, not the parent (before the fix the parent was written out and freed
+// under the running child, whose increments were lost).
+std::atomic<int> g_child_phase{0};  // 1: the child task runs; 2: it may end
+void held_inc_fn(void* buffers[], void* arg) {
+    g_child_phase.store(1);
+    for (int i = 0; i < 10000 && g_child_phase.load() != 2; ++i) {
+        usleep(1000);  // at most 10 s: the test fails rather than hangs
+    }
+    inc_fn(buffers, arg);
+}
+starpu_codelet held_inc_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = held_inc_fn;
+    c.nbuffers = 1;
+    c.modes[0] = STARPU_RW;
+    return c;
+}();
+
+struct pressure_args {
+    starpu_data_handle_t parent = nullptr;
+    std::atomic<bool> unpartitioning{false};
+    int parent_in_memory = -1;  // while the child runs, after the pressure
+    int acquired = 0;
+};
+
+void* pressure_thread(void* p) {
+    auto* a = static_cast<pressure_args*>(p);
+    while (g_child_phase.load() != 1 || !a->unpartitioning.load()) {
+        usleep(1000);
+    }
+    usleep(50 * 1000);  // the main thread is inside starpu_data_unpartition by now
+    // 8 new vectors of 256 KiB under the 1 MiB limit: older idle handles must go to disk.
+    std::vector<starpu_data_handle_t> q(8, nullptr);
+    for (auto& x : q) {
+        starpu_vector_data_register(&x, -1, 0, 64 * 1024, sizeof(int));
+        if (starpu_data_acquire(x, STARPU_W) == 0) {
+            ++a->acquired;
+            std::memset(reinterpret_cast<void*>(starpu_vector_get_local_ptr(x)), 0, 64 * 1024 * sizeof(int));
+            starpu_data_release(x);
+        }
+    }
+    a->parent_in_memory = static_cast<int>(starpu_data_test_if_allocated_on_node(a->parent, STARPU_MAIN_RAM));
+    g_child_phase.store(2);
+    for (auto x : q) {
+        starpu_data_unregister(x);
+    }
+    return nullptr;
+}
+
+TEST(StarpuDisk, AParentStaysInMemoryWhileUnpartitionWaitsForItsChildrensTasks) {
+    scratch_dir dir;
+    ASSERT_EQ(start(2, "1"), 0);
+    ASSERT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, const_cast<char*>(dir.path.c_str()), STARPU_DISK_SIZE_MIN),
+              1);
+    g_bad = 0;
+    g_child_phase = 0;
+    pressure_args a;
+    starpu_vector_data_register(&a.parent, -1, 0, 64 * 1024, sizeof(int));
+    ASSERT_EQ(starpu_task_insert(&zero_cl, STARPU_W, a.parent, 0), 0);
+    starpu_task_wait_for_all();
+    pthread_t th;
+    ASSERT_EQ(pthread_create(&th, nullptr, pressure_thread, &a), 0);
+    starpu_data_filter f{};
+    f.filter_func = starpu_vector_filter_block;
+    f.nchildren = 4;
+    starpu_data_partition(a.parent, &f);
+    ASSERT_EQ(starpu_task_insert(&held_inc_cl, STARPU_RW, starpu_data_get_sub_data(a.parent, 1, 0), 0), 0);
+    for (unsigned c = 1; c < 4; ++c) {
+        ASSERT_EQ(starpu_task_insert(&inc_cl, STARPU_RW, starpu_data_get_sub_data(a.parent, 1, c), 0), 0);
+    }
+    a.unpartitioning = true;
+    starpu_data_unpartition(a.parent, STARPU_MAIN_RAM);
+    pthread_join(th, nullptr);
+    EXPECT_EQ(a.acquired, 8) << "the other thread's handles found room (others were evicted)";
+    EXPECT_EQ(a.parent_in_memory, 1) << "the parent was not evicted under its child's running task";
+    int want = 1;
+    ASSERT_EQ(starpu_task_insert(&check_cl, STARPU_R, a.parent, STARPU_VALUE, &want, sizeof(int), 0), 0);
+    starpu_task_wait_for_all();
+    EXPECT_EQ(g_bad.load(), 0) << "every child's increment is in the parent";
+    starpu_data_unregister(a.parent);
+    starpu_shutdown();
+    EXPECT_EQ(dir.files(), 0u);
+}
+
 TEST(StarpuDisk, WithoutADiskTheSameWorkloadRunsOutOfMemory) {
     ASSERT_EQ(start(2, "1"), 0);
     std::vector<starpu_data_handle_t> h;
