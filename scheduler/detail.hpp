@@ -164,6 +164,8 @@ struct runtime {
     std::atomic<bool> external_events{false};
     /// Calls out on a helper thread (blocking_call()): their callers are parked, not deadlocked.
     std::atomic<int> blocking{0};
+    /// Threads outside the VPs that may wake blocked ULTs (outside_wakers()): no deadlock check.
+    std::atomic<int> outside_wakers{0};
     int io_threads = 0;  ///< MPC_SCHED_IO_THREADS: at most this many helpers for blocking_call()
     bool steal = true;
     stack_region vp0_sched_stack;

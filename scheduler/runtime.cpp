@@ -706,6 +706,8 @@ void wait_until(bool (*cond)(void*), void* cond_arg, progress_fn poll, void* pol
 
 void set_external_events(bool on) noexcept { g_rt.external_events.store(on, std::memory_order_relaxed); }
 
+void outside_wakers(int delta) noexcept { g_rt.outside_wakers.fetch_add(delta, std::memory_order_acq_rel); }
+
 void set_all_asleep_hook(void (*fn)(void*) noexcept, void* arg) noexcept {
     g_rt.all_asleep_arg.store(arg, std::memory_order_relaxed);
     g_rt.all_asleep_fn.store(fn, std::memory_order_release);

@@ -206,6 +206,10 @@ bool all_vps_asleep() noexcept;
 /// transport to other processes is running): every VP idle with ULTs blocked is then not
 /// reported as a deadlock, since a message may still arrive.
 void set_external_events(bool on) noexcept;
+/// Counts (up or down by delta) threads outside the VPs that may wake blocked ULTs at any time
+/// (an application thread that runs a task worker: StarPU's driver API). While the count is
+/// above 0, VPs all idle with ULTs blocked are not reported as a deadlock.
+void outside_wakers(int delta) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Deadlock and blocked-state reporting

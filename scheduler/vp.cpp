@@ -355,7 +355,7 @@ void idle(vp* v) noexcept {
         epoch = r.wake_epoch.load(std::memory_order_acquire);
         int n = r.deep_idle.fetch_add(1, std::memory_order_acq_rel) + 1;
         if (n == r.nr_vps && r.deadlock_timeout_ns != 0 && !r.external_events.load(std::memory_order_relaxed) &&
-            r.blocking.load(std::memory_order_acquire) == 0 &&
+            r.blocking.load(std::memory_order_acquire) == 0 && r.outside_wakers.load(std::memory_order_acquire) == 0 &&
             (r.live.load(std::memory_order_acquire) > 0 || r.primary->state.load() == ult_state::blocked)) {
             watch = true;
             timeout = r.deadlock_timeout_ns;

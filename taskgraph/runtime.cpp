@@ -19,6 +19,9 @@
 #include <cstring>
 #include <memory>
 
+#include <pthread.h>
+#include <time.h>
+
 #include "lib/config.hpp"
 #include "lib/fence.hpp"
 #include "lib/log.hpp"
@@ -97,6 +100,12 @@ struct alignas(64) worker {
     std::uint64_t sleep_since = 0;
     std::uint64_t tasks_base = 0;  ///< executed at the interval's start
     double flops = 0;
+    /// Run by a thread of the application (StarPU's driver API: config::app_workers), not by a
+    /// ULT of the runtime. `driven`: a thread drives it now (driver_init .. driver_deinit, or
+    /// shutdown() running what nobody drives), that thread being `owner`.
+    alignas(64) bool app = false;
+    std::atomic<bool> driven{false};
+    std::atomic<std::uintptr_t> owner{0};  ///< its caller_token(); 0 whenever driven is false
 };
 
 struct runtime {
@@ -144,6 +153,9 @@ struct runtime {
     std::atomic<long> notify_at{-1};
     alignas(64) detail::gate all_done;
     int alive = 0;  ///< worker ULTs not yet ended
+    int napp = 0;   ///< workers the application runs (worker::app)
+    std::atomic<bool> drivers_stop{false};  ///< drivers_request_termination(): driver_run() returns
+    std::atomic<int> app_inside{0};         ///< threads inside a driver call (shutdown waits for none)
     detail::gate paused;  ///< the workers waiting for resume_workers()
 };
 
@@ -316,8 +328,51 @@ status read_memory_knobs() noexcept {
     return {};
 }
 
+/// The worker a plain thread of the application runs tasks for (the driver API), while it does.
+thread_local worker* t_driver = nullptr;
+
 worker* this_worker() noexcept {
-    return g_rt.worker_key < 0 ? nullptr : static_cast<worker*>(sched::get_specific(g_rt.worker_key));
+    if (g_rt.worker_key < 0) {
+        return nullptr;
+    }
+    if (void* w = sched::get_specific(g_rt.worker_key); w != nullptr) {
+        return static_cast<worker*>(w);
+    }
+    return t_driver;
+}
+
+/// The calling thread acts as worker w while it lives (the driver API): ULT-local on a ULT,
+/// thread-local on a plain thread.
+class acting_as {
+public:
+    explicit acting_as(worker& w) noexcept : ult_(sched::self() != nullptr) {
+        if (ult_) {
+            prev_ = sched::get_specific(g_rt.worker_key);
+            sched::set_specific(g_rt.worker_key, &w).ignore();
+        } else {
+            prev_ = t_driver;
+            t_driver = &w;
+        }
+    }
+    ~acting_as() {
+        if (ult_) {
+            sched::set_specific(g_rt.worker_key, prev_).ignore();
+        } else {
+            t_driver = static_cast<worker*>(prev_);
+        }
+    }
+    acting_as(const acting_as&) = delete;
+    acting_as& operator=(const acting_as&) = delete;
+
+private:
+    bool ult_;
+    void* prev_ = nullptr;
+};
+
+/// Whether w is to stop looking for work: at shutdown, or for a worker the application
+/// drives, when drivers_request_termination() was called.
+bool stop_asked(const worker& w) noexcept {
+    return g_rt.stopping.load(std::memory_order_acquire) || (w.app && g_rt.drivers_stop.load(std::memory_order_acquire));
 }
 
 /// Wakes w if it sleeps; true if this call woke it.
@@ -412,8 +467,7 @@ bool contexts_may_have_work(int w, std::uint32_t mask) noexcept {
 
 bool work_or_stop(void* p) {
     auto* w = static_cast<worker*>(p);
-    if (w->npinned.load(std::memory_order_relaxed) != 0 || g_rt.pol->may_have_work(w->id) ||
-        g_rt.stopping.load(std::memory_order_relaxed)) {
+    if (w->npinned.load(std::memory_order_relaxed) != 0 || g_rt.pol->may_have_work(w->id) || stop_asked(*w)) {
         return true;
     }
     const std::uint32_t m = detail::ctx_mask(w->id);
@@ -462,16 +516,15 @@ std::uint64_t look_time() noexcept {
     return detail::g_profiling.load(std::memory_order_relaxed) ? detail::now_ns() : 0;
 }
 
-void worker_main(void* p) noexcept {
-    auto* w = static_cast<worker*>(p);
-    sched::set_specific(g_rt.worker_key, w).ignore();
+/// A worker's life: its tasks as they come, parking when there is none, until stop_asked().
+void serve(worker* w) noexcept {
     for (;;) {
         std::uint64_t look = look_time();
         if (task* t = next_task(*w); t != nullptr) {
             run(*w, t, look);
             continue;
         }
-        if (g_rt.stopping.load(std::memory_order_acquire)) {
+        if (stop_asked(*w)) {
             break;
         }
         // StarPU's progression and idle hooks run whenever a worker finds nothing; one that
@@ -490,7 +543,7 @@ void worker_main(void* p) noexcept {
         if (t == nullptr) {
             t = idle_task(*w);  // the policy's last look (HEFT's other queues)
         }
-        bool stop = t == nullptr && g_rt.stopping.load(std::memory_order_seq_cst);
+        bool stop = t == nullptr && stop_asked(*w);  // after the fence above
         // A hook registered meanwhile (its registration wakes the sleeping workers: one of the
         // two sees the other) that forbids sleeping: back to polling.
         const bool poll = t == nullptr && !stop && detail::g_idle_hooks.load(std::memory_order_seq_cst) != 0 &&
@@ -509,6 +562,12 @@ void worker_main(void* p) noexcept {
         }
         await_kick(*w);
     }
+}
+
+void worker_main(void* p) noexcept {
+    auto* w = static_cast<worker*>(p);
+    sched::set_specific(g_rt.worker_key, w).ignore();
+    serve(w);
     MPC_LOG(debug, tg, "worker %d ends after %llu tasks and %llu wake-ups", w->id,
             static_cast<unsigned long long>(w->executed.load(std::memory_order_relaxed)), static_cast<unsigned long long>(w->sleeps));
     g_rt.all_done.lock.lock();
@@ -589,24 +648,53 @@ status vps_to_make(const config& c, int ncpus, int* out) noexcept {
     return {};
 }
 
-status start_workers(int n) noexcept {
+/// The workers config::app_workers names (checked against n): flagged in g_rt.workers.
+status mark_app_workers(const config& c, int n) noexcept {
+    g_rt.napp = 0;
+    for (int k = 0; k < c.n_app_workers; ++k) {
+        const int id = c.app_workers[k];
+        if (id < 0 || id >= n) {
+            MPC_LOG(error, tg, "worker %d is to be run by the application (a driver not launched), but the workers are "
+                               "0..%d", id, n - 1);
+            return {errc::invalid_argument, "application-run worker that does not exist"};
+        }
+        if (!g_rt.workers[id].app) {
+            g_rt.workers[id].app = true;
+            ++g_rt.napp;
+        }
+    }
+    return {};
+}
+
+status start_workers(const config& c, int n) noexcept {
     g_rt.workers.reset(new (std::nothrow) worker[n]);
     if (!g_rt.workers) {
         return {errc::no_memory, "worker records"};
     }
+    if (status st = mark_app_workers(c, n); !st.ok()) {
+        return st;
+    }
     const int vps = sched::nr_vps();
-    if (n > vps) {
-        MPC_LOG(warn, tg, "%d task workers on %d VPs: some VPs run several workers, which take turns", n, vps);
+    if (n - g_rt.napp > vps) {
+        MPC_LOG(warn, tg, "%d task workers on %d VPs: some VPs run several workers, which take turns", n - g_rt.napp, vps);
     }
     g_rt.nworkers = n;
+    g_rt.drivers_stop.store(false, std::memory_order_relaxed);
+    if (g_rt.napp != 0) {
+        sched::outside_wakers(1);  // the application's threads may end waits (until shutdown)
+    }
     g_rt.all_done.lock.lock();
-    g_rt.alive = n;
+    g_rt.alive = n - g_rt.napp;
     g_rt.all_done.lock.unlock();
+    int started = 0;
     for (int i = 0; i < n; ++i) {
         worker& w = g_rt.workers[i];
         w.id = i;
         w.vp = g_rt.vps[i];
         w.prof_start = g_rt.t0;
+        if (w.app) {
+            continue;  // the application's thread runs it (driver_init)
+        }
         char name[32];
         std::snprintf(name, sizeof name, "tg worker %d", i);
         sched::attr a;
@@ -618,10 +706,11 @@ status start_workers(int n) noexcept {
         if (!u) {
             MPC_LOG(error, tg, "cannot start task worker %d: %s", i, u.error().reason());
             g_rt.all_done.lock.lock();
-            g_rt.alive -= n - i;  // the ones never started
+            g_rt.alive = started;  // the ones never started
             g_rt.all_done.lock.unlock();
             return u.error();
         }
+        ++started;
     }
     return {};
 }
@@ -634,6 +723,87 @@ void stop_workers() noexcept {
     }
     g_rt.all_done.lock.lock();
     g_rt.all_done.wait_locked([] { return g_rt.alive == 0; }, "mpc::tg shutdown");
+}
+
+/// A short wait of a loop that polls (a ULT lets its VP run others).
+void nap() noexcept {
+    if (sched::self() != nullptr) {
+        sched::sleep_for(std::chrono::microseconds(100));
+    } else {
+        timespec ts{0, 100 * 1000};
+        nanosleep(&ts, nullptr);
+    }
+}
+
+/// After stop_workers(): waits until no application thread is inside a driver call (driver_run
+/// sees the stop and returns), then forgets the application-run workers.
+void end_app_workers() noexcept {
+    while (g_rt.app_inside.load(std::memory_order_acquire) != 0) {
+        nap();
+    }
+    if (g_rt.napp != 0) {
+        sched::outside_wakers(-1);
+        g_rt.napp = 0;
+    }
+}
+
+/// Who calls: the ULT (its record's address | 1, odd), else the plain thread (its pthread_t,
+/// glibc's record address, even). Never 0.
+std::uintptr_t caller_token() noexcept {
+    if (sched::ult* u = sched::self(); u != nullptr) {
+        return reinterpret_cast<std::uintptr_t>(u) | 1u;
+    }
+    return static_cast<std::uintptr_t>(pthread_self()) & ~std::uintptr_t{1};
+}
+
+/// The thread holding w.driven lets it go.
+void release_driver(worker& w) noexcept {
+    w.owner.store(0, std::memory_order_relaxed);
+    w.driven.store(false, std::memory_order_release);
+}
+
+/// Runs on the calling thread the tasks of worker w, which it holds (w.driven), until none is
+/// left for it; true when it ran one.
+bool drain(worker& w) noexcept {
+    bool any = false;
+    acting_as as(w);
+    for (;;) {
+        task* t = next_task(w);
+        if (t == nullptr) {
+            t = idle_task(w);
+        }
+        if (t == nullptr) {
+            return any;
+        }
+        run(w, t, look_time());
+        any = true;
+    }
+}
+
+/// shutdown()'s wait for every task while some workers are the application's: the tasks left
+/// to one that no thread drives (or that the caller drives itself) would never run, so the
+/// caller runs them as they come.
+void wait_with_app_workers() noexcept {
+    const std::uintptr_t me = caller_token();
+    while (g_rt.inflight.load(std::memory_order_acquire) != 0) {
+        bool any = false;
+        for (int i = 0; i < g_rt.nworkers; ++i) {
+            worker& w = g_rt.workers[i];
+            if (!w.app) {
+                continue;
+            }
+            if (!w.driven.exchange(true, std::memory_order_acq_rel)) {
+                w.owner.store(me, std::memory_order_relaxed);
+                any = drain(w) || any;
+                release_driver(w);
+            } else if (w.owner.load(std::memory_order_relaxed) == me) {
+                any = drain(w) || any;  // the caller is its driver
+            }
+        }
+        if (!any) {
+            nap();
+        }
+    }
 }
 
 /// heteroprio's buckets from the application (config::heteroprio_setup), checked.
@@ -755,8 +925,9 @@ status start(const config& c) noexcept {
     g_rt.stopping.store(false, std::memory_order_relaxed);
     g_rt.inflight.store(0, std::memory_order_relaxed);
     g_rt.t0 = detail::now_ns();
-    if (status st = start_workers(n); !st.ok()) {
+    if (status st = start_workers(c, n); !st.ok()) {
         stop_workers();
+        end_app_workers();
         if (g_rt.started_engine) {
             sched::finalize().ignore();
         }
@@ -1007,11 +1178,15 @@ status shutdown() noexcept {
             resume_workers();
         }
     }
+    if (g_rt.napp != 0) {
+        wait_with_app_workers();
+    }
     status st = wait_for_all();
     detail::ctx_stop_all();  // the contexts' policies, while the workers still run
     detail::combined_reset();
     g_rt.running.store(false, std::memory_order_release);
     stop_workers();
+    end_app_workers();
     flush_scratch_cache();  // the workers' kept buffers
     detail::trace_finish(g_rt.policy_name);
     detail::g_measure = false;
@@ -1188,6 +1363,158 @@ void set_combined(int id, int size, int rank) noexcept {
 }  // namespace detail
 
 int worker_vp(int w) noexcept { return w >= 0 && w < g_rt.nworkers ? g_rt.workers[w].vp : -1; }
+
+// ---- The driver API: workers the application runs in threads of its own.
+
+namespace {
+
+/// Counts the caller inside a driver call for its duration (shutdown waits for none before it
+/// frees the worker records); ok() is false once the runtime stops or before it runs.
+class driver_call {
+public:
+    explicit driver_call(const char* call, bool quiet = false) noexcept : call_(call) {
+        g_rt.app_inside.fetch_add(1, std::memory_order_seq_cst);
+        ok_ = g_rt.running.load(std::memory_order_seq_cst) && !g_rt.stopping.load(std::memory_order_seq_cst);
+        if (!ok_ && !quiet) {
+            MPC_LOG(error, tg, "%s: the task runtime is not running", call);
+        }
+    }
+    ~driver_call() { g_rt.app_inside.fetch_sub(1, std::memory_order_acq_rel); }
+    driver_call(const driver_call&) = delete;
+    driver_call& operator=(const driver_call&) = delete;
+    bool ok() const noexcept { return ok_; }
+    /// Worker w when it is one the application runs and, with `mine`, the caller drives it.
+    worker* app(int w, bool mine) const noexcept {
+        if (w < 0 || w >= g_rt.nworkers) {
+            MPC_LOG(error, tg, "%s: no worker %d (workers 0..%d)", call_, w, g_rt.nworkers - 1);
+            return nullptr;
+        }
+        worker& x = g_rt.workers[w];
+        if (!x.app) {
+            MPC_LOG(error, tg, "%s: worker %d is run by the runtime; only a driver not launched (starpu_conf::"
+                               "not_launched_drivers) is the application's to run", call_, w);
+            return nullptr;
+        }
+        // Only the holder ever sees itself as the owner: it clears the field before letting go.
+        if (mine && x.owner.load(std::memory_order_relaxed) != caller_token()) {
+            MPC_LOG(error, tg, "%s: worker %d is not driven by this thread (starpu_driver_init first)", call_, w);
+            return nullptr;
+        }
+        return &x;
+    }
+
+private:
+    const char* call_;
+    bool ok_ = false;
+};
+
+status take_driver(worker& w, const char* call) noexcept {
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "%s called from inside a task", call);
+        return {errc::busy, "driver from a task"};
+    }
+    if (w.driven.exchange(true, std::memory_order_acq_rel)) {
+        MPC_LOG(error, tg, "%s: worker %d is driven by a thread already (starpu_driver_deinit it first)", call, w.id);
+        return {errc::busy, "driven already"};
+    }
+    w.owner.store(caller_token(), std::memory_order_relaxed);
+    return {};
+}
+
+}  // namespace
+
+bool app_worker(int w) noexcept { return running() && w >= 0 && w < g_rt.nworkers && g_rt.workers[w].app; }
+
+status driver_init(int w) noexcept {
+    driver_call c("driver_init");
+    if (!c.ok()) {
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    worker* x = c.app(w, false);
+    if (x == nullptr) {
+        return {errc::invalid_argument, "not an application-run worker"};
+    }
+    return take_driver(*x, "driver_init");
+}
+
+status driver_run_once(int w, bool* ran) noexcept {
+    if (ran != nullptr) {
+        *ran = false;
+    }
+    driver_call c("driver_run_once");
+    if (!c.ok()) {
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    worker* x = c.app(w, true);
+    if (x == nullptr) {
+        return {errc::invalid_argument, "not driven by the caller"};
+    }
+    if (detail::in_task()) {
+        MPC_LOG(error, tg, "driver_run_once called from inside a task");
+        return {errc::busy, "driver from a task"};
+    }
+    acting_as as(*x);
+    const std::uint64_t look = look_time();
+    task* t = next_task(*x);
+    if (t == nullptr) {
+        t = idle_task(*x);
+    }
+    if (t != nullptr) {
+        run(*x, t, look);
+        if (ran != nullptr) {
+            *ran = true;
+        }
+    }
+    return {};
+}
+
+status driver_deinit(int w) noexcept {
+    driver_call c("driver_deinit");
+    if (!c.ok()) {
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    worker* x = c.app(w, true);
+    if (x == nullptr) {
+        return {errc::invalid_argument, "not driven by the caller"};
+    }
+    release_driver(*x);
+    return {};
+}
+
+status driver_run(int w) noexcept {
+    driver_call c("driver_run");
+    if (!c.ok()) {
+        return {errc::not_initialized, "task runtime not running"};
+    }
+    worker* x = c.app(w, false);
+    if (x == nullptr) {
+        return {errc::invalid_argument, "not an application-run worker"};
+    }
+    if (status st = take_driver(*x, "driver_run"); !st.ok()) {
+        return st;
+    }
+    {
+        acting_as as(*x);
+        serve(x);  // until drivers_request_termination() or shutdown
+    }
+    MPC_LOG(debug, tg, "worker %d (the application's thread) ends its run after %llu tasks", x->id,
+            static_cast<unsigned long long>(x->executed.load(std::memory_order_relaxed)));
+    release_driver(*x);
+    return {};
+}
+
+void drivers_request_termination() noexcept {
+    driver_call c("drivers_request_termination", true);  // a no-op outside a run
+    g_rt.drivers_stop.store(true, std::memory_order_seq_cst);
+    if (!c.ok()) {
+        return;
+    }
+    for (int i = 0; i < g_rt.nworkers; ++i) {
+        if (g_rt.workers[i].app) {
+            kick(g_rt.workers[i]);
+        }
+    }
+}
 const char* policy_name() noexcept { return g_rt.policy_name; }
 
 void priority_range(int* min, int* max) noexcept {

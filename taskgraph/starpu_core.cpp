@@ -108,13 +108,26 @@ int worker_bindings(const starpu_conf& conf, bool conf_wins, std::vector<unsigne
     return 0;
 }
 
-/// What starpu_init() refuses or reports among the fields about other drivers.
-int check_drivers(const starpu_conf& conf) noexcept {
-    if (conf.n_not_launched_drivers > 0) {
-        MPC_LOG(error, tg, "starpu_init: %u drivers not to be launched (starpu_conf::not_launched_drivers): running a "
-                           "driver in the application's thread (starpu_driver_run) is not implemented",
+/// What starpu_init() refuses or reports among the fields about other drivers; the CPU
+/// workers the application runs itself (not_launched_drivers) go into *app.
+int check_drivers(const starpu_conf& conf, std::vector<int>* app) noexcept {
+    if (conf.n_not_launched_drivers > 0 && conf.not_launched_drivers == nullptr) {
+        MPC_LOG(error, tg, "starpu_init: %u drivers not to be launched, but not_launched_drivers is NULL",
                 conf.n_not_launched_drivers);
         return -EINVAL;
+    }
+    for (unsigned i = 0; i < conf.n_not_launched_drivers; ++i) {
+        const starpu_driver& d = conf.not_launched_drivers[i];
+        if (d.type != STARPU_CPU_WORKER) {
+            MPC_LOG(warn, tg, "starpu_init: a driver not to be launched of type %d: only CPU workers exist, ignored",
+                    static_cast<int>(d.type));
+            continue;
+        }
+        try {
+            app->push_back(static_cast<int>(std::min(d.id.cpu_id, 1u << 30)));
+        } catch (const std::bad_alloc&) {
+            return -ENOMEM;
+        }
     }
     if (conf.ncuda > 0 || conf.nopencl > 0 || conf.nmic > 0 || conf.nmpi_ms > 0) {
         // Like a StarPU built without these drivers: no such worker; say so.
@@ -256,11 +269,14 @@ int starpu_init(struct starpu_conf* user_conf) {
         MPC_LOG(error, tg, "starpu_init: the configuration was not set up with starpu_conf_init()");
         return -EINVAL;
     }
-    if (int rc = starpu::check_drivers(conf); rc != 0) {
+    std::vector<int> app_workers;
+    if (int rc = starpu::check_drivers(conf, &app_workers); rc != 0) {
         return rc;
     }
     const bool conf_wins = conf.precedence_over_environment_variables != 0;
     config c;
+    c.app_workers = app_workers.data();
+    c.n_app_workers = static_cast<int>(app_workers.size());
     c.ncpus = conf.ncpus;
     c.sched = conf.sched_policy_name;
     if (conf.sched_policy != nullptr) {

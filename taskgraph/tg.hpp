@@ -242,6 +242,12 @@ struct config {
     /// woken (StarPU's worker callbacks). Must not block.
     void (*going_to_sleep)(unsigned worker) = nullptr;
     void (*waking_up)(unsigned worker) = nullptr;
+    /// Workers the application runs in threads of its own (StarPU's not_launched_drivers):
+    /// their ids, 0 .. workers - 1 (another id is errc::invalid_argument, logged). The runtime
+    /// starts no ULT for them; the application's thread runs their tasks through driver_init(),
+    /// driver_run_once() or driver_run(), and driver_deinit().
+    const int* app_workers = nullptr;
+    int n_app_workers = 0;
 };
 
 /// Starts the runtime (the engine too when it is not running: the caller becomes the primary
@@ -273,6 +279,24 @@ const char* policy_name() noexcept;
 /// heteroprio set up by the application, whose priorities are bucket numbers: [0, 0] then, the
 /// range StarPU's contexts report unless the application sets one.
 void priority_range(int* min, int* max) noexcept;
+
+/// StarPU's driver API: a worker of config::app_workers runs in a thread of the application.
+/// driver_init() makes the calling thread its driver (errc::invalid_argument, logged, for a
+/// worker the runtime runs itself; errc::busy when a thread drives it already, or from inside
+/// a task). driver_run_once() runs one task the worker may take, if there is one, on the
+/// calling thread, which must be the driver (*ran: whether one ran; nullptr allowed).
+/// driver_deinit() ends the calling thread's driving; the worker's tasks wait for a driver.
+/// driver_run() is init, then tasks as they come (parking when there is none) until
+/// drivers_request_termination() or shutdown(), then deinit. While a worker has no driver at
+/// shutdown(), the thread shutting down runs its tasks (StarPU would wait for them forever).
+status driver_init(int worker) noexcept;
+status driver_run_once(int worker, bool* ran = nullptr) noexcept;
+status driver_deinit(int worker) noexcept;
+status driver_run(int worker) noexcept;
+/// Ends driver_run() in every application thread (the next init() starts with none ended).
+void drivers_request_termination() noexcept;
+/// Whether worker w is one the application runs (config::app_workers).
+bool app_worker(int worker) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Profiling (StarPU's starpu_profiling.h is built on this)

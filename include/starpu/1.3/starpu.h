@@ -27,6 +27,7 @@
 #include "starpu_task_dep.h"
 #include "starpu_task_util.h"
 #include "starpu_worker.h"
+#include "starpu_driver.h"
 #include "starpu_scheduler.h"
 #include "starpu_expert.h"
 #include "starpu_sched_ctx.h"
@@ -46,9 +47,6 @@
 extern "C" {
 #endif
 
-/** A driver StarPU would let the application run in its own thread (starpu_driver_run, not
- * implemented: MPC launches every worker). Declared, not defined: starpu_conf names it. */
-struct starpu_driver;
 
 /** Configuration of starpu_init(); set it up with starpu_conf_init(), which reads the STARPU_*
  * variables into it as StarPU does. The fields StarPU also takes from the environment
@@ -121,8 +119,8 @@ struct starpu_conf {
     /** CUDA devices to set up for OpenGL interoperation: no CUDA device; unused. */
     unsigned *cuda_opengl_interoperability;
     unsigned n_cuda_opengl_interoperability;
-    /** Drivers the application would run itself (starpu_driver_run): not implemented, so
-     * n_not_launched_drivers > 0 makes starpu_init() fail with -EINVAL. */
+    /** CPU workers the application runs in threads of its own (starpu_driver.h): the runtime
+     * starts no thread for them. */
     struct starpu_driver *not_launched_drivers;
     unsigned n_not_launched_drivers;
     /** FxT's buffer size in bytes (STARPU_TRACE_BUFFER_SIZE, in MiB): no FxT traces here
