@@ -17,7 +17,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include <pthread.h>
 #include <time.h>
@@ -61,6 +64,12 @@ MPC_CONFIG_TABLE(tg, {
      "tasks in flight at which a submission waits; -1: STARPU_LIMIT_MAX_SUBMITTED_TASKS, else no limit"},
     {"MPC_TG_LIMIT_MIN_SUBMITTED", ::mpc::config::knob_type::integer, "-1",
      "tasks in flight at which a waiting submission resumes; -1: STARPU_LIMIT_MIN_SUBMITTED_TASKS, else 90% of the maximum"},
+    {"MPC_TG_WATCHDOG_TIMEOUT", ::mpc::config::knob_type::integer, "-1",
+     "microseconds without a task ending, tasks being in flight, after which the task-graph runtime reports it; 0: never; -1: STARPU_WATCHDOG_TIMEOUT, else never"},
+    {"MPC_TG_WATCHDOG_CRASH", ::mpc::config::knob_type::integer, "-1",
+     "1: the watchdog's report ends the program (abort); -1: STARPU_WATCHDOG_CRASH, else 0"},
+    {"MPC_TG_WATCHDOG_DELAY", ::mpc::config::knob_type::integer, "-1",
+     "microseconds after start-up before the watchdog looks; -1: STARPU_WATCHDOG_DELAY, else 0"},
 })
 
 namespace mpc::tg {
@@ -131,8 +140,9 @@ struct runtime {
     /// starpu_pause(): pauses in force. A worker reads it before each task it runs and waits on
     /// `paused` while it is not 0 (resume_workers() lowers it under paused.lock).
     std::atomic<int> pause_depth{0};
-    void (*going_to_sleep)(unsigned) = nullptr;  ///< config::going_to_sleep
-    void (*waking_up)(unsigned) = nullptr;       ///< config::waking_up
+    /// config::going_to_sleep / waking_up, or set_sleep_callbacks() (read by every park).
+    std::atomic<void (*)(unsigned)> going_to_sleep{nullptr};
+    std::atomic<void (*)(unsigned)> waking_up{nullptr};
     std::uint64_t spin_ns = 0;
     std::uint64_t t0 = 0;  ///< clock_ns() at the start
     sched::key worker_key = -1;  ///< ULT-local: the worker record of a worker ULT
@@ -157,6 +167,14 @@ struct runtime {
     std::atomic<bool> drivers_stop{false};  ///< drivers_request_termination(): driver_run() returns
     std::atomic<int> app_inside{0};         ///< threads inside a driver call (shutdown waits for none)
     detail::gate paused;  ///< the workers waiting for resume_workers()
+
+    /// The watchdog (STARPU_WATCHDOG_*): a thread of its own while one is configured.
+    std::thread watchdog;
+    std::mutex watchdog_m;
+    std::condition_variable watchdog_cv;
+    bool watchdog_stop = false;  ///< under watchdog_m
+    std::atomic<void (*)(void*)> watchdog_hook{nullptr};  ///< starpu_task_watchdog_set_hook
+    std::atomic<void*> watchdog_arg{nullptr};
 };
 
 runtime g_rt;
@@ -395,16 +413,16 @@ void await_kick(worker& w) noexcept {
         spin_guard g(w.prof_lock);
         w.sleep_since = detail::now_ns();
     }
-    if (g_rt.going_to_sleep != nullptr) {
-        g_rt.going_to_sleep(static_cast<unsigned>(w.id));
+    if (auto* cb = g_rt.going_to_sleep.load(std::memory_order_acquire); cb != nullptr) {
+        cb(static_cast<unsigned>(w.id));
     }
     w.idle.lock.lock();
     w.idle.wait_locked([&w] { return w.kicked; }, "mpc::tg worker idle");
     w.idle.lock.lock();
     w.kicked = false;
     w.idle.lock.unlock();
-    if (g_rt.waking_up != nullptr) {
-        g_rt.waking_up(static_cast<unsigned>(w.id));
+    if (auto* cb = g_rt.waking_up.load(std::memory_order_acquire); cb != nullptr) {
+        cb(static_cast<unsigned>(w.id));
     }
     spin_guard g(w.prof_lock);
     if (detail::g_profiling.load(std::memory_order_relaxed)) {
@@ -821,6 +839,104 @@ status setup_heteroprio(const config& c, int n, std::unique_ptr<heteroprio_confi
     return {};
 }
 
+/// Tasks the workers have run so far (each counter written by its worker only).
+std::uint64_t executed_sum() noexcept {
+    std::uint64_t n = 0;
+    for (int i = 0; i < g_rt.nworkers; ++i) {
+        n += g_rt.workers[i].executed.load(std::memory_order_relaxed);
+    }
+    return n;
+}
+
+/// Waits up to us microseconds on the watchdog's condition; false when asked to stop.
+bool watchdog_wait(std::uint64_t us) noexcept {
+    std::unique_lock<std::mutex> l(g_rt.watchdog_m);
+    g_rt.watchdog_cv.wait_for(l, std::chrono::microseconds(us), [] { return g_rt.watchdog_stop; });
+    return !g_rt.watchdog_stop;
+}
+
+/// The watchdog: every `timeout` µs, when tasks were in flight and none ended meanwhile, it
+/// calls the application's hook or says so (StarPU's STARPU_WATCHDOG_TIMEOUT), then aborts
+/// the program when `crash`. Reads only counters, never a task.
+void watchdog_main(std::uint64_t timeout, std::uint64_t delay, bool crash) noexcept {
+    if (delay != 0 && !watchdog_wait(delay)) {
+        return;
+    }
+    bool hinted = false;
+    for (;;) {
+        const std::uint64_t ran = executed_sum();
+        const long before = g_rt.inflight.load(std::memory_order_acquire);
+        if (!watchdog_wait(timeout)) {
+            return;
+        }
+        const long now = g_rt.inflight.load(std::memory_order_acquire);
+        if (before <= 0 || now <= 0 || executed_sum() != ran) {
+            continue;
+        }
+        if (auto* hook = g_rt.watchdog_hook.load(std::memory_order_acquire); hook != nullptr) {
+            hook(g_rt.watchdog_arg.load(std::memory_order_acquire));
+        } else {
+            int asleep = 0;
+            for (int i = 0; i < g_rt.nworkers; ++i) {
+                asleep += g_rt.workers[i].sleeping.load(std::memory_order_relaxed) != 0 ? 1 : 0;
+            }
+            MPC_LOG(warn, tg, "watchdog: no task ended for %.3f s (STARPU_WATCHDOG_TIMEOUT) with %ld in flight, %ld of them "
+                              "ready, %d of %d workers asleep%s", static_cast<double>(timeout) / 1e6, now, tasks_ready(),
+                    asleep, g_rt.nworkers,
+                    tasks_ready() == 0 ? ": the tasks wait for dependencies, tags or data that nothing will release?"
+                                       : ": a task runs longer than that?");
+        }
+        if (crash) {
+            MPC_LOG(fatal, tg, "watchdog: ending the program (STARPU_WATCHDOG_CRASH)");
+            std::abort();
+        }
+        if (!hinted) {
+            MPC_LOG(info, tg, "watchdog: set STARPU_WATCHDOG_CRASH=1 to end the program in such a case");
+            hinted = true;
+        }
+    }
+}
+
+/// Reads the watchdog's variables and starts it when a timeout is set.
+status start_watchdog() noexcept {
+    long timeout = -1;
+    long crash = -1;
+    long delay = -1;
+    if (status st = knob("MPC_TG_WATCHDOG_TIMEOUT", "STARPU_WATCHDOG_TIMEOUT", &timeout); !st.ok()) {
+        return st;
+    }
+    if (status st = knob("MPC_TG_WATCHDOG_CRASH", "STARPU_WATCHDOG_CRASH", &crash); !st.ok()) {
+        return st;
+    }
+    if (status st = knob("MPC_TG_WATCHDOG_DELAY", "STARPU_WATCHDOG_DELAY", &delay); !st.ok()) {
+        return st;
+    }
+    if (timeout <= 0) {
+        return {};
+    }
+    g_rt.watchdog_stop = false;
+    try {
+        g_rt.watchdog = std::thread(watchdog_main, static_cast<std::uint64_t>(timeout),
+                                    static_cast<std::uint64_t>(std::max(delay, 0L)), crash > 0);
+    } catch (const std::exception&) {
+        MPC_LOG(error, tg, "cannot start the watchdog's thread");
+        return {errc::no_memory, "watchdog thread"};
+    }
+    return {};
+}
+
+void stop_watchdog() noexcept {
+    if (!g_rt.watchdog.joinable()) {
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> l(g_rt.watchdog_m);
+        g_rt.watchdog_stop = true;
+    }
+    g_rt.watchdog_cv.notify_all();
+    g_rt.watchdog.join();
+}
+
 status start(const config& c) noexcept {
     int ncpus = -1;
     const policy_entry* pe = nullptr;
@@ -896,8 +1012,8 @@ status start(const config& c) noexcept {
         return placed;
     }
     model_set_calibrate(c.calibrate, c.config_over_env);
-    g_rt.going_to_sleep = c.going_to_sleep;
-    g_rt.waking_up = c.waking_up;
+    g_rt.going_to_sleep.store(c.going_to_sleep, std::memory_order_release);
+    g_rt.waking_up.store(c.waking_up, std::memory_order_release);
     policy_context ctx;
     ctx.nworkers = n;
     ctx.current_worker = &current_worker;
@@ -935,6 +1051,14 @@ status start(const config& c) noexcept {
     }
     if (prof > 0) {
         detail::g_profiling.store(true, std::memory_order_relaxed);
+    }
+    if (status st = start_watchdog(); !st.ok()) {
+        stop_workers();
+        end_app_workers();
+        if (g_rt.started_engine) {
+            sched::finalize().ignore();
+        }
+        return st;
     }
     g_rt.running.store(true, std::memory_order_release);
     g_rt.pol->started();  // worker_count() answers from here on
@@ -1182,6 +1306,7 @@ status shutdown() noexcept {
         wait_with_app_workers();
     }
     status st = wait_for_all();
+    stop_watchdog();  // before the workers' records go
     detail::ctx_stop_all();  // the contexts' policies, while the workers still run
     detail::combined_reset();
     g_rt.running.store(false, std::memory_order_release);
@@ -1422,6 +1547,14 @@ status take_driver(worker& w, const char* call) noexcept {
 }
 
 }  // namespace
+
+void set_watchdog_hook(void (*hook)(void*), void* arg) noexcept {
+    g_rt.watchdog_arg.store(arg, std::memory_order_release);
+    g_rt.watchdog_hook.store(hook, std::memory_order_release);
+}
+
+void set_going_to_sleep(void (*fn)(unsigned)) noexcept { g_rt.going_to_sleep.store(fn, std::memory_order_release); }
+void set_waking_up(void (*fn)(unsigned)) noexcept { g_rt.waking_up.store(fn, std::memory_order_release); }
 
 bool app_worker(int w) noexcept { return running() && w >= 0 && w < g_rt.nworkers && g_rt.workers[w].app; }
 

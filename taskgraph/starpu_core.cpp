@@ -686,6 +686,11 @@ void starpu_worker_get_name(int id, char* dst, size_t maxlen) {
     std::snprintf(dst, maxlen, "CPU %d (VP %d)", id, worker_vp(id));
 }
 
+void starpu_task_watchdog_set_hook(void (*hook)(void*), void* hook_arg) { set_watchdog_hook(hook, hook_arg); }
+
+void starpu_worker_set_going_to_sleep_callback(void (*callback)(unsigned workerid)) { set_going_to_sleep(callback); }
+void starpu_worker_set_waking_up_callback(void (*callback)(unsigned workerid)) { set_waking_up(callback); }
+
 void starpu_worker_display_names(FILE* output, enum starpu_worker_archtype type) {
     const char* kind = type == STARPU_CPU_WORKER      ? "CPU"
                        : type == STARPU_CUDA_WORKER   ? "CUDA"

@@ -296,6 +296,115 @@ struct starpu_task* starpu_task_build(struct starpu_codelet* cl, ...) {
     return t;
 }
 
+int starpu_task_set(struct starpu_task* task, struct starpu_codelet* cl, ...) {
+    if (task == nullptr) {
+        MPC_LOG(error, tg, "starpu_task_set: NULL task");
+        return -EINVAL;
+    }
+    va_list ap;
+    va_start(ap, cl);
+    int rc = starpu::build(cl, task, ap);
+    va_end(ap);
+    return rc;
+}
+
+}  // extern "C"
+
+namespace mpc::tg::starpu {
+namespace {
+
+/// Whether the modes of cl's buffers are kept by each task (a variable count, or more than the
+/// codelet's fixed array holds without dyn_modes of its own), not by the codelet.
+bool modes_in_task(const starpu_codelet* cl) noexcept {
+    return cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (cl->nbuffers > STARPU_NMAXBUFS && cl->dyn_modes == nullptr);
+}
+
+/// Grows a task's array of n elements of T to cap, moving the first `keep` of `fixed` into it
+/// when it does not exist yet; stops the program when there is no memory.
+template <class T>
+void grow(T** dyn, const T* fixed, int keep, int cap) noexcept {
+    const bool fresh = *dyn == nullptr;
+    auto* p = static_cast<T*>(std::realloc(*dyn, sizeof(T) * static_cast<std::size_t>(cap)));
+    if (p == nullptr) {
+        fatal("starpu_task_insert_data_make_room", "out of memory for the task's buffers");
+    }
+    if (fresh) {
+        std::memcpy(p, fixed, sizeof(T) * static_cast<std::size_t>(keep));
+    }
+    *dyn = p;
+}
+
+/// Stores handle h with mode m as buffer *cur of t (room made), checking m against cl's.
+void store(starpu_codelet* cl, starpu_task* t, int* allocated, int* cur, starpu_data_access_mode m,
+           starpu_data_handle_t h) noexcept {
+    if (cl == nullptr) {
+        fatal("starpu_task_insert_data_process_arg", "data given to a task without a codelet");
+    }
+    if (cl->nbuffers != STARPU_VARIABLE_NBUFFERS && *cur >= cl->nbuffers) {
+        fatal("starpu_task_insert_data_process_arg", "more data than the codelet's nbuffers");
+    }
+    starpu_task_insert_data_make_room(cl, t, allocated, *cur, 1);
+    const int i = *cur;
+    STARPU_TASK_SET_HANDLE(t, h, i);
+    if (modes_in_task(cl)) {
+        (t->dyn_modes != nullptr ? t->dyn_modes : t->modes)[i] = m;
+    } else if (STARPU_CODELET_GET_MODE(cl, i) == STARPU_NONE) {
+        STARPU_CODELET_SET_MODE(cl, m, i);  // as starpu_task_insert fills the codelet's unset modes
+    } else if (STARPU_CODELET_GET_MODE(cl, i) != m) {
+        MPC_LOG(fatal, tg, "starpu_task_insert_data_process_arg: codelet %s defines mode %d for buffer %d, the call "
+                           "gives %d", cl_name(cl), STARPU_CODELET_GET_MODE(cl, i), i, m);
+        std::abort();
+    }
+    *cur = i + 1;
+    t->nbuffers = *cur;
+}
+
+}  // namespace
+}  // namespace mpc::tg::starpu
+
+extern "C" {
+
+void starpu_task_insert_data_make_room(struct starpu_codelet* cl, struct starpu_task* task, int* allocated_buffers,
+                                       int current_buffer, int room) {
+    const int need = current_buffer + room;
+    if (*allocated_buffers == 0 ? need <= STARPU_NMAXBUFS : need <= *allocated_buffers) {
+        return;  // the fixed arrays, or the dynamic ones made so far, hold them
+    }
+    const int cap = need * 2;
+    const int keep = *allocated_buffers == 0 ? current_buffer : 0;  // moved out of the fixed arrays
+    starpu::grow(&task->dyn_handles, task->handles, keep, cap);
+    if (cl != nullptr && starpu::modes_in_task(cl)) {
+        starpu::grow(&task->dyn_modes, task->modes, keep, cap);
+    }
+    *allocated_buffers = cap;
+}
+
+void starpu_task_insert_data_process_arg(struct starpu_codelet* cl, struct starpu_task* task, int* allocated_buffers,
+                                         int* current_buffer, int arg_type, starpu_data_handle_t handle) {
+    const auto m = static_cast<starpu_data_access_mode>(arg_type & ~STARPU_SSEND);
+    starpu::store(cl, task, allocated_buffers, current_buffer, m, handle);
+}
+
+void starpu_task_insert_data_process_array_arg(struct starpu_codelet* cl, struct starpu_task* task,
+                                               int* allocated_buffers, int* current_buffer, int nb_handles,
+                                               starpu_data_handle_t* handles) {
+    for (int i = 0; i < nb_handles; ++i) {
+        // The codelet's mode for that position (STARPU_DATA_ARRAY's rule).
+        const int pos = *current_buffer;
+        const starpu_data_access_mode m =
+            cl != nullptr && (pos < STARPU_NMAXBUFS || cl->dyn_modes != nullptr) ? STARPU_CODELET_GET_MODE(cl, pos) : STARPU_NONE;
+        starpu::store(cl, task, allocated_buffers, current_buffer, m, handles[i]);
+    }
+}
+
+void starpu_task_insert_data_process_mode_array_arg(struct starpu_codelet* cl, struct starpu_task* task,
+                                                    int* allocated_buffers, int* current_buffer, int nb_descrs,
+                                                    struct starpu_data_descr* descrs) {
+    for (int i = 0; i < nb_descrs; ++i) {
+        starpu::store(cl, task, allocated_buffers, current_buffer, descrs[i].mode, descrs[i].handle);
+    }
+}
+
 void starpu_codelet_pack_arg_init(struct starpu_codelet_pack_arg_data* state) {
     state->arg_buffer = nullptr;
     state->arg_buffer_size = 0;

@@ -297,6 +297,14 @@ status driver_run(int worker) noexcept;
 void drivers_request_termination() noexcept;
 /// Whether worker w is one the application runs (config::app_workers).
 bool app_worker(int worker) noexcept;
+/// Replace config::going_to_sleep / waking_up while running (nullptr: none); the workers read
+/// them at their next park. They stay until the next init() sets the configuration's.
+/// The watchdog (MPC_TG_WATCHDOG_TIMEOUT / STARPU_WATCHDOG_TIMEOUT microseconds: tasks in
+/// flight and none ended that long) calls hook(arg) instead of logging a warning (nullptr: the
+/// warning). Kept across init()/shutdown(), as StarPU keeps it.
+void set_watchdog_hook(void (*hook)(void*), void* arg) noexcept;
+void set_going_to_sleep(void (*fn)(unsigned worker)) noexcept;
+void set_waking_up(void (*fn)(unsigned worker)) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Profiling (StarPU's starpu_profiling.h is built on this)

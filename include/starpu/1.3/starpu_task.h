@@ -381,6 +381,12 @@ int starpu_task_nsubmitted(void);
 /** Tasks whose dependencies are met, queued or running, and not finished (not counting
  * acquisitions and tasks with nothing to run). */
 int starpu_task_nready(void);
+/** The watchdog: with STARPU_WATCHDOG_TIMEOUT (microseconds; MPC_TG_WATCHDOG_TIMEOUT wins)
+ * set, when tasks are in flight and none ended for that long, StarPU calls hook(hook_arg) from
+ * a thread of its own, or without a hook logs a warning (with how many tasks are in flight and
+ * ready, and how many workers sleep); STARPU_WATCHDOG_CRASH=1 then aborts the program, and
+ * STARPU_WATCHDOG_DELAY (microseconds) delays its first look. NULL: the warning again. */
+void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg);
 /** Waits until starpu_task_nready() is 0; -EDEADLK from a task or callback. */
 int starpu_task_wait_for_no_ready(void);
 /** Submits a task without codelet whose callback calls callback(callback_arg). */

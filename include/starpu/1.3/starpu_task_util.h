@@ -114,6 +114,23 @@ int starpu_task_insert(struct starpu_codelet *cl, ...);
 int starpu_insert_task(struct starpu_codelet *cl, ...);
 /** Like starpu_task_insert() but returns the task without submitting it (NULL on error). */
 struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...);
+/** Fills task (made by starpu_task_create or starpu_task_init, not submitted) from the same
+ * argument list as starpu_task_insert(), with codelet cl, without submitting it; 0, or -EINVAL
+ * (logged) for a malformed list. STARPU_VALUE arguments make cl_arg_free 1. */
+int starpu_task_set(struct starpu_task *task, struct starpu_codelet *cl, ...);
+
+/** Helpers for building a task's buffers one by one (what a starpu_task_insert-like wrapper
+ * does): current_buffer handles are stored so far and, when *allocated_buffers is not 0,
+ * task->dyn_handles (and task->dyn_modes when the modes are the task's) hold that many.
+ * make_room makes room for `room` more (moving to dyn_handles beyond STARPU_NMAXBUFS); the
+ * process functions store one handle with mode arg_type, an array with the codelet's modes,
+ * or an array of handle/mode pairs, advancing *current_buffer and task->nbuffers. A mode
+ * differing from the one the codelet fixes stops the program with a message, as does a
+ * handle beyond the codelet's nbuffers. */
+void starpu_task_insert_data_make_room(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int current_buffer, int room);
+void starpu_task_insert_data_process_arg(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int *current_buffer, int arg_type, starpu_data_handle_t handle);
+void starpu_task_insert_data_process_array_arg(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int *current_buffer, int nb_handles, starpu_data_handle_t *handles);
+void starpu_task_insert_data_process_mode_array_arg(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int *current_buffer, int nb_descrs, struct starpu_data_descr *descrs);
 
 /** Packs STARPU_VALUE, pointer, size triples (ended by 0) into a malloc'ed buffer. */
 void starpu_codelet_pack_args(void **arg_buffer, size_t *arg_buffer_size, ...);

@@ -200,6 +200,13 @@ void starpu_worker_get_name(int id, char *dst, size_t maxlen);
  * a type without workers: "No ... worker"). */
 void starpu_worker_display_names(FILE *output, enum starpu_worker_archtype type);
 
+#ifdef STARPU_WORKER_CALLBACKS
+/** Replace starpu_conf::callback_worker_going_to_sleep / _waking_up while StarPU runs (NULL:
+ * none): a worker calls them around each park, on its own thread; they must not block. */
+void starpu_worker_set_going_to_sleep_callback(void (*callback)(unsigned workerid));
+void starpu_worker_set_waking_up_callback(void (*callback)(unsigned workerid));
+#endif
+
 #ifdef __cplusplus
 }
 #endif
