@@ -67,6 +67,9 @@ std::size_t builtin_size(const void* iface, const void* /*ctx*/, const data* /*d
     return sparse(u, &l) ? l.vbytes + index_bytes(l.n1 + l.n2) : 0;
 }
 
+std::atomic<int (*)(void**, std::size_t) noexcept> g_alloc_hook{nullptr};
+std::atomic<void (*)(void*, std::size_t) noexcept> g_release_hook{nullptr};
+
 long builtin_allocate(void* iface, const void* ctx) noexcept {
     std::size_t n = builtin_size(iface, ctx, nullptr);
     if (const auto* b = static_cast<const builtin_iface*>(iface);
@@ -75,7 +78,11 @@ long builtin_allocate(void* iface, const void* ctx) noexcept {
         n = std::max(n, b->var.id == interface_id::vector ? b->vec.allocsize : b->mat.allocsize);
     }
     void* p = nullptr;
-    if (posix_memalign(&p, 64, n == 0 ? 1 : n) != 0) {
+    if (auto* hook = g_alloc_hook.load(std::memory_order_acquire); hook != nullptr) {
+        if (hook(&p, n == 0 ? 1 : n) != 0 || p == nullptr) {
+            return -1;
+        }
+    } else if (posix_memalign(&p, 64, n == 0 ? 1 : n) != 0) {
         return -1;
     }
     auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -139,6 +146,15 @@ void builtin_release(void* iface, const void* /*ctx*/) noexcept {
                        : u->var.id == interface_id::bcsr ? u->bcsr.nzval
                        : u->var.id == interface_id::coo  ? u->coo.values
                                                          : u->var.ptr;
+    if (auto* hook = g_release_hook.load(std::memory_order_acquire); hook != nullptr) {
+        // The size allocate() was given: the allocation size of a vector or matrix, else the data's.
+        std::size_t n = builtin_size(iface, nullptr, nullptr);
+        if (u->var.id == interface_id::vector || u->var.id == interface_id::matrix) {
+            n = std::max(n, u->var.id == interface_id::vector ? u->vec.allocsize : u->mat.allocsize);
+        }
+        hook(reinterpret_cast<void*>(p), n == 0 ? 1 : n);
+        return;
+    }
     std::free(reinterpret_cast<void*>(p));
 }
 
@@ -539,5 +555,10 @@ std::size_t data_size(const data* d) noexcept { return d->ops->size(d->ifp, d->o
 const interface_ops* interface_ops_of(const data* d) noexcept { return d->ops; }
 void set_user_data(data* d, void* p) noexcept { d->user = p; }
 void* user_data(const data* d) noexcept { return d->user; }
+
+void set_memory_hooks(const memory_hooks& h) noexcept {
+    g_alloc_hook.store(h.alloc, std::memory_order_release);
+    g_release_hook.store(h.release, std::memory_order_release);
+}
 
 }  // namespace mpc::tg

@@ -31,6 +31,25 @@ namespace mpc::tg::starpu {
 namespace {
 constexpr int conf_magic = 42;
 std::atomic<std::size_t> g_malloc_align{sizeof(void*)};
+/// Successful outermost starpu_init() calls so far (what lists made for one run key on).
+std::atomic<unsigned long long> g_runs{0};
+unsigned long long run_number() noexcept { return g_runs.load(std::memory_order_acquire); }
+
+/// starpu_malloc_set_hooks: the application's allocator (both set, or neither).
+std::atomic<starpu_malloc_hook> g_malloc_hook{nullptr};
+std::atomic<starpu_free_hook> g_free_hook{nullptr};
+
+/// The core's handle memory through the application's hooks (STARPU_MAIN_RAM, the default
+/// flags of starpu_malloc_on_node).
+int hooked_alloc(void** p, std::size_t n) noexcept {
+    starpu_malloc_hook h = g_malloc_hook.load(std::memory_order_acquire);
+    return h != nullptr ? h(STARPU_MAIN_RAM, p, n, on_node_flags()) : -ENOMEM;
+}
+void hooked_release(void* p, std::size_t n) noexcept {
+    if (starpu_free_hook h = g_free_hook.load(std::memory_order_acquire); h != nullptr) {
+        h(STARPU_MAIN_RAM, p, n, on_node_flags());
+    }
+}
 
 /// What the last starpu_init() took from its configuration: the asynchronous-copy flags (all,
 /// CUDA, OpenCL, MIC, MPI-MS; 0 before any starpu_init, as in StarPU) and the global
@@ -304,8 +323,12 @@ int starpu_init(struct starpu_conf* user_conf) {
     if (conf.sched_policy_init != nullptr) {
         c.heteroprio_setup = &starpu::heteroprio_setup;
     }
+    const bool was_running = running();
     const int rc = starpu::errno_of(init(c));
     if (rc == 0) {
+        if (!was_running) {
+            starpu::g_runs.fetch_add(1, std::memory_order_acq_rel);
+        }
         starpu::disk_swap_from_env();  // STARPU_DISK_SWAP
     }
     return rc;
@@ -653,6 +676,66 @@ hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid) {
     return obj != nullptr && obj->cpuset != nullptr ? hwloc_bitmap_dup(obj->cpuset) : hwloc_bitmap_alloc();
 }
 
+int starpu_get_pu_os_index(unsigned logical_index) {
+    hwloc_topology_t topo = starpu_get_hwloc_topology();
+    hwloc_obj_t pu = topo != nullptr ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, logical_index) : nullptr;
+    return pu != nullptr ? static_cast<int>(pu->os_index) : static_cast<int>(logical_index);
+}
+
+int starpu_bindid_get_workerids(int bindid, int** workerids) {
+    // Lists per binding id (VP), made once per run of the workers: the pointers stay valid until
+    // starpu_shutdown, as StarPU's.
+    static std::mutex m;
+    static std::vector<std::vector<int>> lists;
+    static unsigned long long made_for = ~0ull;
+    std::lock_guard<std::mutex> g(m);
+    const unsigned long long run = starpu::run_number();
+    if (made_for != run) {
+        lists.assign(static_cast<std::size_t>(std::max(mpc::sched::nr_vps(), 0)), {});
+        for (int w = 0; w < worker_count(); ++w) {
+            const int vp = worker_vp(w);
+            if (vp >= 0 && static_cast<std::size_t>(vp) < lists.size()) {
+                lists[static_cast<std::size_t>(vp)].push_back(w);
+            }
+        }
+        made_for = run;
+    }
+    if (bindid < 0 || static_cast<std::size_t>(bindid) >= lists.size() || lists[static_cast<std::size_t>(bindid)].empty()) {
+        if (workerids != nullptr) {
+            *workerids = nullptr;
+        }
+        return 0;
+    }
+    auto& l = lists[static_cast<std::size_t>(bindid)];
+    if (workerids != nullptr) {
+        *workerids = l.data();
+    }
+    return static_cast<int>(l.size());
+}
+
+void starpu_display_bindings(void) {
+    // StarPU runs hwloc-ps; here the runtime says where its threads are.
+    std::printf("MPC task runtime: %d workers on %d VPs\n", worker_count(), mpc::sched::nr_vps());
+    for (int w = 0; w < worker_count(); ++w) {
+        const int vp = worker_vp(w);
+        const mpc::topo::place p = vp >= 0 ? mpc::sched::vp_place(vp) : mpc::topo::place{};
+        std::printf("  worker %d: VP %d, PU %d (OS index), core %d, NUMA node %d%s\n", w, vp, p.pu, p.core, p.numa,
+                    app_worker(w) ? " (run by an application thread: starpu_driver_run)" : "");
+    }
+    std::fflush(stdout);
+}
+
+void starpu_bus_print_bandwidth(FILE* f) {
+    // One memory node holds the data: no bus to measure (StarPU's matrix for it alone).
+    std::fprintf(f, "from/to\tNUMA 0\nNUMA 0\t0\n\nNUMA 0\tdirect (main memory only)\n");
+}
+
+void starpu_bus_print_affinity(FILE* f) { std::fprintf(f, "# GPU\tCPU workers (no GPU here)\n"); }
+
+void starpu_bus_print_filenames(FILE* f) {
+    std::fprintf(f, "no bus calibration files: main memory is the only node with workers, nothing to calibrate\n");
+}
+
 char* starpu_worker_get_type_as_string(enum starpu_worker_archtype type) {
     // StarPU returns its string literals as char*; callers must not write to them.
     switch (type) {
@@ -782,7 +865,13 @@ int starpu_malloc_flags(void** A, size_t dim, int flags) {
         }
     }
     void* p = nullptr;
-    if (posix_memalign(&p, starpu::g_malloc_align.load(std::memory_order_relaxed), dim == 0 ? 1 : dim) != 0) {
+    const int rc = [&] {
+        if (starpu_malloc_hook h = starpu::g_malloc_hook.load(std::memory_order_acquire); h != nullptr) {
+            return h(STARPU_MAIN_RAM, &p, dim == 0 ? 1 : dim, flags) == 0 && p != nullptr ? 0 : -1;
+        }
+        return posix_memalign(&p, starpu::g_malloc_align.load(std::memory_order_relaxed), dim == 0 ? 1 : dim);
+    }();
+    if (rc != 0) {
         if (count) {
             mpc::tg::unaccount_memory(dim);
         }
@@ -796,7 +885,13 @@ int starpu_malloc_flags(void** A, size_t dim, int flags) {
 int starpu_malloc(void** A, size_t dim) { return starpu_malloc_flags(A, dim, 0); }
 
 int starpu_free_flags(void* A, size_t dim, int flags) {
-    std::free(A);
+    if (starpu_free_hook h = starpu::g_free_hook.load(std::memory_order_acquire); h != nullptr) {
+        if (A != nullptr) {
+            h(STARPU_MAIN_RAM, A, dim, flags);
+        }
+    } else {
+        std::free(A);
+    }
     if ((flags & STARPU_MALLOC_COUNT) != 0 && A != nullptr) {
         mpc::tg::unaccount_memory(dim);
     }
@@ -832,8 +927,35 @@ void starpu_memory_wait_available(unsigned node, size_t size) {
 }
 
 int starpu_free(void* A) {
+    if (starpu_free_hook h = starpu::g_free_hook.load(std::memory_order_acquire); h != nullptr) {
+        if (A != nullptr) {
+            h(STARPU_MAIN_RAM, A, 0, STARPU_MALLOC_PINNED);  // StarPU's: the size is not known
+        }
+        return 0;
+    }
     std::free(A);
     return 0;
+}
+
+void starpu_malloc_set_hooks(starpu_malloc_hook malloc_hook, starpu_free_hook free_hook) {
+    if ((malloc_hook == nullptr) != (free_hook == nullptr)) {
+        MPC_LOG(error, tg, "starpu_malloc_set_hooks: give both hooks, or neither (memory one made would be freed by "
+                           "the other's counterpart); nothing changed");
+        return;
+    }
+    if (running()) {
+        MPC_LOG(error, tg, "starpu_malloc_set_hooks: call it before starpu_init (memory made meanwhile would be freed "
+                           "by the other allocator); nothing changed");
+        return;
+    }
+    starpu::g_malloc_hook.store(malloc_hook, std::memory_order_release);
+    starpu::g_free_hook.store(free_hook, std::memory_order_release);
+    mpc::tg::memory_hooks h;
+    if (malloc_hook != nullptr) {
+        h.alloc = &starpu::hooked_alloc;
+        h.release = &starpu::hooked_release;
+    }
+    mpc::tg::set_memory_hooks(h);
 }
 
 int starpu_memory_pin(void* /*addr*/, size_t /*size*/) { return 0; }  // no GPU to transfer to

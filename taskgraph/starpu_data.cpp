@@ -587,6 +587,29 @@ int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsign
 }
 
 
+int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node) {
+    if (!valid_node(static_cast<int>(node), "starpu_data_request_allocation")) {
+        return -EINVAL;
+    }
+    if (!detail::live(core(handle), "starpu_data_request_allocation").ok()) {
+        return -EINVAL;
+    }
+    if (node != STARPU_MAIN_RAM) {
+        return 0;  // a disk's copy is made by the eviction that writes it
+    }
+    // Memory made now (under the limit: may wait), an evicted value read back on a helper
+    // while the caller goes on (the next access waits for it).
+    return starpu::errno_of(detail::ensure_memory(core(handle), nullptr, true, true));
+}
+
+void starpu_memchunk_tidy(unsigned memory_node) {
+    if (memory_node == STARPU_MAIN_RAM) {
+        flush_scratch_cache();  // the buffers the workers keep for reuse
+    }
+}
+
+int starpu_get_prefetch_flag(void) { return starpu_get_env_number_default("STARPU_PREFETCH", 1); }
+
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async) {
     return prefetch(handle, node, async, false, "starpu_data_prefetch_on_node");
 }

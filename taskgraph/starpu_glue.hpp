@@ -25,6 +25,11 @@ int errno_of(const status& st) noexcept;
 /// Ends the program with one line naming the call and the reason, as StarPU's assertions do,
 /// for misuse that a void function cannot report.
 [[noreturn]] void fatal(const char* call, const char* reason) noexcept;
+/// The flags starpu_malloc_on_node() uses on main memory (starpu_malloc_on_node_set_default_flags;
+/// STARPU_MALLOC_PINNED by default, without StarPU's STARPU_MALLOC_COUNT: the runtime accounts
+/// the memory of the handles it allocates itself, and a custom interface's allocate method
+/// calls starpu_malloc_on_node inside that account).
+int on_node_flags() noexcept;
 /// Disk memory nodes (starpu_disk.cpp): how many are registered (nodes 1..count), whether
 /// `node` is one, STARPU_DISK_SWAP's disk (starpu_init), every disk unplugged (starpu_shutdown),
 /// d's home on disk `node` in the backend's object `obj` (a built-in interface registered there),

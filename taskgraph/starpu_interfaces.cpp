@@ -78,6 +78,8 @@ bool dense(starpu_data_handle_t h, mpc::tg::starpu::dense_layout* out) noexcept 
 }  // namespace
 
 namespace mpc::tg::starpu {
+std::atomic<int> g_on_node_flags{STARPU_MALLOC_PINNED};
+int on_node_flags() noexcept { return g_on_node_flags.load(std::memory_order_acquire); }
 
 bool dense_of(void* i, int id, dense_layout* out) noexcept {
     switch (id) {
@@ -383,7 +385,18 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
     return starpu_malloc_flags(&p, size, flags) == 0 ? reinterpret_cast<uintptr_t>(p) : 0;
 }
 
-uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size) { return starpu_malloc_on_node_flags(dst_node, size, 0); }
+uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size) {
+    return starpu_malloc_on_node_flags(dst_node, size, starpu::on_node_flags());
+}
+
+void starpu_malloc_on_node_set_default_flags(unsigned node, int flags) {
+    if (node != STARPU_MAIN_RAM) {
+        MPC_LOG(error, tg, "starpu_malloc_on_node_set_default_flags: memory node %u has no allocations of "
+                           "starpu_malloc_on_node (main memory, 0, has)", node);
+        return;
+    }
+    starpu::g_on_node_flags.store(flags, std::memory_order_release);
+}
 
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags) {
     if (dst_node == STARPU_MAIN_RAM && addr != 0) {
@@ -392,7 +405,7 @@ void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, i
 }
 
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size) {
-    starpu_free_on_node_flags(dst_node, addr, size, 0);
+    starpu_free_on_node_flags(dst_node, addr, size, starpu::on_node_flags());
 }
 
 }  // extern "C"

@@ -295,6 +295,16 @@ status driver_deinit(int worker) noexcept;
 status driver_run(int worker) noexcept;
 /// Ends driver_run() in every application thread (the next init() starts with none ended).
 void drivers_request_termination() noexcept;
+/// How the runtime makes and frees the memory of built-in handles it allocates (registered on
+/// node -1, read back from disk, scratch buffers...): alloc sets *p and returns 0, or returns
+/// non-zero for no memory; release gets the size alloc was given. nullptr (the default): the
+/// runtime's own, 64-byte aligned. StarPU's starpu_malloc_set_hooks installs the application's.
+struct memory_hooks {
+    int (*alloc)(void** p, std::size_t n) noexcept = nullptr;
+    void (*release)(void* p, std::size_t n) noexcept = nullptr;
+};
+void set_memory_hooks(const memory_hooks& h) noexcept;
+
 /// Whether worker w is one the application runs (config::app_workers).
 bool app_worker(int worker) noexcept;
 /// Replace config::going_to_sleep / waking_up while running (nullptr: none); the workers read

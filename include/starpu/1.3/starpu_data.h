@@ -119,6 +119,15 @@ void starpu_data_invalidate_submit(starpu_data_handle_t handle);
  * Return 0, or -EINVAL for another node. */
 int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** Makes the handle's main-memory copy (node 0) now if it has none (memory the runtime makes,
+ * or evicted: its value is then read back on a helper thread, the next access waiting for
+ * it); 0 for a disk node (eviction makes that copy), -ENOMEM without room, -EINVAL for a node
+ * that does not exist. */
+int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node);
+/** Frees the buffers the workers keep for reuse (scratch and reduction copies) on node 0. */
+void starpu_memchunk_tidy(unsigned memory_node);
+/** STARPU_PREFETCH (default 1). */
+int starpu_get_prefetch_flag(void);
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
 /** 1 for main memory (a handle the memory limit evicted to disk is read back at its next use),
  * for a disk node whether its copy there holds the current value, else 0. */

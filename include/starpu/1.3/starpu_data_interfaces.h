@@ -180,6 +180,11 @@ uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size);
 uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags);
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
+/** The flags starpu_malloc_on_node() and starpu_free_on_node() use on node 0 (the only node
+ * they allocate on): STARPU_MALLOC_PINNED by default. Unlike StarPU's default, without
+ * STARPU_MALLOC_COUNT: the runtime already counts against the memory limit the handles it
+ * allocates, a custom interface's allocate method included. */
+void starpu_malloc_on_node_set_default_flags(unsigned node, int flags);
 
 /** Copies for an interface's copy methods (any_to_any receives async_data, to be passed on):
  * size bytes from src + src_offset on src_node to dst + dst_offset on dst_node. Both nodes

@@ -88,6 +88,11 @@ void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigne
 
 /** The machine's hwloc topology as the runtime loaded it: to read, never to change or destroy. */
 hwloc_topology_t starpu_get_hwloc_topology(void);
+/** The OS index of the PU of hwloc logical index logical_index (the index itself when hwloc
+ * does not know it). */
+int starpu_get_pu_os_index(unsigned logical_index);
+/** Prints (stdout) where each worker runs: its VP, PU, core and NUMA node (StarPU runs hwloc-ps). */
+void starpu_display_bindings(void);
 
 #ifdef __cplusplus
 }

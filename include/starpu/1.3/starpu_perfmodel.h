@@ -165,6 +165,11 @@ void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *ar
  * as StarPU's bus model gives; NaN for nodes that do not exist. transfer_predict: 0 µs for
  * the same node. */
 double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
+/** The bus model as StarPU prints it: one node (main memory) with workers, so a 1 x 1 matrix,
+ * no GPU affinity, no calibration files. */
+void starpu_bus_print_bandwidth(FILE *f);
+void starpu_bus_print_affinity(FILE *f);
+void starpu_bus_print_filenames(FILE *f);
 double starpu_transfer_latency(unsigned src_node, unsigned dst_node);
 double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size);
 

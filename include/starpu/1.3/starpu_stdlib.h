@@ -42,6 +42,14 @@ void starpu_memory_wait_available(unsigned node, size_t size);
 /** Alignment of the blocks starpu_malloc() returns from now on (a power of two; default: that
  * of a pointer). */
 void starpu_malloc_set_align(size_t align);
+/** The application's allocator for starpu_malloc()/starpu_malloc_flags() and for the memory of
+ * the built-in handles the runtime allocates: malloc_hook(node, &p, size, flags) returns 0 and
+ * sets p, or -ENOMEM; free_hook(node, p, size, flags) frees it (size 0 from starpu_free(), as
+ * in StarPU). Give both or neither (NULL, NULL: the runtime's own again), before starpu_init:
+ * otherwise nothing changes and the error is logged. */
+typedef int (*starpu_malloc_hook)(unsigned dst_node, void **A, size_t dim, int flags);
+typedef int (*starpu_free_hook)(unsigned dst_node, void *A, size_t dim, int flags);
+void starpu_malloc_set_hooks(starpu_malloc_hook malloc_hook, starpu_free_hook free_hook);
 /** *A receives a block of dim bytes. Returns 0 or -ENOMEM. */
 int starpu_malloc(void **A, size_t dim);
 /** Frees a block of starpu_malloc(). Returns 0. */

@@ -179,6 +179,9 @@ hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid);
 hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid);
 /** "STARPU_CPU_WORKER", ... (StarPU's names). */
 char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type);
+/** The workers bound to binding id (VP) bindid: their count, and in *workerids an array of
+ * their ids that stays valid until starpu_shutdown (NULL and 0 for none). */
+int starpu_bindid_get_workerids(int bindid, int **workerids);
 /** The memory node of the calling worker: STARPU_MAIN_RAM. */
 unsigned starpu_worker_get_local_memory_node(void);
 /** One memory node (main memory). */
