@@ -18,6 +18,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include <dirent.h>
 #include <set>
 #include <sstream>
 
@@ -417,6 +419,72 @@ unsigned model_samples(perfmodel* m, int arch, std::uint32_t footprint) noexcept
     ensure_loaded(m);
     auto it = m->arch[arch].hist.find(footprint);
     return it == m->arch[arch].hist.end() ? 0 : it->second.n;
+}
+
+std::vector<model_entry> model_entries(perfmodel* m, int arch) {
+    std::vector<model_entry> out;
+    if (arch < 0 || arch >= narchs) {
+        return out;
+    }
+    spin_guard g(m->lock);
+    ensure_loaded(m);
+    for (const auto& [fp, e] : m->arch[arch].hist) {
+        if (e.n == 0) {
+            continue;
+        }
+        const double mean = e.sum / e.n;
+        const double var = e.n > 1 ? std::max(0.0, (e.sum2 - e.sum * mean) / (e.n - 1)) : 0.0;
+        out.push_back({fp, e.size, e.n, mean, std::sqrt(var), e.sum, e.sum2});
+    }
+    return out;
+}
+
+bool model_fit(perfmodel* m, int arch, double* a, double* b, double* c) noexcept {
+    if (arch < 0 || arch >= narchs) {
+        return false;
+    }
+    spin_guard g(m->lock);
+    ensure_loaded(m);
+    if (m->type == model_type::nl_regression) {
+        if (!m->nl_valid) {
+            fit_nl(m);
+        }
+        if (!m->nl_ok) {
+            return false;
+        }
+        *a = m->nl_a;
+        *b = m->nl_b;
+        *c = m->nl_c;
+        return true;
+    }
+    const reg_sums& r = m->arch[arch].reg;
+    const double den = r.n * r.sxx - r.sx * r.sx;
+    if (m->type != model_type::regression || r.n < calibrate_minimum || !(den > 1e-12 * r.n * r.sxx)) {
+        return false;
+    }
+    *b = (r.n * r.sxy - r.sx * r.sy) / den;
+    *a = std::exp((r.sy - *b * r.sx) / r.n);
+    *c = 0;
+    return true;
+}
+
+std::vector<std::string> model_stored() {
+    std::vector<std::string> out;
+    const std::string dir = model_dir();
+    const std::string tail = "." + host_name() + ".mpc";
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr) {
+        return out;
+    }
+    while (dirent* e = readdir(d)) {
+        const std::string n = e->d_name;
+        if (n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0) {
+            out.push_back(n.substr(0, n.size() - tail.size()));
+        }
+    }
+    closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 std::string model_dir() {

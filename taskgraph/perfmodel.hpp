@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lib/status.hpp"
 #include "taskgraph/tg.hpp"
@@ -65,6 +66,24 @@ void model_record(perfmodel* m, int arch, std::uint32_t footprint, std::size_t s
                   bool always = false) noexcept;
 /// Runs recorded for an entry (history).
 unsigned model_samples(perfmodel* m, int arch, std::uint32_t footprint) noexcept;
+
+/// One history entry: its footprint, size, runs, mean and standard deviation (µs), and the sums.
+struct model_entry {
+    std::uint32_t footprint;
+    std::size_t size;
+    unsigned n;
+    double mean_us;
+    double stddev_us;
+    double sum;
+    double sum2;
+};
+/// The history entries of m on `arch` (loaded if needed), in footprint order.
+std::vector<model_entry> model_entries(perfmodel* m, int arch);
+/// The fitted regression of m on `arch`: a * size^b (+ c for nl_regression; c = 0 otherwise);
+/// false when m is no regression or not fitted yet.
+bool model_fit(perfmodel* m, int arch, double* a, double* b, double* c) noexcept;
+/// The symbols of the models stored for this host in model_dir(), sorted.
+std::vector<std::string> model_stored();
 
 /// The directory the models are stored in (see above), without a trailing slash.
 std::string model_dir();

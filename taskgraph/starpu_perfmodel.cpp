@@ -488,4 +488,262 @@ struct starpu_perfmodel starpu_perfmodel_nop = [] {
     return m;
 }();
 
+
+// ---- Tools: what starpu_perfmodel_display and starpu_perfmodel_plot read.
+
+void starpu_perfmodel_initialize(void) {}  // the models are read on first use, with or without starpu_init
+
+void starpu_perfmodel_directory(FILE* output) { std::fprintf(output, "directory: <%s>\n", model_dir().c_str()); }
+
+int starpu_perfmodel_list(FILE* output) {
+    const std::string dir = model_dir();
+    std::FILE* probe = std::fopen(dir.c_str(), "r");
+    if (probe == nullptr) {
+        MPC_LOG(error, tg, "starpu_perfmodel_list: cannot open the model directory %s", dir.c_str());
+        return 1;
+    }
+    std::fclose(probe);
+    for (const std::string& sym : model_stored()) {
+        std::fprintf(output, "file: <%s>\n", sym.c_str());
+    }
+    return 0;
+}
+
+namespace {
+/// The architecture index (the CPU, implementation nimpl) of arch, or -1.
+int arch_index(const starpu_perfmodel_arch* arch, unsigned nimpl) noexcept {
+    return (arch == nullptr || starpu::is_cpu(arch)) && nimpl < STARPU_MAXIMPLEMENTATIONS ? static_cast<int>(nimpl) : -1;
+}
+
+void print_arch(perfmodel* core, int a, const char* parameter, const uint32_t* footprint, FILE* out) {
+    double ra = 0, rb = 0, rc = 0;
+    const bool fit = model_fit(core, a, &ra, &rb, &rc);
+    if (parameter != nullptr) {  // one parameter of the regression, as StarPU prints it
+        if (!fit) {
+            std::fprintf(out, "nan\n");
+        } else if (std::strcmp(parameter, "a") == 0) {
+            std::fprintf(out, "%e\n", ra);
+        } else if (std::strcmp(parameter, "b") == 0) {
+            std::fprintf(out, "%e\n", rb);
+        } else if (std::strcmp(parameter, "c") == 0) {
+            std::fprintf(out, "%e\n", rc);
+        } else {
+            MPC_LOG(error, tg, "starpu_perfmodel_print: unknown parameter '%s' (a, b or c)", parameter);
+        }
+        return;
+    }
+    if (fit) {
+        std::fprintf(out, "# regression: a * size^b + c\n# a\t\tb\t\tc\n%e\t%e\t%e\n", ra, rb, rc);
+    }
+    std::vector<model_entry> es = model_entries(core, a);
+    if (es.empty()) {
+        return;
+    }
+    std::fprintf(out, "# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tn\n");
+    for (const model_entry& e : es) {
+        if (footprint == nullptr || *footprint == e.footprint) {
+            std::fprintf(out, "%08x\t%-15zu\t%-15e\t%-15e\t%-15e\t%u\n", e.footprint, e.size, 0.0, e.mean_us, e.stddev_us,
+                         e.n);
+        }
+    }
+}
+}  // namespace
+
+void starpu_perfmodel_print(struct starpu_perfmodel* model, struct starpu_perfmodel_arch* arch, unsigned nimpl,
+                            char* parameter, uint32_t* footprint, FILE* output) {
+    perfmodel* core = starpu::core_of(model);
+    const int a = arch_index(arch, nimpl);
+    if (core == nullptr || a < 0) {
+        MPC_LOG(error, tg, "starpu_perfmodel_print: %s", core == nullptr ? "not a measured model (history or regression "
+                                                                          "with a symbol)" : "no such architecture");
+        return;
+    }
+    print_arch(core, a, parameter, footprint, output);
+}
+
+int starpu_perfmodel_print_all(struct starpu_perfmodel* model, char* arch, char* parameter, uint32_t* footprint,
+                               FILE* output) {
+    perfmodel* core = starpu::core_of(model);
+    if (core == nullptr) {
+        MPC_LOG(error, tg, "starpu_perfmodel_print_all: not a measured model (history or regression with a symbol)");
+        return -EINVAL;
+    }
+    bool any = false;
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS; ++k) {
+        char name[32];
+        starpu_perfmodel_get_arch_name(&starpu::g_cpu_arch, name, sizeof name, k);
+        if (arch != nullptr && std::strcmp(arch, name) != 0 && std::strcmp(arch, "cpu") != 0) {
+            continue;
+        }
+        any = any || arch != nullptr;
+        double ra, rb, rc;
+        if (model_entries(core, static_cast<int>(k)).empty() && !model_fit(core, static_cast<int>(k), &ra, &rb, &rc)) {
+            continue;
+        }
+        if (parameter == nullptr) {
+            std::fprintf(output, "performance model for %s\n", name);
+        }
+        print_arch(core, static_cast<int>(k), parameter, footprint, output);
+    }
+    if (arch != nullptr && !any) {
+        MPC_LOG(error, tg, "starpu_perfmodel_print_all: unknown architecture '%s' (cpu, or cpu_impl<k>)", arch);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int starpu_perfmodel_print_estimations(struct starpu_perfmodel* model, uint32_t footprint, FILE* output) {
+    perfmodel* core = starpu::core_of(model);
+    if (core == nullptr) {
+        MPC_LOG(error, tg, "starpu_perfmodel_print_estimations: not a measured model");
+        return -EINVAL;
+    }
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS; ++k) {
+        for (const model_entry& e : model_entries(core, static_cast<int>(k))) {
+            if (e.footprint == footprint) {
+                char name[32];
+                starpu_perfmodel_get_arch_name(&starpu::g_cpu_arch, name, sizeof name, k);
+                std::fprintf(output, "%s\t%f\t%f\t%u\n", name, e.mean_us, e.stddev_us, e.n);
+            }
+        }
+    }
+    return 0;
+}
+
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel* model, struct starpu_perfmodel_arch* arch, char* path,
+                                    size_t maxlen, unsigned nimpl) {
+    if (path == nullptr || maxlen == 0) {
+        return;
+    }
+    char name[32];
+    starpu_perfmodel_get_arch_name(arch, name, sizeof name, nimpl);
+    // StarPU writes such a file with STARPU_MODEL_DEBUG; MPC writes none (the trace, MPC_TG_TRACE,
+    // holds every run): the name says where it would be.
+    std::snprintf(path, maxlen, "%s.%s.debug",
+                  model != nullptr && model->symbol != nullptr ? model_path(model->symbol).c_str() : "", name);
+}
+
+void starpu_perfmodel_dump_xml(FILE* output, struct starpu_perfmodel* model) {
+    perfmodel* core = starpu::core_of(model);
+    if (core == nullptr) {
+        MPC_LOG(error, tg, "starpu_perfmodel_dump_xml: not a measured model (history or regression with a symbol)");
+        return;
+    }
+    std::fprintf(output, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                         "<!DOCTYPE StarPUPerfmodel SYSTEM \"starpu-perfmodel.dtd\">\n"
+                         "<!-- %s -->\n<!-- All times in us -->\n<perfmodel version=\"45\">\n"
+                         "  <combination>\n    <device type=\"CPU\" id=\"0\" ncores=\"1\"/>\n",
+                 model_symbol(core));
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS; ++k) {
+        std::vector<model_entry> es = model_entries(core, static_cast<int>(k));
+        double ra, rb, rc;
+        const bool fit = model_fit(core, static_cast<int>(k), &ra, &rb, &rc);
+        if (es.empty() && !fit) {
+            continue;
+        }
+        std::fprintf(output, "    <implementation id=\"%u\">\n", k);
+        if (fit) {
+            std::fprintf(output, "      <nl_regression a=\"%e\" b=\"%e\" c=\"%e\"/>\n", ra, rb, rc);
+        }
+        for (const model_entry& e : es) {
+            std::fprintf(output,
+                         "      <entry footprint=\"%08x\" size=\"%zu\" flops=\"%e\" mean=\"%e\" deviation=\"%e\" "
+                         "sum=\"%e\" sum2=\"%e\" nsample=\"%u\"/>\n",
+                         e.footprint, e.size, 0.0, e.mean_us, e.stddev_us, e.sum, e.sum2, e.n);
+        }
+        std::fprintf(output, "    </implementation>\n");
+    }
+    std::fprintf(output, "  </combination>\n</perfmodel>\n");
+}
+
+// Combinations of devices: the CPU workers' one (STARPU_CPU_WORKER, 0, 1) is 0; the others a
+// program adds are kept (numbered from 1) and used by no worker.
+namespace {
+std::mutex g_combs_lock;
+std::vector<std::vector<starpu_perfmodel_device>> g_combs;  ///< those added, from 1
+std::vector<std::unique_ptr<starpu_perfmodel_arch>> g_comb_archs;
+
+bool same(int n, const starpu_perfmodel_device* a, const std::vector<starpu_perfmodel_device>& b) noexcept {
+    if (static_cast<std::size_t>(n) != b.size()) {
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (a[i].type != b[static_cast<std::size_t>(i)].type || a[i].devid != b[static_cast<std::size_t>(i)].devid ||
+            a[i].ncores != b[static_cast<std::size_t>(i)].ncores) {
+            return false;
+        }
+    }
+    return true;
+}
+}  // namespace
+
+int starpu_perfmodel_get_narch_combs(void) {
+    std::lock_guard<std::mutex> g(g_combs_lock);
+    return 1 + static_cast<int>(g_combs.size());
+}
+
+int starpu_perfmodel_arch_comb_get(int ndevices, struct starpu_perfmodel_device* devices) {
+    if (ndevices <= 0 || devices == nullptr) {
+        return -1;
+    }
+    if (ndevices == 1 && devices[0].type == STARPU_CPU_WORKER &&
+        devices[0].ncores == 1) {
+        return 0;  // every CPU worker's combination
+    }
+    std::lock_guard<std::mutex> g(g_combs_lock);
+    for (std::size_t i = 0; i < g_combs.size(); ++i) {
+        if (same(ndevices, devices, g_combs[i])) {
+            return static_cast<int>(i) + 1;
+        }
+    }
+    return -1;
+}
+
+int starpu_perfmodel_arch_comb_add(int ndevices, struct starpu_perfmodel_device* devices) {
+    if (ndevices <= 0 || devices == nullptr) {
+        MPC_LOG(error, tg, "starpu_perfmodel_arch_comb_add: %d devices", ndevices);
+        return -EINVAL;
+    }
+    if (int c = starpu_perfmodel_arch_comb_get(ndevices, devices); c >= 0) {
+        return c;
+    }
+    std::lock_guard<std::mutex> g(g_combs_lock);
+    try {
+        g_combs.emplace_back(devices, devices + ndevices);
+        auto a = std::make_unique<starpu_perfmodel_arch>();
+        a->ndevices = ndevices;
+        a->devices = g_combs.back().data();
+        g_comb_archs.push_back(std::move(a));
+    } catch (const std::bad_alloc&) {
+        return -ENOMEM;
+    }
+    return static_cast<int>(g_combs.size());
+}
+
+struct starpu_perfmodel_arch* starpu_perfmodel_arch_comb_fetch(int comb) {
+    if (comb == 0) {
+        return &starpu::g_cpu_arch;
+    }
+    std::lock_guard<std::mutex> g(g_combs_lock);
+    return comb > 0 && static_cast<std::size_t>(comb) <= g_comb_archs.size() ? g_comb_archs[static_cast<std::size_t>(comb) - 1].get()
+                                                                             : nullptr;
+}
+
+int starpu_perfmodel_list_combs(FILE* output, struct starpu_perfmodel* model) {
+    perfmodel* core = starpu::core_of(model);
+    if (core == nullptr) {
+        return -EINVAL;
+    }
+    std::fprintf(output, "Model <%s>\n", model_symbol(core));
+    bool has = false;
+    for (unsigned k = 0; k < STARPU_MAXIMPLEMENTATIONS && !has; ++k) {
+        double ra, rb, rc;
+        has = !model_entries(core, static_cast<int>(k)).empty() || model_fit(core, static_cast<int>(k), &ra, &rb, &rc);
+    }
+    if (has) {
+        std::fprintf(output, "\t0: CPU (devid 0, ncores 1)\n");
+    }
+    return 0;
+}
+
 }  // extern "C"

@@ -156,6 +156,35 @@ double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *mod
                                                     struct starpu_perfmodel_arch *arch, uint32_t footprint);
 /** The architecture of a worker (sched_ctx_id is ignored: one context). */
 struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);
+/** Tools (what starpu_perfmodel_display and _plot use). The model directory
+ * ("directory: <dir>"); the models stored there for this host ("file: <symbol>" each; 1 when
+ * the directory cannot be read); one architecture's data (the fitted a, b, c of a regression,
+ * then "# hash size flops mean (us) dev (us) n" and one line per history entry, or only
+ * entry *footprint; with parameter "a", "b" or "c" just that value); every architecture's
+ * ("performance model for cpu_impl<k>" before each; arch NULL, "cpu" or "cpu_impl<k>"); the
+ * estimations of one footprint on each architecture; the debug file's path (MPC writes none:
+ * MPC_TG_TRACE records every run); the model as StarPU's XML. starpu_perfmodel_initialize
+ * does nothing (models are read on first use, with or without starpu_init). */
+void starpu_perfmodel_initialize(void);
+void starpu_perfmodel_directory(FILE *output);
+int starpu_perfmodel_list(FILE *output);
+void starpu_perfmodel_print(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, unsigned nimpl,
+                            char *parameter, uint32_t *footprint, FILE *output);
+int starpu_perfmodel_print_all(struct starpu_perfmodel *model, char *arch, char *parameter, uint32_t *footprint,
+                               FILE *output);
+int starpu_perfmodel_print_estimations(struct starpu_perfmodel *model, uint32_t footprint, FILE *output);
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path,
+                                    size_t maxlen, unsigned nimpl);
+void starpu_perfmodel_dump_xml(FILE *output, struct starpu_perfmodel *model);
+/** Combinations of devices: 0 is the CPU workers' (STARPU_CPU_WORKER, any devid, 1 core);
+ * others a program adds are numbered from 1 and used by no worker. get: the number of one, or
+ * -1; add: get, else a new one (-EINVAL for no device); fetch: its architecture, or NULL;
+ * list_combs: those a model has data for. */
+int starpu_perfmodel_get_narch_combs(void);
+int starpu_perfmodel_arch_comb_add(int ndevices, struct starpu_perfmodel_device *devices);
+int starpu_perfmodel_arch_comb_get(int ndevices, struct starpu_perfmodel_device *devices);
+struct starpu_perfmodel_arch *starpu_perfmodel_arch_comb_fetch(int comb);
+int starpu_perfmodel_list_combs(FILE *output, struct starpu_perfmodel *model);
 /** "cpu" and the like. */
 char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype);
 void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen,
@@ -165,13 +194,13 @@ void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *ar
  * as StarPU's bus model gives; NaN for nodes that do not exist. transfer_predict: 0 µs for
  * the same node. */
 double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
+double starpu_transfer_latency(unsigned src_node, unsigned dst_node);
+double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size);
 /** The bus model as StarPU prints it: one node (main memory) with workers, so a 1 x 1 matrix,
  * no GPU affinity, no calibration files. */
 void starpu_bus_print_bandwidth(FILE *f);
 void starpu_bus_print_affinity(FILE *f);
 void starpu_bus_print_filenames(FILE *f);
-double starpu_transfer_latency(unsigned src_node, unsigned dst_node);
-double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size);
 
 #ifdef __cplusplus
 }

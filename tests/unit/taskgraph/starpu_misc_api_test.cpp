@@ -13,6 +13,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -184,4 +186,124 @@ TEST(StarpuBindings, WorkersOfABindidAndPuIndices) {
     EXPECT_NE(std::strstr(buf, "NUMA 0"), nullptr);
     std::free(buf);
     starpu_shutdown();
+}
+
+// ---- Performance model tools
+
+namespace {
+void work_fn(void* buffers[], void*) {
+    auto* p = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i) {
+        p[i] += 1;
+    }
+}
+starpu_perfmodel tool_model = [] {
+    starpu_perfmodel m{};
+    m.type = STARPU_HISTORY_BASED;
+    m.symbol = "mpc_tools_test_model";
+    return m;
+}();
+starpu_codelet work_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = work_fn;
+    c.nbuffers = 1;
+    c.modes[0] = STARPU_RW;
+    c.model = &tool_model;
+    return c;
+}();
+
+std::string capture(void (*f)(FILE*, void*), void* arg) {
+    char* buf = nullptr;
+    size_t len = 0;
+    FILE* out = open_memstream(&buf, &len);
+    f(out, arg);
+    std::fclose(out);
+    std::string s(buf, len);
+    std::free(buf);
+    return s;
+}
+}  // namespace
+
+TEST(StarpuPerfmodelTools, PrintListDumpAndCombinations) {
+    char dir[] = "/tmp/mpc-perfmodel-tools-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    setenv("STARPU_PERF_MODEL_DIR", dir, 1);
+    setenv("STARPU_CALIBRATE", "1", 1);
+    ASSERT_EQ(start(1), 0);
+    std::vector<int> small(100), big(10000);
+    starpu_data_handle_t hs, hb;
+    starpu_vector_data_register(&hs, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(small.data()), small.size(), sizeof(int));
+    starpu_vector_data_register(&hb, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(big.data()), big.size(), sizeof(int));
+    for (int i = 0; i < 12; ++i) {
+        ASSERT_EQ(starpu_task_insert(&work_cl, STARPU_RW, hs, 0), 0);
+        ASSERT_EQ(starpu_task_insert(&work_cl, STARPU_RW, hb, 0), 0);
+    }
+    starpu_task_wait_for_all();
+    starpu_data_unregister(hs);
+    starpu_data_unregister(hb);
+
+    const std::string one = capture([](FILE* f, void*) { starpu_perfmodel_print(&tool_model, starpu_worker_get_perf_archtype(0, 0), 0, nullptr, nullptr, f); }, nullptr);
+    EXPECT_NE(one.find("# hash\t\tsize"), std::string::npos) << one;
+    int lines = 0;
+    for (std::size_t p = one.find('\n'); p != std::string::npos; p = one.find('\n', p + 1)) {
+        ++lines;
+    }
+    EXPECT_EQ(lines, 3) << "the header and one entry per size:\n" << one;
+    EXPECT_NE(one.find("\t12\n"), std::string::npos) << "12 runs of each:\n" << one;
+    const std::string all = capture([](FILE* f, void*) { EXPECT_EQ(starpu_perfmodel_print_all(&tool_model, nullptr, nullptr, nullptr, f), 0); }, nullptr);
+    EXPECT_EQ(all.find("performance model for cpu_impl0\n"), 0u) << all;
+    char cpu1[] = "cpu_impl1";
+    const std::string none = capture([](FILE* f, void* a) { EXPECT_EQ(starpu_perfmodel_print_all(&tool_model, static_cast<char*>(a), nullptr, nullptr, f), 0); }, cpu1);
+    EXPECT_TRUE(none.empty()) << "no data for implementation 1";
+    char bogus[] = "cuda0";
+    char* out = nullptr;
+    size_t len = 0;
+    FILE* f = open_memstream(&out, &len);
+    EXPECT_EQ(starpu_perfmodel_print_all(&tool_model, bogus, nullptr, nullptr, f), -EINVAL);
+    std::fclose(f);
+    std::free(out);
+    // One entry's estimations, by its footprint (the first column of the table).
+    const uint32_t fp = static_cast<uint32_t>(std::stoul(one.substr(one.find('\n') + 1, 8), nullptr, 16));
+    struct est_arg { uint32_t fp; } ea{fp};
+    const std::string est = capture([](FILE* f2, void* a) { EXPECT_EQ(starpu_perfmodel_print_estimations(&tool_model, static_cast<est_arg*>(a)->fp, f2), 0); }, &ea);
+    EXPECT_EQ(est.rfind("cpu_impl0\t", 0), 0u) << est;
+    const std::string xml = capture([](FILE* f2, void*) { starpu_perfmodel_dump_xml(f2, &tool_model); }, nullptr);
+    EXPECT_NE(xml.find("<perfmodel version="), std::string::npos);
+    EXPECT_NE(xml.find("nsample=\"12\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("</perfmodel>"), std::string::npos);
+    char path[512];
+    starpu_perfmodel_debugfilepath(&tool_model, starpu_worker_get_perf_archtype(0, 0), path, sizeof path, 0);
+    EXPECT_NE(std::strstr(path, "mpc_tools_test_model"), nullptr) << path;
+
+    // Combinations: the CPU one is 0; one added is 1, found again, fetched.
+    starpu_perfmodel_device cpu{STARPU_CPU_WORKER, 0, 1};
+    EXPECT_EQ(starpu_perfmodel_arch_comb_get(1, &cpu), 0);
+    EXPECT_EQ(starpu_perfmodel_arch_comb_fetch(0)->devices[0].type, STARPU_CPU_WORKER);
+    starpu_perfmodel_device two[2] = {{STARPU_CPU_WORKER, 0, 4}, {STARPU_CPU_WORKER, 1, 4}};
+    const int c = starpu_perfmodel_arch_comb_add(2, two);
+    EXPECT_GE(c, 1);
+    EXPECT_EQ(starpu_perfmodel_arch_comb_add(2, two), c) << "the same combination";
+    EXPECT_EQ(starpu_perfmodel_arch_comb_get(2, two), c);
+    EXPECT_EQ(starpu_perfmodel_arch_comb_fetch(c)->ndevices, 2);
+    EXPECT_EQ(starpu_perfmodel_arch_comb_fetch(c + 5), nullptr);
+    EXPECT_EQ(starpu_perfmodel_get_narch_combs(), c + 1);
+    EXPECT_EQ(starpu_perfmodel_arch_comb_add(0, nullptr), -EINVAL);
+    const std::string combs = capture([](FILE* f2, void*) { starpu_perfmodel_list_combs(f2, &tool_model); }, nullptr);
+    EXPECT_NE(combs.find("0: CPU"), std::string::npos) << combs;
+    starpu_shutdown();  // writes the model
+
+    starpu_perfmodel_initialize();
+    const std::string d = capture([](FILE* f2, void*) { starpu_perfmodel_directory(f2); }, nullptr);
+    EXPECT_EQ(d, std::string("directory: <") + dir + ">\n");
+    const std::string files = capture([](FILE* f2, void*) { EXPECT_EQ(starpu_perfmodel_list(f2), 0); }, nullptr);
+    EXPECT_NE(files.find("file: <mpc_tools_test_model>"), std::string::npos) << files;
+    unsetenv("STARPU_CALIBRATE");
+    setenv("STARPU_PERF_MODEL_DIR", "/nonexistent/mpc-models", 1);
+    out = nullptr;
+    f = open_memstream(&out, &len);
+    EXPECT_EQ(starpu_perfmodel_list(f), 1) << "an unreadable directory";
+    std::fclose(f);
+    std::free(out);
+    unsetenv("STARPU_PERF_MODEL_DIR");
+    (void)std::system((std::string("rm -rf '") + dir + "'").c_str());
 }
