@@ -465,6 +465,32 @@ int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t h
         acquire_async(core(handle), static_cast<access_mode>(mode), callback, arg, sequential_consistency != 0));
 }
 
+int starpu_data_acquire_on_node_cb_sequential_consistency_quick(starpu_data_handle_t handle, int node,
+                                                                enum starpu_data_access_mode mode,
+                                                                void (*callback)(void*), void* arg,
+                                                                int sequential_consistency, int /*quick*/) {
+    // `quick` skips StarPU's fetch when a valid copy exists: one memory node, nothing to fetch.
+    return starpu_data_acquire_on_node_cb_sequential_consistency(handle, node, mode, callback, arg,
+                                                                 sequential_consistency);
+}
+
+int starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(starpu_data_handle_t handle, int node,
+                                                                      enum starpu_data_access_mode mode,
+                                                                      void (*callback)(void*), void* arg,
+                                                                      int sequential_consistency, int quick,
+                                                                      long* pre_sync_jobid, long* post_sync_jobid) {
+    // The two synchronisation points (the grant and the release) get job numbers of their own,
+    // unique among starpu_task_get_job_id's, as StarPU's traces need.
+    if (pre_sync_jobid != nullptr) {
+        *pre_sync_jobid = static_cast<long>(starpu::new_job_id());
+    }
+    if (post_sync_jobid != nullptr) {
+        *post_sync_jobid = static_cast<long>(starpu::new_job_id());
+    }
+    return starpu_data_acquire_on_node_cb_sequential_consistency_quick(handle, node, mode, callback, arg,
+                                                                       sequential_consistency, quick);
+}
+
 int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void*),
                            void* arg) {
     return starpu_data_acquire_on_node_cb_sequential_consistency(handle, STARPU_MAIN_RAM, mode, callback, arg, 1);

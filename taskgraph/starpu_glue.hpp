@@ -42,6 +42,8 @@ void home_on_disk(data* d, unsigned node, void* obj, std::size_t size) noexcept;
 bool on_disk_node(const data* d, unsigned node) noexcept;
 /// starpu_task_submit().
 int submit(starpu_task* t) noexcept;
+/// A job number not given yet (starpu_task_get_job_id's counter).
+unsigned long new_job_id() noexcept;
 /// Drops the workerorder records (starpu_shutdown: orders count from 1 again).
 void forget_worker_orders() noexcept;
 /// Drops the application threads' bindings (starpu_shutdown).

@@ -33,6 +33,8 @@ record_pool& starpu_task_pool() noexcept { return g_starpu_task_pool; }
 }  // namespace mpc::tg::detail
 
 namespace mpc::tg::starpu {
+std::atomic<unsigned long> g_next_job_id{1};  ///< starpu_task_get_job_id's numbers
+unsigned long new_job_id() noexcept { return g_next_job_id.fetch_add(1, std::memory_order_relaxed); }
 namespace {
 
 constexpr int task_magic = 42;
@@ -915,14 +917,13 @@ int starpu_task_get_task_scheduled_succs(struct starpu_task* task, unsigned ndep
 }
 
 unsigned long starpu_task_get_job_id(struct starpu_task* task) {
-    static std::atomic<unsigned long> next{1};
     mpc::tg::task* core = starpu::core_of(task);
     if (core == nullptr) {
         starpu::fatal("starpu_task_get_job_id", "no memory for the task record");
     }
     unsigned long id = core->job_id.load(std::memory_order_acquire);
     if (id == 0) {
-        unsigned long mine = next.fetch_add(1, std::memory_order_relaxed);
+        unsigned long mine = starpu::new_job_id();
         id = core->job_id.compare_exchange_strong(id, mine, std::memory_order_acq_rel) ? mine : id;
     }
     return id;

@@ -107,6 +107,18 @@ int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, e
 int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node,
                                                           enum starpu_data_access_mode mode, void (*callback)(void *),
                                                           void *arg, int sequential_consistency);
+/** The same; `quick` changes nothing (one memory node: no fetch to skip). */
+int starpu_data_acquire_on_node_cb_sequential_consistency_quick(starpu_data_handle_t handle, int node,
+                                                                enum starpu_data_access_mode mode,
+                                                                void (*callback)(void *), void *arg,
+                                                                int sequential_consistency, int quick);
+/** The same, and *pre_sync_jobid / *post_sync_jobid receive job numbers (unique among
+ * starpu_task_get_job_id's) for the acquisition's grant and its release (NULL: not wanted). */
+int starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(starpu_data_handle_t handle, int node,
+                                                                      enum starpu_data_access_mode mode,
+                                                                      void (*callback)(void *), void *arg,
+                                                                      int sequential_consistency, int quick,
+                                                                      long *pre_sync_jobid, long *post_sync_jobid);
 /** Ends an acquisition made for `node`. */
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
 

@@ -24,6 +24,8 @@ extern "C" {
 /* The reentrant forms, on a state of the caller's. */
 typedef struct drand48_data starpu_drand48_data;
 #define starpu_srand48_r(seed, buffer) srand48_r(starpu_seed(seed), buffer)
+#define starpu_drand48_r(buffer, result) drand48_r(buffer, result)
+#define starpu_lrand48_r(buffer, result) lrand48_r(buffer, result)
 #define starpu_erand48_r(xsubi, buffer, result) erand48_r(xsubi, buffer, result)
 
 #ifdef __cplusplus

@@ -307,3 +307,45 @@ TEST(StarpuPerfmodelTools, PrintListDumpAndCombinations) {
     unsetenv("STARPU_PERF_MODEL_DIR");
     (void)std::system((std::string("rm -rf '") + dir + "'").c_str());
 }
+
+namespace {
+std::atomic<int> g_granted{0};
+void granted_cb(void* h) {
+    g_granted.fetch_add(1);
+    starpu_data_release(static_cast<starpu_data_handle_t>(h));
+}
+}  // namespace
+
+TEST(StarpuAcquireCb, QuickAndSyncJobidsVariantsAcquireAndNumberTheirSyncPoints) {
+    ASSERT_EQ(start(1), 0);
+    int x = 0;
+    starpu_data_handle_t h;
+    starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&x), sizeof x);
+    g_granted = 0;
+    ASSERT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency_quick(h, STARPU_MAIN_RAM, STARPU_RW, granted_cb, h, 1, 1),
+              0);
+    long pre = -1, post = -1;
+    ASSERT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(h, STARPU_MAIN_RAM, STARPU_R, granted_cb, h,
+                                                                                 1, 0, &pre, &post),
+              0);
+    starpu_task_wait_for_all();
+    starpu_data_unregister(h);  // waits for the releases
+    EXPECT_EQ(g_granted.load(), 2);
+    EXPECT_GT(pre, 0);
+    EXPECT_GT(post, pre) << "two numbers of their own";
+    starpu_task* t = starpu_task_create();
+    EXPECT_GT(static_cast<long>(starpu_task_get_job_id(t)), post) << "from the same counter as the tasks'";
+    t->destroy = 0;
+    starpu_task_destroy(t);
+    EXPECT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency_quick(h, 7, STARPU_R, granted_cb, nullptr, 1, 1), -EINVAL)
+        << "no node 7";
+    starpu_drand48_data st;
+    starpu_srand48_r(3, &st);
+    double d = -1;
+    long l = -1;
+    starpu_drand48_r(&st, &d);
+    starpu_lrand48_r(&st, &l);
+    EXPECT_TRUE(d >= 0 && d < 1);
+    EXPECT_GE(l, 0);
+    starpu_shutdown();
+}
