@@ -127,6 +127,7 @@ struct runtime {
     int refs = 0;
     bool started_engine = false;
     int nworkers = 0;
+    int napp = 0;  ///< workers the application runs (worker::app); read with nworkers, set at start
     std::unique_ptr<worker[]> workers;
     std::unique_ptr<policy> pol;
     bool pol_measures = false;  ///< pol->measures(): done() after every task
@@ -163,7 +164,6 @@ struct runtime {
     std::atomic<long> notify_at{-1};
     alignas(64) detail::gate all_done;
     int alive = 0;  ///< worker ULTs not yet ended
-    int napp = 0;   ///< workers the application runs (worker::app)
     std::atomic<bool> drivers_stop{false};  ///< drivers_request_termination(): driver_run() returns
     std::atomic<int> app_inside{0};         ///< threads inside a driver call (shutdown waits for none)
     detail::gate paused;  ///< the workers waiting for resume_workers()
@@ -347,7 +347,7 @@ status read_memory_knobs() noexcept {
 }
 
 /// The worker a plain thread of the application runs tasks for (the driver API), while it does.
-thread_local worker* t_driver = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local worker* t_driver = nullptr;
 
 worker* this_worker() noexcept {
     if (g_rt.worker_key < 0) {
@@ -356,7 +356,9 @@ worker* this_worker() noexcept {
     if (void* w = sched::get_specific(g_rt.worker_key); w != nullptr) {
         return static_cast<worker*>(w);
     }
-    return t_driver;
+    // Only programs with application-run workers pay for the thread-local read (a call into
+    // the TLS resolver, libmpc being a shared library).
+    return g_rt.napp != 0 ? t_driver : nullptr;
 }
 
 /// The calling thread acts as worker w while it lives (the driver API): ULT-local on a ULT,
