@@ -177,6 +177,10 @@ struct runtime {
     std::atomic<void*> watchdog_arg{nullptr};
 };
 
+/// set_ready_soon_hook(): read by every task's start (one relaxed load while none is set).
+std::atomic<void (*)(void*, task*, double)> g_ready_soon{nullptr};
+std::atomic<void*> g_ready_soon_arg{nullptr};
+
 runtime g_rt;
 /// Takes lifecycle.lock once no start or stop is in progress (may block); returns with it held.
 void lock_settled() noexcept {
@@ -503,6 +507,33 @@ bool work_or_stop(void* p) {
                             "mpc::tg worker paused (starpu_pause)");
 }
 
+/// t starts on w with a known expected duration: tells the ready-soon hook about each successor
+/// whose last unmet dependency t is (StarPU's starpu_task_notify_ready_soon_register).
+[[gnu::noinline]] void notify_ready_soon(void (*fn)(void*, task*, double), task* t, int w) noexcept {
+    if (t->model == nullptr && t->cost_us < 0) {
+        return;  // how long t takes is not known
+    }
+    const double us = task_expected_us(t, w);
+    if (!(us >= 0)) {
+        return;  // not calibrated
+    }
+    detail::small_list<task*, 8> soon;
+    {
+        spin_guard g(t->g.lock);
+        for (task* s : t->succs) {
+            if (s->ndeps.load(std::memory_order_acquire) == 1) {  // submitted, only t left
+                if (!soon.push_back(s)) {
+                    break;
+                }
+            }
+        }
+    }
+    void* arg = g_ready_soon_arg.load(std::memory_order_acquire);
+    for (task* s : soon) {
+        fn(arg, s, us);  // t holds a reference on each successor until its end
+    }
+}
+
 /// `look`: when the worker began the search that found t (0 unless profiling).
 void run(worker& w, task* t, std::uint64_t look) noexcept {
     if (g_rt.pause_depth.load(std::memory_order_seq_cst) != 0) [[unlikely]] {
@@ -526,6 +557,9 @@ void run(worker& w, task* t, std::uint64_t look) noexcept {
     }
     w.running = t;  // starpu_task_get_current(), in the codelet and the callback
     t->ran_on = w.id;
+    if (auto* fn = g_ready_soon.load(std::memory_order_relaxed); fn != nullptr) [[unlikely]] {
+        notify_ready_soon(fn, t, w.id);
+    }
     detail::execute(t);
     w.running = nullptr;
     w.executed.store(w.executed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -1549,6 +1583,11 @@ status take_driver(worker& w, const char* call) noexcept {
 }
 
 }  // namespace
+
+void set_ready_soon_hook(void (*fn)(void* arg, task* t, double us), void* arg) noexcept {
+    g_ready_soon_arg.store(arg, std::memory_order_release);
+    g_ready_soon.store(fn, std::memory_order_release);
+}
 
 void set_watchdog_hook(void (*hook)(void*), void* arg) noexcept {
     g_rt.watchdog_arg.store(arg, std::memory_order_release);

@@ -916,6 +916,21 @@ int starpu_task_get_task_scheduled_succs(struct starpu_task* task, unsigned ndep
     return successors(task, ndeps, task_array, true);
 }
 
+namespace {
+std::atomic<starpu_notify_ready_soon_func> g_soon_fn{nullptr};
+void ready_soon(void* data, mpc::tg::task* t, double us) {
+    starpu_notify_ready_soon_func f = g_soon_fn.load(std::memory_order_acquire);
+    if (starpu_task* st = starpu::api_task_of(t); f != nullptr && st != nullptr) {
+        f(data, st, us);
+    }
+}
+}  // namespace
+
+void starpu_task_notify_ready_soon_register(starpu_notify_ready_soon_func f, void* data) {
+    g_soon_fn.store(f, std::memory_order_release);
+    set_ready_soon_hook(f != nullptr ? &ready_soon : nullptr, data);
+}
+
 unsigned long starpu_task_get_job_id(struct starpu_task* task) {
     mpc::tg::task* core = starpu::core_of(task);
     if (core == nullptr) {

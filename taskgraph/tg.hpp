@@ -309,6 +309,11 @@ void set_memory_hooks(const memory_hooks& h) noexcept;
 bool app_worker(int worker) noexcept;
 /// Replace config::going_to_sleep / waking_up while running (nullptr: none); the workers read
 /// them at their next park. They stay until the next init() sets the configuration's.
+/// fn(arg, t, us) is called when a task starts whose duration is known (a model or a cost
+/// function: us, its expected µs) for each submitted task t whose last unmet dependency it is:
+/// t should be ready in about us (StarPU's notify_ready_soon). Called on the worker, before the
+/// task runs; must not block. nullptr: none (the default).
+void set_ready_soon_hook(void (*fn)(void* arg, task* t, double us), void* arg) noexcept;
 /// The watchdog (MPC_TG_WATCHDOG_TIMEOUT / STARPU_WATCHDOG_TIMEOUT microseconds: tasks in
 /// flight and none ended that long) calls hook(arg) instead of logging a warning (nullptr: the
 /// warning). Kept across init()/shutdown(), as StarPU keeps it.

@@ -122,6 +122,13 @@ double starpu_worker_get_relative_speedup(struct starpu_perfmodel_arch *perf_arc
  * first call (thread-safe), kept while the task is not submitted again. */
 unsigned long starpu_task_get_job_id(struct starpu_task *task);
 
+/** Called as f(data, task, delay) when a task starts whose duration is known (its model or
+ * cost function predicts it) for each submitted task whose last unmet dependency it is: that
+ * task should be ready in about delay µs. Called on the worker, before the task runs; it must
+ * not block. One function at a time; NULL: none. */
+typedef void (*starpu_notify_ready_soon_func)(void *data, struct starpu_task *task, double delay);
+void starpu_task_notify_ready_soon_register(starpu_notify_ready_soon_func f, void *data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -286,4 +288,66 @@ TEST(StarpuWorkerCallbacks, SetWhileRunningTheWorkersCallThemAroundTheirParks) {
     }
     starpu_shutdown();
     EXPECT_LE(g_sleeps.load(), s + 2) << "none once unset (a park already under way may still call)";
+}
+
+// ---- notify_ready_soon
+
+namespace {
+double cost_500(starpu_task*, unsigned) { return 500.0; }
+starpu_perfmodel cost_model = [] {
+    starpu_perfmodel m{};
+    m.type = STARPU_COMMON;
+    m.cost_function = cost_500;
+    return m;
+}();
+starpu_codelet costed_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = sleep_fn;
+    c.nbuffers = 0;
+    c.model = &cost_model;
+    return c;
+}();
+std::mutex g_soon_m;
+std::vector<std::pair<starpu_task*, double>> g_soon;
+void on_soon(void* data, starpu_task* t, double delay) {
+    EXPECT_EQ(data, &g_soon);
+    std::lock_guard<std::mutex> g(g_soon_m);
+    g_soon.emplace_back(t, delay);
+}
+starpu_task* plain(starpu_codelet* cl, long us) {
+    starpu_task* t = starpu_task_create();
+    t->cl = cl;
+    t->cl_arg = reinterpret_cast<void*>(static_cast<intptr_t>(us));
+    t->detach = 0;
+    return t;
+}
+}  // namespace
+
+TEST(StarpuReadySoon, ATaskWhoseLastDependencyStartsIsAnnouncedWithItsDelay) {
+    ASSERT_EQ(start(1), 0);
+    starpu_task_notify_ready_soon_register(on_soon, &g_soon);
+    starpu_pause();
+    starpu_task* a = plain(&costed_cl, 1000);
+    starpu_task* b = plain(&sleep_cl, 0);
+    starpu_task* c = plain(&sleep_cl, 0);
+    starpu_task* d = plain(&costed_cl, 0);
+    starpu_task_declare_deps(b, 1, a);  // b: a only
+    starpu_task_declare_deps(d, 1, b);  // d: after b
+    starpu_task_declare_deps(c, 2, a, d);  // c: a and d (d is not done when a starts)
+    for (starpu_task* t : {a, b, c, d}) {
+        ASSERT_EQ(starpu_task_submit(t), 0);
+    }
+    starpu_resume();
+    for (starpu_task* t : {a, b, c, d}) {
+        ASSERT_EQ(starpu_task_wait(t), 0);
+    }
+    starpu_task_notify_ready_soon_register(nullptr, nullptr);
+    std::lock_guard<std::mutex> g(g_soon_m);
+    // a starts (500 µs predicted): b is announced; c still waits for d. d starts (also costed,
+    // 500): c's last dependency, announced. b has no model: it announces nothing.
+    ASSERT_EQ(g_soon.size(), 2u);
+    EXPECT_EQ(g_soon[0].first, b);
+    EXPECT_DOUBLE_EQ(g_soon[0].second, 500.0);
+    EXPECT_EQ(g_soon[1].first, c);  // (compared as addresses: starpu_task_wait freed them, destroy being 1)
+    starpu_shutdown();
 }
