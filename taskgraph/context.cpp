@@ -146,6 +146,10 @@ struct context {
 
 context g_ctx[max_contexts];
 std::atomic<std::uint32_t> g_mask[max_workers];  ///< bit c: worker in context c (c >= 1)
+/// Worker w's priority in context c (context_set_priority; 0 by default, as StarPU's): a
+/// worker in several contexts serves the higher first.
+std::atomic<unsigned> g_prio[max_contexts][max_workers];
+std::atomic<bool> g_prios_set{false};  ///< one was ever set (else every worker turns round-robin)
 /// Context 0's own count: its tasks, for wait_for_all_in_context(0) while others exist.
 gate g_drained0;
 
@@ -373,6 +377,8 @@ alignas(64) std::atomic<long> g_ctx0_notify{-1};
 // ---- the runtime's side (runtime.cpp, task.cpp) --------------------------------------------
 
 std::uint32_t ctx_mask(int w) noexcept { return g_mask[w].load(std::memory_order_relaxed); }
+bool ctx_prios_set() noexcept { return g_prios_set.load(std::memory_order_relaxed); }
+unsigned ctx_prio(int id, int w) noexcept { return g_prio[id][w].load(std::memory_order_relaxed); }
 
 bool ctx_live(int id) noexcept { return id == 0 || (valid_id(id) && g_ctx[id].live.load(std::memory_order_acquire)); }
 
@@ -521,6 +527,9 @@ result<int> context_create(const context_desc& d) noexcept {
     c.notify_at.store(-1, std::memory_order_relaxed);
     c.on_close = nullptr;
     c.on_close_arg = nullptr;
+    for (auto& p : g_prio[&c - g_ctx]) {
+        p.store(0, std::memory_order_relaxed);  // a new context: the default priority
+    }
     c.lock.unlock();
     c.live.store(true, std::memory_order_release);
     g_nlive.fetch_add(1, std::memory_order_relaxed);
@@ -775,6 +784,28 @@ const char* context_policy_name(int id) noexcept {
         return nullptr;
     }
     return g_ctx[id].pe != nullptr ? g_ctx[id].pe->name : nullptr;
+}
+
+status context_set_priority(int id, const int* workers, int n, unsigned priority) noexcept {
+    if (id < 0 || id >= max_contexts || !context_exists(id)) {
+        MPC_LOG(error, tg, "context_set_priority: no context %d", id);
+        return {errc::invalid_argument, "no such context"};
+    }
+    for (int i = 0; i < n; ++i) {
+        if (workers[i] < 0 || workers[i] >= max_workers) {
+            MPC_LOG(error, tg, "context_set_priority: no worker %d", workers[i]);
+            return {errc::invalid_argument, "no such worker"};
+        }
+    }
+    g_prios_set.store(true, std::memory_order_relaxed);
+    for (int i = 0; i < n; ++i) {
+        g_prio[id][workers[i]].store(priority, std::memory_order_relaxed);
+    }
+    return {};
+}
+
+unsigned context_priority(int id, int w) noexcept {
+    return id >= 0 && id < max_contexts && w >= 0 && w < max_workers ? ctx_prio(id, w) : 0;
 }
 
 unsigned worker_contexts(int w) noexcept { return w >= 0 && w < max_workers ? (ctx_mask(w) | 1u) : 0u; }

@@ -495,6 +495,8 @@ void inflight_done() noexcept;
 
 // Scheduling contexts (context.cpp) as the runtime sees them.
 std::uint32_t ctx_mask(int w) noexcept;  ///< contexts other than 0 that worker w serves
+bool ctx_prios_set() noexcept;               ///< context_set_priority() was ever called
+unsigned ctx_prio(int id, int w) noexcept;   ///< worker w's priority in context id
 bool ctx_live(int id) noexcept;
 void ctx_push(task* t) noexcept;  ///< t->ctx != 0
 task* ctx_pop(int id, int w) noexcept;

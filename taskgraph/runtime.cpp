@@ -438,18 +438,35 @@ void await_kick(worker& w) noexcept {
     w.sleep_since = 0;
 }
 
-/// A worker in scheduling contexts besides 0 (mask: the others): each in turn, starting
-/// with a different one each time, so that none starves the others.
+/// A worker in scheduling contexts besides 0 (mask: the others): each in turn, starting with
+/// the next one each time, so that none starves the others; with priorities set
+/// (context_set_priority), the higher contexts first, in turn among equals.
 [[gnu::noinline]] task* next_task_contexts(worker& w, std::uint32_t mask, bool idle) noexcept {
     const std::uint32_t all = mask | 1u;
-    const unsigned start = w.ctx_turn++;
-    for (unsigned i = 0; i < static_cast<unsigned>(max_contexts); ++i) {
-        const unsigned c = (start + i) % static_cast<unsigned>(max_contexts);
-        if ((all & (1u << c)) == 0) {
-            continue;
+    int order[max_contexts];
+    int n = 0;
+    for (int c = 0; c < max_contexts; ++c) {
+        if ((all & (1u << c)) != 0) {
+            order[n++] = c;
         }
+    }
+    std::rotate(order, order + static_cast<int>(w.ctx_turn++ % static_cast<unsigned>(n)), order + n);
+    if (detail::ctx_prios_set()) [[unlikely]] {
+        unsigned prio[max_contexts];
+        for (int i = 0; i < n; ++i) {
+            prio[i] = detail::ctx_prio(order[i], w.id);
+        }
+        for (int i = 1; i < n; ++i) {  // stable insertion sort, highest first: keeps the turn
+            for (int j = i; j > 0 && prio[j - 1] < prio[j]; --j) {
+                std::swap(order[j - 1], order[j]);
+                std::swap(prio[j - 1], prio[j]);
+            }
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        const int c = order[i];
         task* t = c == 0 ? (idle ? g_rt.pol->pop_idle(w.id) : g_rt.pol->pop(w.id))
-                         : (idle ? detail::ctx_pop_idle(static_cast<int>(c), w.id) : detail::ctx_pop(static_cast<int>(c), w.id));
+                         : (idle ? detail::ctx_pop_idle(c, w.id) : detail::ctx_pop(c, w.id));
         if (t != nullptr) {
             return t;
         }

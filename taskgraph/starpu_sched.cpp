@@ -887,6 +887,18 @@ unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id) {
                                                                  : 0;
 }
 
+void starpu_sched_ctx_set_priority(int* workers, int nworkers, unsigned sched_ctx_id, unsigned priority) {
+    if (!known(sched_ctx_id, "starpu_sched_ctx_set_priority") || nworkers < 0 || (nworkers > 0 && workers == nullptr)) {
+        return;
+    }
+    context_set_priority(static_cast<int>(sched_ctx_id), workers, nworkers, priority).ignore();
+}
+
+unsigned starpu_sched_ctx_get_priority(int worker, unsigned sched_ctx_id) {
+    return known(sched_ctx_id, "starpu_sched_ctx_get_priority") ? context_priority(static_cast<int>(sched_ctx_id), worker)
+                                                                : 0;
+}
+
 unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2) {
     int a[STARPU_NMAXWORKERS];
     if (!known(sched_ctx_id, "starpu_sched_ctx_get_nshared_workers") ||

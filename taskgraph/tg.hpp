@@ -688,6 +688,11 @@ const char* context_name(int id) noexcept;
 const char* context_policy_name(int id) noexcept;
 /// The contexts worker w is in, as a bit mask (bit 0: context 0).
 unsigned worker_contexts(int w) noexcept;
+/// The priority of workers[0..n) in context id (StarPU's starpu_sched_ctx_set_priority; 0 by
+/// default): a worker in several contexts looks for work in the higher first, and in turn among
+/// equals. It holds for the worker while it is a member, and again if it joins anew.
+status context_set_priority(int id, const int* workers, int n, unsigned priority) noexcept;
+unsigned context_priority(int id, int worker) noexcept;
 
 // --------------------------------------------------------------------------------------------
 // Combined workers (parallel.cpp; StarPU's): groups of workers that run a parallel task

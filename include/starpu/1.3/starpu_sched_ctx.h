@@ -79,6 +79,11 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 /** The context's collection's array (not to be freed). */
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids);
 unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id);
+/** The priority of the given workers in the context (0 by default): a worker in several
+ * contexts looks for tasks in its higher-priority contexts first, in turn among equals. A new
+ * context starts with every worker at 0. get: a worker's priority there. */
+void starpu_sched_ctx_set_priority(int *workers, int nworkers, unsigned sched_ctx_id, unsigned priority);
+unsigned starpu_sched_ctx_get_priority(int worker, unsigned sched_ctx_id);
 unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2);
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
 unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id);

@@ -351,3 +351,68 @@ TEST(StarpuReadySoon, ATaskWhoseLastDependencyStartsIsAnnouncedWithItsDelay) {
     EXPECT_EQ(g_soon[1].first, c);  // (compared as addresses: starpu_task_wait freed them, destroy being 1)
     starpu_shutdown();
 }
+
+// ---- context priorities
+
+namespace {
+std::vector<int> g_order;
+void tag_fn(void*[], void* arg) {
+    std::lock_guard<std::mutex> g(g_soon_m);
+    g_order.push_back(static_cast<int>(reinterpret_cast<intptr_t>(arg)));
+}
+starpu_codelet tag_cl = [] {
+    starpu_codelet c{};
+    c.cpu_funcs[0] = tag_fn;
+    c.nbuffers = 0;
+    return c;
+}();
+/// Runs 6 tasks in context 0 and 6 in ctx, submitted alternately while paused; their order.
+std::vector<int> run_both(unsigned ctx) {
+    g_order.clear();
+    starpu_pause();
+    for (int i = 0; i < 6; ++i) {
+        for (unsigned c : {0u, ctx}) {
+            starpu_task* t = starpu_task_create();
+            t->cl = &tag_cl;
+            t->cl_arg = reinterpret_cast<void*>(static_cast<intptr_t>(c));
+            t->sched_ctx = c;
+            EXPECT_EQ(starpu_task_submit(t), 0);
+        }
+    }
+    starpu_resume();
+    starpu_task_wait_for_all();
+    return g_order;
+}
+}  // namespace
+
+TEST(StarpuSchedCtxPriority, AWorkerServesItsHigherPriorityContextFirst) {
+    ASSERT_EQ(start(1), 0);
+    int w0 = 0;
+    const unsigned ctx = starpu_sched_ctx_create(&w0, 1, "high", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+    EXPECT_EQ(starpu_sched_ctx_get_priority(0, ctx), 0u) << "the default";
+    std::vector<int> turns = run_both(ctx);
+    ASSERT_EQ(turns.size(), 12u);
+    int switches = 0;
+    for (std::size_t i = 1; i < turns.size(); ++i) {
+        switches += turns[i] != turns[i - 1] ? 1 : 0;
+    }
+    EXPECT_GE(switches, 4) << "equal priorities: the worker serves both in turn";
+    starpu_sched_ctx_set_priority(&w0, 1, ctx, 5);
+    EXPECT_EQ(starpu_sched_ctx_get_priority(0, ctx), 5u);
+    std::vector<int> high = run_both(ctx);
+    ASSERT_EQ(high.size(), 12u);
+    for (int i = 0; i < 6; ++i) {
+        EXPECT_EQ(high[static_cast<std::size_t>(i)], static_cast<int>(ctx)) << "position " << i;
+    }
+    starpu_sched_ctx_set_priority(&w0, 1, 0, 9);  // context 0 above it now
+    std::vector<int> low = run_both(ctx);
+    for (int i = 0; i < 6; ++i) {
+        EXPECT_EQ(low[static_cast<std::size_t>(i)], 0) << "position " << i;
+    }
+    starpu_sched_ctx_set_priority(&w0, 1, 0, 0);
+    starpu_sched_ctx_delete(ctx);
+    const unsigned again = starpu_sched_ctx_create(&w0, 1, "again", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+    EXPECT_EQ(starpu_sched_ctx_get_priority(0, again), 0u) << "a new context starts at 0";
+    starpu_sched_ctx_delete(again);
+    starpu_shutdown();
+}
