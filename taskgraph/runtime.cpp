@@ -141,7 +141,7 @@ struct runtime {
     /// starpu_pause(): pauses in force. A worker reads it before each task it runs and waits on
     /// `paused` while it is not 0 (resume_workers() lowers it under paused.lock).
     std::atomic<int> pause_depth{0};
-    /// config::going_to_sleep / waking_up, or set_sleep_callbacks() (read by every park).
+    /// config::going_to_sleep / waking_up, or set_going_to_sleep() / set_waking_up() (read by every park).
     std::atomic<void (*)(unsigned)> going_to_sleep{nullptr};
     std::atomic<void (*)(unsigned)> waking_up{nullptr};
     std::uint64_t spin_ns = 0;
