@@ -468,23 +468,23 @@ bool model_fit(perfmodel* m, int arch, double* a, double* b, double* c) noexcept
     return true;
 }
 
-std::vector<std::string> model_stored() {
-    std::vector<std::string> out;
+bool model_stored(std::vector<std::string>* out) {
+    out->clear();
     const std::string dir = model_dir();
     const std::string tail = "." + host_name() + ".mpc";
     DIR* d = opendir(dir.c_str());
     if (d == nullptr) {
-        return out;
+        return false;
     }
     while (dirent* e = readdir(d)) {
         const std::string n = e->d_name;
         if (n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0) {
-            out.push_back(n.substr(0, n.size() - tail.size()));
+            out->push_back(n.substr(0, n.size() - tail.size()));
         }
     }
     closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
+    std::sort(out->begin(), out->end());
+    return true;
 }
 
 std::string model_dir() {

@@ -82,8 +82,9 @@ std::vector<model_entry> model_entries(perfmodel* m, int arch);
 /// The fitted regression of m on `arch`: a * size^b (+ c for nl_regression; c = 0 otherwise);
 /// false when m is no regression or not fitted yet.
 bool model_fit(perfmodel* m, int arch, double* a, double* b, double* c) noexcept;
-/// The symbols of the models stored for this host in model_dir(), sorted.
-std::vector<std::string> model_stored();
+/// The symbols of the models stored for this host in model_dir(), sorted, into *out; false
+/// when the directory cannot be read.
+bool model_stored(std::vector<std::string>* out);
 
 /// The directory the models are stored in (see above), without a trailing slash.
 std::string model_dir();

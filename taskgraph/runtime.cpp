@@ -833,22 +833,30 @@ void release_driver(worker& w) noexcept {
     w.driven.store(false, std::memory_order_release);
 }
 
+/// Runs one task worker w may take (its own queue, then the policies', their last look
+/// included) on the calling thread, which acts as w; false when there was none.
+bool run_one(worker& w) noexcept {
+    const std::uint64_t look = look_time();
+    task* t = next_task(w);
+    if (t == nullptr) {
+        t = idle_task(w);
+    }
+    if (t == nullptr) {
+        return false;
+    }
+    run(w, t, look);
+    return true;
+}
+
 /// Runs on the calling thread the tasks of worker w, which it holds (w.driven), until none is
 /// left for it; true when it ran one.
 bool drain(worker& w) noexcept {
-    bool any = false;
     acting_as as(w);
-    for (;;) {
-        task* t = next_task(w);
-        if (t == nullptr) {
-            t = idle_task(w);
-        }
-        if (t == nullptr) {
-            return any;
-        }
-        run(w, t, look_time());
+    bool any = false;
+    while (run_one(w)) {
         any = true;
     }
+    return any;
 }
 
 /// shutdown()'s wait for every task while some workers are the application's: the tasks left
@@ -1561,6 +1569,17 @@ public:
     driver_call(const driver_call&) = delete;
     driver_call& operator=(const driver_call&) = delete;
     bool ok() const noexcept { return ok_; }
+    /// The runtime runs and w is a worker the application runs (with `mine`: one the caller
+    /// drives): *out is it; else the refusal (logged).
+    status find(int w, bool mine, worker** out) const noexcept {
+        if (!ok_) {
+            return {errc::not_initialized, "task runtime not running"};
+        }
+        *out = app(w, mine);
+        return *out != nullptr ? status{} : status{errc::invalid_argument, "not an application-run worker of the caller"};
+    }
+
+private:
     /// Worker w when it is one the application runs and, with `mine`, the caller drives it.
     worker* app(int w, bool mine) const noexcept {
         if (w < 0 || w >= g_rt.nworkers) {
@@ -1581,7 +1600,6 @@ public:
         return &x;
     }
 
-private:
     const char* call_;
     bool ok_ = false;
 };
@@ -1618,12 +1636,9 @@ bool app_worker(int w) noexcept { return running() && w >= 0 && w < g_rt.nworker
 
 status driver_init(int w) noexcept {
     driver_call c("driver_init");
-    if (!c.ok()) {
-        return {errc::not_initialized, "task runtime not running"};
-    }
-    worker* x = c.app(w, false);
-    if (x == nullptr) {
-        return {errc::invalid_argument, "not an application-run worker"};
+    worker* x = nullptr;
+    if (status st = c.find(w, false, &x); !st.ok()) {
+        return st;
     }
     return take_driver(*x, "driver_init");
 }
@@ -1633,40 +1648,27 @@ status driver_run_once(int w, bool* ran) noexcept {
         *ran = false;
     }
     driver_call c("driver_run_once");
-    if (!c.ok()) {
-        return {errc::not_initialized, "task runtime not running"};
-    }
-    worker* x = c.app(w, true);
-    if (x == nullptr) {
-        return {errc::invalid_argument, "not driven by the caller"};
+    worker* x = nullptr;
+    if (status st = c.find(w, true, &x); !st.ok()) {
+        return st;
     }
     if (detail::in_task()) {
         MPC_LOG(error, tg, "driver_run_once called from inside a task");
         return {errc::busy, "driver from a task"};
     }
     acting_as as(*x);
-    const std::uint64_t look = look_time();
-    task* t = next_task(*x);
-    if (t == nullptr) {
-        t = idle_task(*x);
-    }
-    if (t != nullptr) {
-        run(*x, t, look);
-        if (ran != nullptr) {
-            *ran = true;
-        }
+    const bool one = run_one(*x);
+    if (ran != nullptr) {
+        *ran = one;
     }
     return {};
 }
 
 status driver_deinit(int w) noexcept {
     driver_call c("driver_deinit");
-    if (!c.ok()) {
-        return {errc::not_initialized, "task runtime not running"};
-    }
-    worker* x = c.app(w, true);
-    if (x == nullptr) {
-        return {errc::invalid_argument, "not driven by the caller"};
+    worker* x = nullptr;
+    if (status st = c.find(w, true, &x); !st.ok()) {
+        return st;
     }
     release_driver(*x);
     return {};
@@ -1674,12 +1676,9 @@ status driver_deinit(int w) noexcept {
 
 status driver_run(int w) noexcept {
     driver_call c("driver_run");
-    if (!c.ok()) {
-        return {errc::not_initialized, "task runtime not running"};
-    }
-    worker* x = c.app(w, false);
-    if (x == nullptr) {
-        return {errc::invalid_argument, "not an application-run worker"};
+    worker* x = nullptr;
+    if (status st = c.find(w, false, &x); !st.ok()) {
+        return st;
     }
     if (status st = take_driver(*x, "driver_run"); !st.ok()) {
         return st;

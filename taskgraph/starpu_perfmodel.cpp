@@ -496,14 +496,12 @@ void starpu_perfmodel_initialize(void) {}  // the models are read on first use, 
 void starpu_perfmodel_directory(FILE* output) { std::fprintf(output, "directory: <%s>\n", model_dir().c_str()); }
 
 int starpu_perfmodel_list(FILE* output) {
-    const std::string dir = model_dir();
-    std::FILE* probe = std::fopen(dir.c_str(), "r");
-    if (probe == nullptr) {
-        MPC_LOG(error, tg, "starpu_perfmodel_list: cannot open the model directory %s", dir.c_str());
+    std::vector<std::string> syms;
+    if (!model_stored(&syms)) {
+        MPC_LOG(error, tg, "starpu_perfmodel_list: cannot open the model directory %s", model_dir().c_str());
         return 1;
     }
-    std::fclose(probe);
-    for (const std::string& sym : model_stored()) {
+    for (const std::string& sym : syms) {
         std::fprintf(output, "file: <%s>\n", sym.c_str());
     }
     return 0;
